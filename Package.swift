@@ -1,0 +1,85 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "roundup",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "roundup", targets: ["roundup"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // libcurl, with typed shims for its variadic calls.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "RoundUp", swiftSettings: strict),
+        .target(name: "StarlingAPI", dependencies: ["CurlHTTP", "RoundUp"], swiftSettings: strict),
+        .target(
+            name: "RoundUpJob",
+            dependencies: [
+                "RoundUp", "StarlingAPI", "CurlHTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "StarlingEmulator",
+            dependencies: ["RoundUp", .product(name: "FlyingFox", package: "FlyingFox")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "roundup",
+            dependencies: [
+                "RoundUpJob", "StarlingEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RoundUpTests",
+            dependencies: ["RoundUp", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StarlingAPITests",
+            dependencies: ["StarlingAPI"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CurlHTTPTests",
+            dependencies: ["CurlHTTP", "StarlingEmulator"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RoundUpJobTests",
+            dependencies: ["RoundUpJob", "StarlingEmulator"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["roundup", "StarlingEmulator"],
+            swiftSettings: strict
+        ),
+    ]
+)

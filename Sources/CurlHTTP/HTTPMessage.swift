@@ -1,0 +1,79 @@
+/// An HTTP method the client sends.
+public enum HTTPMethod: String, Sendable {
+    case get = "GET"
+    case put = "PUT"
+}
+
+/// One HTTP request. Header values may be secret (the bearer token): the client never
+/// prints requests, and `description` shows only the method and URL.
+public struct HTTPRequest: Sendable, CustomStringConvertible {
+    public var method: HTTPMethod
+    public var url: String
+    /// Header fields in order, names as written.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+
+    public init(method: HTTPMethod, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    public var description: String { "\(method.rawValue) \(url)" }
+}
+
+/// One HTTP response, with its body read whole.
+public struct HTTPResponse: Sendable {
+    /// The status code of the final response (after any interim 1xx responses).
+    public var status: Int
+    /// Header fields with lower-cased names; a repeated field keeps its last value.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The header value for `name`, in any case.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// Why no HTTP response arrived.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kinds of failure a caller may treat differently.
+    public enum Kind: String, Sendable, Equatable {
+        /// No connection could be made (refused, unreachable, name not resolved).
+        case couldNotConnect
+        /// The connect or total timeout ran out.
+        case timedOut
+        /// The connection broke, or the server closed it without a complete response.
+        case connectionLost
+        /// TLS could not be set up or the server's certificate was not trusted.
+        case tls
+        /// The request itself was unusable (bad URL, a scheme other than http or https).
+        case badRequest
+        /// Anything else libcurl reports.
+        case other
+    }
+
+    public let kind: Kind
+    /// What libcurl said, for diagnostics. Never contains header values.
+    public let message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Sends HTTP requests. The live transport is `CurlHTTPClient`; tests may supply others
+/// for pure logic, but end-to-end tests always use the live one.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the response, whatever its status.
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
+}

@@ -1,0 +1,128 @@
+public import Foundation
+
+/// How much a week's round-ups turn into a transfer.
+public struct RoundUpPolicy: Hashable, Sendable {
+    /// Multiplies the week's round-ups: 1 saves the spare change, 10 saves ten times it.
+    public let multiplier: Int
+    /// The most to move in one week, in major units, per currency code.
+    public let weeklyCaps: [String: Decimal]
+
+    /// The multipliers the policy accepts.
+    public static let multipliers = 1...10
+
+    public init(multiplier: Int = 1, weeklyCaps: [String: Decimal] = [:]) throws(PolicyError) {
+        guard RoundUpPolicy.multipliers.contains(multiplier) else { throw .multiplierOutOfRange(multiplier) }
+        for (code, cap) in weeklyCaps where cap < 0 { throw .negativeCap(currency: code) }
+        self.multiplier = multiplier
+        self.weeklyCaps = weeklyCaps
+    }
+}
+
+/// A policy that cannot be applied.
+public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
+    case multiplierOutOfRange(Int)
+    case negativeCap(currency: String)
+
+    public var description: String {
+        switch self {
+        case .multiplierOutOfRange(let value): "multiplier must be from 1 to 10, not \(value)"
+        case .negativeCap(let code): "the weekly cap for \(code) must not be negative"
+        }
+    }
+}
+
+/// A counted transaction and what it rounds up by.
+public struct CountedTransaction: Hashable, Sendable {
+    public let transaction: Transaction
+    public let amount: Money
+    public let roundUp: Money
+}
+
+/// One account's round-up for one week: what counted, what was left out and why, and the
+/// amount to move. Pure: the same inputs always give the same plan.
+public struct RoundUpPlan: Sendable {
+    public let account: Account
+    public let currency: Currency
+    public let week: Week
+    /// Counted transactions in the order the feed gave them.
+    public let counted: [CountedTransaction]
+    /// How many feed items were left out, by reason.
+    public let leftOut: [Exclusion: Int]
+    /// The sum of the counted round-ups, before multiplier and cap.
+    public let roundUpSum: Money
+    public let multiplier: Int
+    /// The weekly cap that applied, if the total was larger than it.
+    public let capApplied: Money?
+    /// What to move into the savings goal.
+    public let total: Money
+
+    /// Plans `account`'s round-up for `week` from its settled feed.
+    public init(
+        account: Account, feed: [Transaction], week: Week, rule: SelectionRule, policy: RoundUpPolicy
+    ) throws(PlanError) {
+        guard let currency = Currency(code: account.currencyCode) else {
+            throw .unknownCurrency(account.currencyCode)
+        }
+        var counted: [CountedTransaction] = []
+        var leftOut: [Exclusion: Int] = [:]
+        var sum = Decimal(0)
+        for transaction in feed {
+            guard transaction.minorUnits >= 0 else {
+                throw .negativeAmount(transactionUid: transaction.uid, minorUnits: transaction.minorUnits)
+            }
+            if let reason = rule.exclusion(of: transaction, in: account, week: week) {
+                leftOut[reason, default: 0] += 1
+                continue
+            }
+            let amount = Money(minorUnits: transaction.minorUnits, currency: currency)
+            let roundUp = RoundUpArithmetic.roundUp(of: amount.amount)
+            sum += roundUp
+            counted.append(
+                CountedTransaction(
+                    transaction: transaction, amount: amount,
+                    roundUp: try RoundUpPlan.money(roundUp, currency)))
+        }
+        var total = sum * Decimal(policy.multiplier)
+        var capApplied: Money?
+        if let cap = policy.weeklyCaps[currency.code], total > cap {
+            let capMoney = try RoundUpPlan.money(cap, currency)
+            total = capMoney.amount
+            capApplied = capMoney
+        }
+        self.account = account
+        self.currency = currency
+        self.week = week
+        self.counted = counted
+        self.leftOut = leftOut
+        self.roundUpSum = try RoundUpPlan.money(sum, currency)
+        self.multiplier = policy.multiplier
+        self.capApplied = capApplied
+        self.total = try RoundUpPlan.money(total, currency)
+    }
+
+    private static func money(_ amount: Decimal, _ currency: Currency) throws(PlanError) -> Money {
+        do {
+            return try Money(amount: amount, currency: currency)
+        } catch {
+            throw .arithmetic(error)
+        }
+    }
+}
+
+/// Why an account's week cannot be planned.
+public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownCurrency(String)
+    case negativeAmount(transactionUid: String, minorUnits: Int64)
+    case arithmetic(MoneyError)
+
+    public var description: String {
+        switch self {
+        case .unknownCurrency(let code):
+            "the account's currency '\(code)' is not an ISO 4217 currency with minor units"
+        case .negativeAmount(let uid, let minor):
+            "feed item \(uid) has a negative amount (\(minor) minor units); the bank sends amounts unsigned"
+        case .arithmetic(let error):
+            error.description
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Why a feed item is not rounded up. Reports count left-out items by these reasons.
+public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConvertible {
+    case incoming = "incoming"
+    case notSettled = "not-settled"
+    case outsideWeek = "outside-week"
+    case otherCategory = "other-category"
+    case otherCurrency = "other-currency"
+    case ownTransfer = "own-transfer"
+    case roundedUpByBank = "rounded-up-by-bank"
+    case excludedSource = "excluded-source"
+    case excludedSpendingCategory = "excluded-spending-category"
+
+    public var description: String {
+        switch self {
+        case .incoming: "incoming"
+        case .notSettled: "not settled"
+        case .outsideWeek: "settled outside the week"
+        case .otherCategory: "in a goal or space, not the main balance"
+        case .otherCurrency: "not in the account's currency"
+        case .ownTransfer: "a move between your own categories"
+        case .roundedUpByBank: "already rounded up by Starling"
+        case .excludedSource: "source left out by config"
+        case .excludedSpendingCategory: "spending category left out by config"
+        }
+    }
+}
+
+/// Which settled-feed items count for the round-up: outgoing, settled within the week, on
+/// the account's main balance, in the account's currency, not a move between the
+/// holder's own categories, not already rounded up by the bank, and not left out by
+/// configuration.
+public struct SelectionRule: Hashable, Sendable {
+    /// Feed `source` values left out, e.g. `DIRECT_DEBIT`.
+    public var excludedSources: Set<String>
+    /// Feed `spendingCategory` values left out, e.g. `BILLS_AND_SERVICES`.
+    public var excludedSpendingCategories: Set<String>
+
+    public init(excludedSources: Set<String> = [], excludedSpendingCategories: Set<String> = []) {
+        self.excludedSources = excludedSources
+        self.excludedSpendingCategories = excludedSpendingCategories
+    }
+
+    /// Nil when `transaction` counts; otherwise the first reason it does not.
+    public func exclusion(of transaction: Transaction, in account: Account, week: Week) -> Exclusion? {
+        guard transaction.direction == "OUT" else { return .incoming }
+        guard transaction.status == "SETTLED", let settled = transaction.settlementTime else {
+            return .notSettled
+        }
+        guard week.contains(settled) else { return .outsideWeek }
+        guard transaction.categoryUid == account.defaultCategory else { return .otherCategory }
+        guard transaction.currencyCode == account.currencyCode else { return .otherCurrency }
+        guard transaction.source != "INTERNAL_TRANSFER", transaction.counterPartyType != "CATEGORY" else {
+            return .ownTransfer
+        }
+        guard !transaction.isRoundedUpByBank else { return .roundedUpByBank }
+        if let source = transaction.source, excludedSources.contains(source) { return .excludedSource }
+        if let category = transaction.spendingCategory, excludedSpendingCategories.contains(category) {
+            return .excludedSpendingCategory
+        }
+        return nil
+    }
+}

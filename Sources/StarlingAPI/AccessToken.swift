@@ -1,0 +1,29 @@
+import Foundation
+
+/// The holder's access token. It can be put in an `Authorization` header and nowhere
+/// else: printing, interpolating, dumping or reflecting it shows only `<redacted>`, and it
+/// is neither `Codable` nor `Equatable`, so it cannot slip into a report, a state file or
+/// a log line.
+public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    private let secret: String
+
+    /// Wraps `value`, trimmed of surrounding white space (a token file usually ends in a
+    /// newline). Nil when nothing is left or it holds characters a header cannot carry.
+    public init?(_ value: String) {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty,
+            trimmed.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return nil }
+        self.secret = trimmed
+    }
+
+    var authorizationValue: String { "Bearer \(secret)" }
+
+    /// Whether `text` contains the token: for tests and for scrubbing diagnostics.
+    public func appears(in text: String) -> Bool { text.contains(secret) }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+    public var customMirror: Mirror { Mirror(self, children: []) }
+}
+

@@ -1,0 +1,138 @@
+// The bank's JSON bodies, decoded tolerantly: unknown fields are ignored, and enumerated
+// values (status, source, spending category…) stay strings, because the bank keeps adding
+// new ones. Only what the job relies on is required.
+
+/// `{"currency": "GBP", "minorUnits": 2375}`.
+public struct CurrencyAndAmount: Codable, Hashable, Sendable {
+    public let currency: String
+    public let minorUnits: Int64
+
+    public init(currency: String, minorUnits: Int64) {
+        self.currency = currency
+        self.minorUnits = minorUnits
+    }
+}
+
+/// `GET /api/v2/identity/token`.
+public struct TokenIdentity: Decodable, Sendable {
+    public let accountHolderUid: String?
+    public let scopes: [String]
+    public let expiresAt: String?
+    public let authenticated: Bool?
+}
+
+/// One entry of `GET /api/v2/accounts`.
+public struct BankAccount: Decodable, Sendable {
+    public let accountUid: String
+    public let defaultCategory: String
+    public let currency: String
+    public let name: String?
+    public let accountType: String?
+}
+
+struct AccountList: Decodable {
+    let accounts: [BankAccount]
+}
+
+/// One item of the settled-transactions feed.
+public struct FeedItem: Decodable, Sendable {
+    public let feedItemUid: String
+    public let categoryUid: String
+    public let amount: CurrencyAndAmount
+    public let direction: String
+    public let status: String
+    public let settlementTime: String?
+    public let source: String?
+    public let counterPartyType: String?
+    public let counterPartyName: String?
+    public let spendingCategory: String?
+    /// Whether the bank's own round-up feature acted on this item.
+    public let hasBankRoundUp: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case feedItemUid, categoryUid, amount, direction, status, settlementTime, source
+        case counterPartyType, counterPartyName, spendingCategory, roundUp
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        feedItemUid = try container.decode(String.self, forKey: .feedItemUid)
+        categoryUid = try container.decode(String.self, forKey: .categoryUid)
+        amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
+        direction = try container.decode(String.self, forKey: .direction)
+        status = try container.decode(String.self, forKey: .status)
+        settlementTime = try container.decodeIfPresent(String.self, forKey: .settlementTime)
+        source = try container.decodeIfPresent(String.self, forKey: .source)
+        counterPartyType = try container.decodeIfPresent(String.self, forKey: .counterPartyType)
+        counterPartyName = try container.decodeIfPresent(String.self, forKey: .counterPartyName)
+        spendingCategory = try container.decodeIfPresent(String.self, forKey: .spendingCategory)
+        hasBankRoundUp = try !container.isAbsentOrNull(.roundUp)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Whether `key` holds nothing: absent or `null`.
+    fileprivate func isAbsentOrNull(_ key: Key) throws -> Bool {
+        guard contains(key) else { return true }
+        return try decodeNil(forKey: key)
+    }
+}
+
+struct FeedItemList: Decodable {
+    let feedItems: [FeedItem]
+}
+
+/// One of an account's savings goals.
+public struct SavingsGoal: Decodable, Sendable {
+    public let savingsGoalUid: String
+    public let name: String
+    public let target: CurrencyAndAmount?
+    public let totalSaved: CurrencyAndAmount?
+    /// ACTIVE, ARCHIVED, … Absent on older responses, which list only active goals.
+    public let state: String?
+}
+
+struct SavingsGoalList: Decodable {
+    let savingsGoalList: [SavingsGoal]
+}
+
+struct CreateSavingsGoalRequest: Encodable {
+    let name: String
+    let currency: String
+    let target: CurrencyAndAmount?
+}
+
+struct CreateSavingsGoalResponse: Decodable {
+    let savingsGoalUid: String
+    let success: Bool?
+}
+
+struct TopUpRequest: Encodable {
+    let amount: CurrencyAndAmount
+}
+
+/// The bank's answer to add-money.
+public struct TransferResponse: Decodable, Sendable {
+    public let transferUid: String
+    public let success: Bool?
+}
+
+/// Either of the bank's error shapes:
+/// `{"errors":[{"message":…}],"success":false}` or `{"error":…,"error_description":…}`.
+struct ErrorBody: Decodable {
+    struct Detail: Decodable { let message: String? }
+    let errors: [Detail]?
+    let error: String?
+    let errorDescription: String?
+
+    enum CodingKeys: String, CodingKey {
+        case errors, error
+        case errorDescription = "error_description"
+    }
+
+    var messages: [String] {
+        var result = (errors ?? []).compactMap(\.message)
+        if let error { result.append(errorDescription.map { "\(error): \($0)" } ?? error) }
+        return result
+    }
+}

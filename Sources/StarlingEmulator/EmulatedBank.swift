@@ -1,0 +1,295 @@
+public import RoundUp
+import Foundation
+
+/// A request as the emulated bank sees it, independent of the HTTP server.
+public struct EmulatorRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    /// Header fields with lower-cased names.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The bank's answer.
+public struct EmulatorResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = ["Content-Type": "application/json"], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What the emulator saw of one request, for tests to check. Holds no header values
+/// except the ones tests assert on, and never the token.
+public struct RecordedRequest: Sendable, Hashable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    public var status: Int
+    public var userAgent: String?
+    public var accept: String?
+    public var authorized: Bool
+}
+
+/// The emulated bank: a state machine from requests to responses that behaves like the
+/// bank's public API for the endpoints the round-up job uses.
+///
+/// Like the bank it checks the bearer token and the token's scopes, serves the settled
+/// feed by settlement time, creates goals by PUT, and keys add-money on the caller's
+/// transfer uid, so repeating a transfer never moves money twice. A transfer shows in the
+/// account's feed as an internal transfer to the goal, settled at the emulator's clock.
+public actor EmulatedBank {
+    public private(set) var state: BankState
+    public private(set) var requests: [RecordedRequest] = []
+    private let now: @Sendable () -> Instant
+    private var nextUid = 1
+
+    public init(state: BankState, now: @escaping @Sendable () -> Instant = { Instant.now }) {
+        self.state = state
+        self.now = now
+    }
+
+    /// Replaces the state, for tests that change the bank between runs.
+    public func update(_ change: @Sendable (inout BankState) -> Void) {
+        change(&state)
+    }
+
+    /// Transfers made so far, oldest first.
+    public var transfers: [EmulatedTransfer] { state.transfers }
+
+    /// Handles one request.
+    public func handle(_ request: EmulatorRequest) -> EmulatorResponse {
+        let response = route(request)
+        requests.append(
+            RecordedRequest(
+                method: request.method, path: request.path, query: request.query, status: response.status,
+                userAgent: request.headers["user-agent"], accept: request.headers["accept"],
+                authorized: request.headers["authorization"] == "Bearer \(state.token)"))
+        return response
+    }
+
+    private func route(_ request: EmulatorRequest) -> EmulatorResponse {
+        guard let authorization = request.headers["authorization"], authorization.hasPrefix("Bearer ") else {
+            return oauthError(401, "invalid_token", "No access token was supplied")
+        }
+        guard authorization == "Bearer \(state.token)" else {
+            return oauthError(403, "invalid_token", "The access token is invalid or has expired")
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard parts.count >= 2, parts[0] == "api", parts[1] == "v2" else { return notFound(request.path) }
+        let rest = Array(parts.dropFirst(2))
+        switch (request.method, rest.count) {
+        case ("GET", 2) where rest == ["identity", "token"]:
+            return json(200, IdentityBody(scopes: state.scopes))
+        case ("GET", 1) where rest[0] == "accounts":
+            return requiring(["account:read", "account-list:read"]) { accounts() }
+        case ("GET", 4) where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
+            return requiring(["transaction:read"]) { settledFeed(accountUid: rest[2], query: request.query) }
+        case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals":
+            return requiring(["savings-goal:read"]) { goals(accountUid: rest[1]) }
+        case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals":
+            return requiring(["savings-goal:create"]) { createGoal(accountUid: rest[1], body: request.body) }
+        case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":
+            return requiring(["savings-goal-transfer:create"]) {
+                addMoney(accountUid: rest[1], goalUid: rest[3], transferUid: rest[5], body: request.body)
+            }
+        default:
+            return notFound(request.path)
+        }
+    }
+
+    private func requiring(_ scopes: [String], _ handler: () -> EmulatorResponse) -> EmulatorResponse {
+        let missing = scopes.filter { !state.scopes.contains($0) }
+        guard missing.isEmpty else {
+            return oauthError(403, "insufficient_scope", "Missing scopes: \(missing.joined(separator: ", "))")
+        }
+        return handler()
+    }
+
+    // MARK: - Endpoints
+
+    private func accounts() -> EmulatorResponse {
+        let list = state.accounts.map {
+            AccountBody(accountUid: $0.uid, accountType: "PRIMARY", defaultCategory: $0.defaultCategory,
+                        currency: $0.currency, createdAt: "2020-01-06T09:30:00.000Z", name: $0.name)
+        }
+        return json(200, ["accounts": list])
+    }
+
+    private func settledFeed(accountUid: String, query: [String: String]) -> EmulatorResponse {
+        guard state.accounts.contains(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        guard let minText = query["minTransactionTimestamp"], let maxText = query["maxTransactionTimestamp"],
+            let min = Instant(iso8601: minText), let max = Instant(iso8601: maxText)
+        else {
+            return errors(400, "minTransactionTimestamp and maxTransactionTimestamp must be ISO 8601 timestamps")
+        }
+        // Both bounds inclusive: the bank does not say, and the job must not depend on it.
+        let items = (state.feeds[accountUid] ?? []).filter { item in
+            guard let text = item.settlementTime, let settled = Instant(iso8601: text) else { return false }
+            return min <= settled && settled <= max
+        }
+        return json(200, ["feedItems": items])
+    }
+
+    private func goals(accountUid: String) -> EmulatorResponse {
+        guard state.accounts.contains(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        let list = (state.goals[accountUid] ?? []).map { goal in
+            GoalBody(
+                savingsGoalUid: goal.uid, name: goal.name, target: goal.target.map { EmulatedAmount(goal.currency, $0) },
+                totalSaved: EmulatedAmount(goal.currency, goal.totalSaved),
+                savedPercentage: goal.target.map { $0 > 0 ? Int(goal.totalSaved * 100 / $0) : 0 }, state: goal.state)
+        }
+        return json(200, ["savingsGoalList": list])
+    }
+
+    private func createGoal(accountUid: String, body: [UInt8]) -> EmulatorResponse {
+        guard let account = state.accounts.first(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        guard let request = try? JSONDecoder().decode(CreateGoalBody.self, from: Data(body)) else {
+            return errors(400, "INVALID_REQUEST_BODY")
+        }
+        guard !request.name.isEmpty, request.name.count <= 255 else { return errors(400, "INVALID_NAME") }
+        guard request.currency == account.currency else { return errors(400, "CURRENCY_MISMATCH") }
+        let uid = makeUid()
+        state.goals[accountUid, default: []].append(
+            EmulatedGoal(uid: uid, name: request.name, currency: request.currency, target: request.target?.minorUnits))
+        return json(200, CreatedGoalBody(savingsGoalUid: uid, success: true))
+    }
+
+    private func addMoney(accountUid: String, goalUid: String, transferUid: String, body: [UInt8]) -> EmulatorResponse {
+        guard let accountIndex = state.accounts.firstIndex(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        guard let goalIndex = state.goals[accountUid]?.firstIndex(where: { $0.uid == goalUid }) else {
+            return errors(404, "UNKNOWN_SAVINGS_GOAL")
+        }
+        guard UUID(uuidString: transferUid) != nil else { return errors(400, "INVALID_TRANSFER_UID") }
+        guard let request = try? JSONDecoder().decode(TopUpBody.self, from: Data(body)) else {
+            return errors(400, "INVALID_REQUEST_BODY")
+        }
+        let amount = request.amount
+        if let done = state.transfers.first(where: { $0.transferUid == transferUid }) {
+            // The same transfer again: answer as before, move nothing.
+            guard done.accountUid == accountUid, done.goalUid == goalUid, done.amount == amount else {
+                return errors(409, "TRANSFER_UID_ALREADY_USED")
+            }
+            return json(200, TransferBody(transferUid: transferUid, success: true))
+        }
+        guard amount.minorUnits > 0 else { return errors(400, "AMOUNT_MUST_BE_POSITIVE") }
+        let goal = state.goals[accountUid]![goalIndex]
+        guard amount.currency == goal.currency else { return errors(400, "CURRENCY_MISMATCH") }
+        guard state.accounts[accountIndex].balance >= amount.minorUnits else {
+            return errors(400, "INSUFFICIENT_FUNDS")
+        }
+        state.accounts[accountIndex].balance -= amount.minorUnits
+        state.goals[accountUid]![goalIndex].totalSaved += amount.minorUnits
+        state.transfers.append(
+            EmulatedTransfer(transferUid: transferUid, accountUid: accountUid, goalUid: goalUid, amount: amount))
+        let moment = now()
+        state.feeds[accountUid, default: []].append(
+            EmulatedFeedItem(
+                uid: makeUid(), categoryUid: state.accounts[accountIndex].defaultCategory, amount: amount,
+                transactionTime: moment, settlementTime: moment, source: "INTERNAL_TRANSFER",
+                counterPartyType: "CATEGORY", counterPartyUid: goalUid, counterPartyName: goal.name,
+                spendingCategory: "SAVING"))
+        return json(200, TransferBody(transferUid: transferUid, success: true))
+    }
+
+    // MARK: - Bodies
+
+    private func makeUid() -> String {
+        defer { nextUid += 1 }
+        return String(format: "e0000000-0000-4000-8000-%012x", nextUid)
+    }
+
+    private func json(_ status: Int, _ value: some Encodable) -> EmulatorResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return EmulatorResponse(status: status, body: Array(body))
+    }
+
+    private func errors(_ status: Int, _ message: String) -> EmulatorResponse {
+        json(status, ErrorsBody(errors: [.init(message: message)], success: false))
+    }
+
+    private func oauthError(_ status: Int, _ error: String, _ description: String) -> EmulatorResponse {
+        json(status, ["error": error, "error_description": description])
+    }
+
+    private func notFound(_ path: String) -> EmulatorResponse {
+        errors(404, "No such endpoint: \(path)")
+    }
+}
+
+private struct IdentityBody: Encodable {
+    var accountHolderUid = "a0be8f4a-faa9-40f8-a0b8-58205e722cd7"
+    var expiresAt = "2099-01-01T00:00:00.000Z"
+    var expiresInSeconds = 86_400
+    var scopes: [String]
+    var authenticated = true
+}
+
+private struct AccountBody: Encodable {
+    var accountUid: String
+    var accountType: String
+    var defaultCategory: String
+    var currency: String
+    var createdAt: String
+    var name: String
+}
+
+private struct GoalBody: Encodable {
+    var savingsGoalUid: String
+    var name: String
+    var target: EmulatedAmount?
+    var totalSaved: EmulatedAmount
+    var savedPercentage: Int?
+    var state: String?
+}
+
+private struct CreateGoalBody: Decodable {
+    var name: String
+    var currency: String
+    var target: EmulatedAmount?
+}
+
+private struct CreatedGoalBody: Encodable {
+    var savingsGoalUid: String
+    var success: Bool
+}
+
+private struct TopUpBody: Decodable {
+    var amount: EmulatedAmount
+}
+
+private struct TransferBody: Encodable {
+    var transferUid: String
+    var success: Bool
+    var errors: [ErrorsBody.Detail] = []
+}
+
+private struct ErrorsBody: Encodable {
+    struct Detail: Encodable { var message: String }
+    var errors: [Detail]
+    var success: Bool
+}

@@ -1,0 +1,97 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+
+/// The emulated bank served over real HTTP on the loopback interface.
+public final class EmulatorServer: Sendable {
+    /// The bank behind the server; tests inspect and change it.
+    public let bank: EmulatedBank
+    /// The port the server listens on.
+    public let port: UInt16
+    private let server: HTTPServer
+    private let task: Task<Void, any Error>
+
+    /// The base URL to give the job: `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private init(bank: EmulatedBank, port: UInt16, server: HTTPServer, task: Task<Void, any Error>) {
+        self.bank = bank
+        self.port = port
+        self.server = server
+        self.task = task
+    }
+
+    /// Starts serving `bank` on 127.0.0.1:`port`; port 0 picks a free one.
+    public static func start(bank: EmulatedBank, port: UInt16 = 0) async throws -> EmulatorServer {
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), logger: .disabled)
+        await server.appendRoute("*") { request in
+            try await EmulatorServer.respond(to: request, bank: bank)
+        }
+        let task = Task { try await server.run() }
+        try await server.waitUntilListening()
+        guard case .ip4(_, let boundPort) = await server.listeningAddress else {
+            task.cancel()
+            throw EmulatorError.notListening
+        }
+        return EmulatorServer(bank: bank, port: boundPort, server: server, task: task)
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() async {
+        await server.stop(timeout: 1)
+        task.cancel()
+    }
+
+    /// Runs until the surrounding task is cancelled.
+    public func wait() async throws {
+        try await task.value
+    }
+
+    private static func respond(to request: FlyingFox.HTTPRequest, bank: EmulatedBank) async throws
+        -> FlyingFox.HTTPResponse
+    {
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers {
+            headers[name.rawValue.lowercased()] = value
+        }
+        var query: [String: String] = [:]
+        for item in request.query {
+            query[item.name] = item.value
+        }
+        let body = try await request.bodyData
+        let answer = await bank.handle(
+            EmulatorRequest(
+                method: request.method.rawValue, path: request.path, query: query, headers: headers,
+                body: Array(body)))
+        var responseHeaders = HTTPHeaders()
+        for (name, value) in answer.headers {
+            responseHeaders[HTTPHeader(name)] = value
+        }
+        return FlyingFox.HTTPResponse(
+            statusCode: HTTPStatusCode(answer.status, phrase: phrase(answer.status)), headers: responseHeaders,
+            body: Data(answer.body))
+    }
+
+    private static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 409: "Conflict"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
+
+/// Why the emulator could not start.
+public enum EmulatorError: Error, CustomStringConvertible {
+    case notListening
+
+    public var description: String { "the emulator did not start listening on 127.0.0.1" }
+}

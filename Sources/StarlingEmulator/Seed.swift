@@ -1,0 +1,168 @@
+public import RoundUp
+public import Foundation
+
+/// Ready-made states of the emulated bank.
+public enum Seed {
+    /// The access token the demo emulator accepts. It is only ever valid against the
+    /// emulator on this machine.
+    public static let demoToken = "demo-token-for-the-local-emulator"
+
+    /// Uids of the seeded accounts and goals, for tests.
+    public enum Uid {
+        public static let gbpAccount = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0a01"
+        public static let gbpCategory = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0c01"
+        public static let gbpSpace = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0d01"
+        public static let gbpHolidayGoal = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0e01"
+        public static let gbpArchivedRoundUps = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0e02"
+        public static let eurAccount = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0a02"
+        public static let eurCategory = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0c02"
+        public static let eurRoundUps = "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0e03"
+    }
+
+    /// A realistic week for a holder with a GBP and a EUR account, ending on `endDate` in
+    /// `timeZone`: card payments, a direct debit, a foreign card payment, incoming pay, a
+    /// pending payment, a transfer into a goal, an item the bank's own round-up already
+    /// took, a payment from a space, and payments settled right at the week's edges.
+    ///
+    /// The GBP account has an archived "Round-ups" goal (to be ignored) and no active one;
+    /// the EUR account has an active "Round-ups" goal.
+    ///
+    /// Counted: GBP 23.75, 3.90, 45.00, 38.62, 2.06, 7.20, 6.49 → 2.98 GBP;
+    /// EUR 17.34, 4.50, 29.90 → 1.26 EUR.
+    public static func realisticWeek(endingOn endDate: LocalDate, timeZone: TimeZone, token: String = demoToken)
+        -> BankState
+    {
+        let week = Week(endingOn: endDate, in: timeZone)
+        func at(_ day: Int, _ hour: Int, _ minute: Int) -> Instant {
+            localInstant(week.startDate.adding(days: day), hour: hour, minute: minute, in: timeZone)
+        }
+        func gbp(_ minor: Int64) -> EmulatedAmount { EmulatedAmount("GBP", minor) }
+        func eur(_ minor: Int64) -> EmulatedAmount { EmulatedAmount("EUR", minor) }
+        let gbpCategory = Uid.gbpCategory
+        let gbpFeed: [EmulatedFeedItem] = [
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000001", categoryUid: gbpCategory, amount: gbp(23_75),
+                transactionTime: at(0, 18, 2), settlementTime: at(1, 9, 15), sourceSubType: "CONTACTLESS",
+                counterPartyName: "Tesco", spendingCategory: "GROCERIES"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000002", categoryUid: gbpCategory, amount: gbp(3_90),
+                transactionTime: at(1, 8, 12), settlementTime: at(2, 7, 40), sourceSubType: "APPLE_PAY",
+                counterPartyName: "Pret A Manger", spendingCategory: "EATING_OUT"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000003", categoryUid: gbpCategory, amount: gbp(45_00),
+                transactionTime: at(1, 12, 30), settlementTime: at(3, 6, 5), sourceSubType: "ONLINE",
+                counterPartyName: "Trainline", spendingCategory: "TRANSPORT"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000004", categoryUid: gbpCategory, amount: gbp(38_62),
+                transactionTime: at(2, 5, 0), settlementTime: at(2, 5, 0), source: "DIRECT_DEBIT",
+                counterPartyType: "PAYEE", counterPartyName: "Thames Water", reference: "TW-88213",
+                spendingCategory: "BILLS_AND_SERVICES"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000005", categoryUid: gbpCategory, amount: gbp(2_06),
+                sourceAmount: eur(2_39), transactionTime: at(2, 19, 38), settlementTime: at(4, 15, 31),
+                sourceSubType: "CONTACTLESS", counterPartyName: "Carrefour", country: "FR",
+                spendingCategory: "GROCERIES"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000006", categoryUid: gbpCategory, amount: gbp(7_20),
+                transactionTime: at(-1, 23, 40), settlementTime: at(0, 0, 0), sourceSubType: "APPLE_PAY",
+                counterPartyName: "Uber", spendingCategory: "TRANSPORT"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000007", categoryUid: gbpCategory, amount: gbp(6_49),
+                transactionTime: at(5, 13, 3), settlementTime: at(6, 23, 59).adding(milliseconds: 59_999),
+                sourceSubType: "CHIP_AND_PIN", counterPartyName: "Boots", spendingCategory: "SHOPPING"),
+            // Incoming pay.
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000008", categoryUid: gbpCategory, amount: gbp(2_150_00),
+                direction: "IN", transactionTime: at(4, 9, 0), settlementTime: at(4, 9, 0),
+                source: "FASTER_PAYMENTS_IN", counterPartyType: "SENDER", counterPartyName: "Acme Ltd",
+                reference: "SALARY", spendingCategory: "INCOME"),
+            // Pending: authorised, not settled. The settled feed leaves it out.
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000009", categoryUid: gbpCategory, amount: gbp(18_45),
+                status: "PENDING", transactionTime: at(6, 20, 15), settlementTime: nil, sourceSubType: "ONLINE",
+                counterPartyName: "Deliveroo", spendingCategory: "TAKEAWAY"),
+            // A transfer into the holiday goal.
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000010", categoryUid: gbpCategory, amount: gbp(50_00),
+                transactionTime: at(4, 9, 5), settlementTime: at(4, 9, 5), source: "INTERNAL_TRANSFER",
+                counterPartyType: "CATEGORY", counterPartyUid: Uid.gbpHolidayGoal, counterPartyName: "Holiday",
+                spendingCategory: "SAVING"),
+            // Already rounded up by the bank's own feature.
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000011", categoryUid: gbpCategory, amount: gbp(12_49),
+                transactionTime: at(3, 11, 0), settlementTime: at(3, 17, 0), sourceSubType: "ONLINE",
+                counterPartyName: "Amazon", spendingCategory: "SHOPPING",
+                roundUp: .init(goalCategoryUid: Uid.gbpHolidayGoal, amount: gbp(51))),
+            // Paid from a space, not from the main balance.
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000012", categoryUid: Uid.gbpSpace, amount: gbp(9_99),
+                transactionTime: at(3, 10, 0), settlementTime: at(3, 10, 5), source: "MASTER_CARD",
+                counterPartyName: "Spotify", spendingCategory: "SUBSCRIPTIONS"),
+            // Settled a millisecond before the week and exactly at its end: other weeks.
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000013", categoryUid: gbpCategory, amount: gbp(4_35),
+                transactionTime: at(-1, 22, 0), settlementTime: at(0, 0, 0).adding(milliseconds: -1),
+                counterPartyName: "Co-op", spendingCategory: "GROCERIES"),
+            EmulatedFeedItem(
+                uid: "a1000000-0000-4000-8000-000000000014", categoryUid: gbpCategory, amount: gbp(11_11),
+                transactionTime: at(6, 22, 0), settlementTime: at(7, 0, 0),
+                counterPartyName: "Sainsbury's", spendingCategory: "GROCERIES"),
+        ]
+        let eurCategory = Uid.eurCategory
+        let eurFeed: [EmulatedFeedItem] = [
+            EmulatedFeedItem(
+                uid: "b2000000-0000-4000-8000-000000000001", categoryUid: eurCategory, amount: eur(17_34),
+                transactionTime: at(0, 11, 20), settlementTime: at(1, 10, 0), sourceSubType: "CONTACTLESS",
+                counterPartyName: "Lidl", country: "DE", spendingCategory: "GROCERIES"),
+            EmulatedFeedItem(
+                uid: "b2000000-0000-4000-8000-000000000002", categoryUid: eurCategory, amount: eur(4_50),
+                transactionTime: at(2, 9, 45), settlementTime: at(3, 8, 0), sourceSubType: "CONTACTLESS",
+                counterPartyName: "Café Einstein", country: "DE", spendingCategory: "EATING_OUT"),
+            EmulatedFeedItem(
+                uid: "b2000000-0000-4000-8000-000000000003", categoryUid: eurCategory, amount: eur(29_90),
+                transactionTime: at(4, 7, 10), settlementTime: at(5, 7, 30), sourceSubType: "ONLINE",
+                counterPartyName: "Deutsche Bahn", country: "DE", spendingCategory: "TRANSPORT"),
+            EmulatedFeedItem(
+                uid: "b2000000-0000-4000-8000-000000000004", categoryUid: eurCategory, amount: eur(200_00),
+                direction: "IN", transactionTime: at(1, 12, 0), settlementTime: at(1, 12, 0),
+                source: "FX_TRANSFER", counterPartyType: "CATEGORY", counterPartyName: "Personal",
+                spendingCategory: "TRANSFERS"),
+        ]
+        return BankState(
+            token: token,
+            accounts: [
+                EmulatedAccount(uid: Uid.gbpAccount, defaultCategory: Uid.gbpCategory, currency: "GBP",
+                                name: "Personal", balance: 1_234_56),
+                EmulatedAccount(uid: Uid.eurAccount, defaultCategory: Uid.eurCategory, currency: "EUR",
+                                name: "Euro", balance: 300_00),
+            ],
+            feeds: [Uid.gbpAccount: gbpFeed, Uid.eurAccount: eurFeed],
+            goals: [
+                Uid.gbpAccount: [
+                    EmulatedGoal(uid: Uid.gbpHolidayGoal, name: "Holiday", currency: "GBP", target: 800_00,
+                                 totalSaved: 250_00),
+                    EmulatedGoal(uid: Uid.gbpArchivedRoundUps, name: "Round-ups", currency: "GBP",
+                                 totalSaved: 0, state: "ARCHIVED"),
+                ],
+                Uid.eurAccount: [
+                    EmulatedGoal(uid: Uid.eurRoundUps, name: "Round-ups", currency: "EUR", totalSaved: 12_40)
+                ],
+            ])
+    }
+
+    /// The instant of a local wall-clock time.
+    public static func localInstant(_ date: LocalDate, hour: Int, minute: Int, in timeZone: TimeZone) -> Instant {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)
+        let moment = calendar.date(from: parts) ?? Date(timeIntervalSince1970: 0)
+        return Instant(millisecondsSince1970: Int64((moment.timeIntervalSince1970 * 1000).rounded()))
+    }
+}
+
+extension Instant {
+    /// This instant moved by `count` milliseconds.
+    public func adding(milliseconds count: Int64) -> Instant {
+        Instant(millisecondsSince1970: millisecondsSince1970 + count)
+    }
+}
