@@ -169,7 +169,10 @@ public actor EmulatedBank {
         }
         guard !request.name.isEmpty, request.name.count <= 255 else { return errors(400, "INVALID_NAME") }
         guard request.currency == account.currency else { return errors(400, "CURRENCY_MISMATCH") }
-        let uid = makeUid()
+        // Derived from the account and the goal's ordinal, so it does not depend on the order
+        // in which concurrent requests arrive.
+        let ordinal = state.goals[accountUid]?.count ?? 0
+        let uid = TransferUID.uuidV5(namespace: Array(repeating: 0x42, count: 16), name: "goal \(accountUid) \(ordinal)")
         state.goals[accountUid, default: []].append(
             EmulatedGoal(uid: uid, name: request.name, currency: request.currency, target: request.target?.minorUnits))
         return json(200, CreatedGoalBody(savingsGoalUid: uid, success: true))

@@ -36,9 +36,9 @@ public final class EmulatorServer: Sendable {
         return EmulatorServer(bank: bank, port: boundPort, server: server, task: task)
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection at once.
     public func stop() async {
-        await server.stop(timeout: 1)
+        await server.stop(timeout: 0)
         task.cancel()
     }
 

@@ -1,0 +1,32 @@
+public import StarlingAPI
+
+/// The process exit codes, from sysexits.
+public enum ExitStatus: Int32, Sendable, Codable, Comparable {
+    case ok = 0
+    /// Bad flags or arguments, or a week that has not ended.
+    case usage = 64
+    /// The bank sent data the job cannot use.
+    case dataError = 65
+    /// The bank could not be reached or kept failing.
+    case unavailable = 69
+    /// Try again later: another run holds the lock, or the bank asked us to slow down.
+    case temporaryFailure = 75
+    /// The token was rejected or lacks a needed scope.
+    case permissionDenied = 77
+    /// The configuration cannot be used.
+    case configuration = 78
+
+    public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The exit status for a failure talking to the bank.
+    public init(_ error: BankError) {
+        switch error {
+        case .unreachable, .serverError: self = .unavailable
+        case .tokenRejected: self = .permissionDenied
+        case .rateLimited: self = .temporaryFailure
+        case .malformedResponse: self = .dataError
+        case .refused(_, _, let messages) where messages.contains("INSUFFICIENT_FUNDS"): self = .temporaryFailure
+        case .refused: self = .unavailable
+        }
+    }
+}

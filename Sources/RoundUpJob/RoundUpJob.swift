@@ -1,0 +1,358 @@
+public import Foundation
+public import Logging
+public import RoundUp
+public import StarlingAPI
+
+/// The weekly job: preflight → accounts → settled feed per account → plan → goal →
+/// ledger intent → transfer → ledger outcome → report.
+///
+/// Accounts are worked on concurrently; one account's failure is recorded in its part
+/// of the report and does not stop the others.
+public struct RoundUpJob: Sendable {
+    /// Scopes every run needs.
+    public static let readScopes = ["account:read", "account-list:read", "transaction:read", "savings-goal:read"]
+    /// Scopes a real run needs on top of the read scopes.
+    public static let writeScopes = ["savings-goal-transfer:create"]
+    /// Needed only when a goal has to be created.
+    public static let createGoalScope = "savings-goal:create"
+
+    private let bank: BankClient
+    private let ledger: Ledger
+    private let settings: Settings
+    private let logger: Logger
+    private let now: @Sendable () -> Instant
+    private let version: String
+
+    public init(bank: BankClient, ledger: Ledger, settings: Settings, logger: Logger, version: String,
+                now: @escaping @Sendable () -> Instant) {
+        self.bank = bank
+        self.ledger = ledger
+        self.settings = settings
+        self.logger = logger
+        self.version = version
+        self.now = now
+    }
+
+    /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
+    /// created, no money moves, and the ledger is not touched.
+    public func run(week: Week, dryRun: Bool) async -> RunReport {
+        var report = RunReport(
+            generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: WeekReport(week),
+            accounts: [], error: nil, exitCode: .ok)
+        let scopes: Set<String>
+        let accounts: [BankAccount]
+        do {
+            scopes = Set(try await bank.tokenIdentity().scopes)
+            let needed = RoundUpJob.readScopes + (dryRun ? [] : RoundUpJob.writeScopes)
+            let missing = needed.filter { !scopes.contains($0) }
+            guard missing.isEmpty else {
+                report.error = "the access token lacks the scopes \(missing.joined(separator: ", ")); "
+                    + "create a token that has them"
+                report.exitCode = .permissionDenied
+                return report
+            }
+            if dryRun, let missing = RoundUpJob.writeScopes.first(where: { !scopes.contains($0) }) {
+                logger.warning("the token lacks \(missing): a real run would fail")
+            }
+            accounts = try await bank.accounts()
+            logger.info("\(accounts.count) account(s); week \(week)")
+        } catch {
+            report.error = error.description
+            report.exitCode = ExitStatus(error)
+            return report
+        }
+
+        report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
+            for (index, account) in accounts.enumerated() {
+                group.addTask {
+                    (index, await process(account, week: week, dryRun: dryRun, scopes: scopes))
+                }
+            }
+            var results: [(Int, AccountReport)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        report.exitCode = report.accounts.first { $0.exitCode != .ok }?.exitCode ?? .ok
+        return report
+    }
+
+    // MARK: - One account
+
+    private func process(_ bankAccount: BankAccount, week: Week, dryRun: Bool, scopes: Set<String>) async
+        -> AccountReport
+    {
+        let account = bankAccount.account
+        var report = AccountReport(
+            accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .failed)
+        do throws(AccountFailure) {
+            try await work(on: account, week: week, dryRun: dryRun, scopes: scopes, report: &report)
+        } catch {
+            report.status = .failed
+            report.detail = error.message
+            report.exitCode = error.status
+            logger.error("account \(label(account)): \(error.message)")
+        }
+        return report
+    }
+
+    private func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>, report: inout AccountReport)
+        async throws(AccountFailure)
+    {
+        let feed = try await bankCall { () async throws(BankError) in
+            try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
+        }
+        var transactions: [Transaction] = []
+        transactions.reserveCapacity(feed.count)
+        do throws(BankError) {
+            for item in feed { transactions.append(try item.transaction()) }
+        } catch {
+            throw AccountFailure(.dataError, "skipped: \(error.description)")
+        }
+        let plan: RoundUpPlan
+        do {
+            plan = try RoundUpPlan(
+                account: account, feed: transactions, week: week, rule: settings.rule, policy: settings.policy)
+        } catch {
+            throw AccountFailure(.dataError, "skipped: \(error.description)")
+        }
+        report.fill(from: plan)
+        logger.info(
+            "account \(label(account)): \(plan.counted.count) of \(feed.count) feed items count, round-up \(plan.total)")
+
+        let existing: LedgerEntry?
+        do {
+            existing = try ledger.entry(accountUid: account.uid, weekEnd: week.endDate)
+        } catch {
+            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(error)")
+        }
+        if let existing {
+            try await resume(existing, plan: plan, dryRun: dryRun, report: &report)
+            return
+        }
+        guard plan.total.minorUnits > 0 else {
+            report.status = dryRun ? .dryRun : .nothingToDo
+            report.detail = "no round-up this week: nothing to move"
+            if !dryRun {
+                try record("record the week") {
+                    try ledger.recordIntent(
+                        LedgerEntry(
+                            accountUid: account.uid, weekEnd: week.endDate, status: .nothing,
+                            currency: plan.currency.code, minorUnits: 0),
+                        at: now())
+                }
+            }
+            return
+        }
+
+        let goal = try await resolveGoal(for: account, dryRun: dryRun, scopes: scopes)
+        report.goal = goal.report
+        guard let goalUid = goal.uid else {
+            report.status = .dryRun
+            report.detail = "a real run would create the goal \"\(goal.name)\" and move \(plan.total) into it"
+            return
+        }
+        let transferUid = TransferUID.transferUid(accountUid: account.uid, goalUid: goalUid, weekEnd: week.endDate)
+        report.transferUid = transferUid
+        if dryRun {
+            report.status = .dryRun
+            report.detail = "a real run would move \(plan.total) into \"\(goal.name)\""
+            return
+        }
+        let entry = LedgerEntry(
+            accountUid: account.uid, weekEnd: week.endDate, status: .pending, currency: plan.currency.code,
+            minorUnits: plan.total.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid)
+        try record("record the transfer before sending it") { try ledger.recordIntent(entry, at: now()) }
+        try await transfer(entry, report: &report)
+        report.detail = "moved \(plan.total) into \"\(goal.name)\""
+    }
+
+    /// The week already has a ledger entry: report it, or finish a transfer whose outcome
+    /// was never recorded, with the same transfer uid and amount as the first attempt.
+    private func resume(_ entry: LedgerEntry, plan: RoundUpPlan, dryRun: Bool, report: inout AccountReport)
+        async throws(AccountFailure)
+    {
+        let recorded = Money(minorUnits: entry.minorUnits, currency: plan.currency)
+        report.total = recorded.formattedAmount
+        report.totalMinorUnits = recorded.minorUnits
+        report.transferUid = entry.transferUid
+        report.goal = entry.goalName.map { GoalReport(uid: entry.goalUid, name: $0) }
+        let differs = recorded != plan.total ? " (this week's feed now gives \(plan.total))" : ""
+        switch entry.status {
+        case .done:
+            report.status = .alreadyTransferred
+            report.detail = "an earlier run moved \(recorded) into \"\(entry.goalName ?? "the goal")\"\(differs)"
+        case .nothing:
+            report.status = .nothingToDo
+            report.detail = "an earlier run found nothing to move\(differs)"
+        case .pending:
+            if dryRun {
+                report.status = .dryRun
+                report.detail = "a real run would resend the unconfirmed transfer of \(recorded) "
+                    + "into \"\(entry.goalName ?? "the goal")\" from an earlier run"
+                return
+            }
+            try await transfer(entry, report: &report)
+            report.detail = "completed the transfer of \(recorded) into \"\(entry.goalName ?? "the goal")\" "
+                + "begun by an earlier run\(differs)"
+        }
+    }
+
+    /// Sends a recorded transfer and records its outcome.
+    private func transfer(_ entry: LedgerEntry, report: inout AccountReport) async throws(AccountFailure) {
+        guard let goalUid = entry.goalUid, let transferUid = entry.transferUid else {
+            throw AccountFailure(.dataError, "the ledger entry for this week has no goal or transfer uid")
+        }
+        let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: entry.minorUnits)
+        do throws(BankError) {
+            let answer = try await bank.addMoney(
+                accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount)
+            guard answer.success != false else {
+                throw BankError.refused(
+                    endpoint: "PUT add-money", status: 200, messages: ["the bank answered success: false"])
+            }
+        } catch {
+            try? ledger.recordFailure(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: error.description, at: now())
+            throw AccountFailure(
+                ExitStatus(error),
+                "\(error.description); the transfer is recorded as unconfirmed and the next run will resend it "
+                    + "with the same transfer uid, so it cannot happen twice")
+        }
+        do {
+            try ledger.recordDone(accountUid: entry.accountUid, weekEnd: entry.weekEnd, at: now())
+        } catch {
+            report.status = .transferred
+            throw AccountFailure(
+                .temporaryFailure,
+                "the bank confirmed the transfer, but the ledger could not record it (\(error)); "
+                    + "the next run will resend it with the same transfer uid, which the bank does not repeat")
+        }
+        report.status = .transferred
+        logger.notice("transferred \(entry.minorUnits) minor units of \(entry.currency) (transfer \(transferUid))")
+    }
+
+    // MARK: - The goal
+
+    private struct GoalChoice {
+        var uid: String?
+        var name: String
+        var created = false
+
+        var report: GoalReport { GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil) }
+    }
+
+    /// The goal the week's money goes into: the one configured by uid for this account, or
+    /// the active goal in the account's currency with the configured name, created if
+    /// there is none (except in a dry run).
+    private func resolveGoal(for account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure)
+        -> GoalChoice
+    {
+        let goals = try await bankCall { () async throws(BankError) in try await bank.savingsGoals(accountUid: account.uid) }
+        let usable = goals.filter { goal in
+            (goal.state == nil || goal.state == "ACTIVE")
+                && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
+        }
+        if let wanted = settings.goalUids[account.uid] {
+            guard let goal = usable.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
+                throw AccountFailure(
+                    .configuration,
+                    "the goal \(wanted) configured for this account is not one of its active \(account.currencyCode) goals")
+            }
+            return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
+        }
+        let name = settings.savingsGoalName
+        let matches = usable.filter { $0.name.compare(name, options: [.caseInsensitive]) == .orderedSame }
+        if let goal = matches.first {
+            if matches.count > 1 {
+                logger.warning("account \(label(account)): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
+            }
+            return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
+        }
+        if dryRun { return GoalChoice(uid: nil, name: name) }
+        guard scopes.contains(RoundUpJob.createGoalScope) else {
+            throw AccountFailure(
+                .permissionDenied,
+                "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
+                    + "\(RoundUpJob.createGoalScope) to create one")
+        }
+        var target: CurrencyAndAmount?
+        if let major = settings.newGoalTargets[account.currencyCode], let currency = Currency(code: account.currencyCode) {
+            do {
+                target = CurrencyAndAmount(
+                    currency: currency.code, minorUnits: try Money(amount: major, currency: currency).minorUnits)
+            } catch {
+                throw AccountFailure(.configuration, "newGoalTarget for \(currency.code): \(error.description)")
+            }
+        }
+        let uid = try await bankCall { () async throws(BankError) in
+            try await bank.createSavingsGoal(
+                accountUid: account.uid, name: name, currency: account.currencyCode, target: target)
+        }
+        logger.notice("account \(label(account)): created the goal \"\(name)\" (\(uid))")
+        return GoalChoice(uid: uid, name: name, created: true)
+    }
+
+    // MARK: - Helpers
+
+    private func bankCall<T>(_ body: () async throws(BankError) -> T) async throws(AccountFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw AccountFailure(ExitStatus(error), error.description)
+        }
+    }
+
+    private func record(_ what: String, _ body: () throws -> Void) throws(AccountFailure) {
+        do {
+            try body()
+        } catch {
+            throw AccountFailure(.temporaryFailure, "could not \(what) in the ledger (\(error)); nothing was moved")
+        }
+    }
+
+    private func label(_ account: Account) -> String {
+        "\(account.name ?? account.uid) (\(account.currencyCode))"
+    }
+}
+
+/// Why one account's week did not complete.
+struct AccountFailure: Error {
+    let status: ExitStatus
+    let message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+extension AccountReport {
+    mutating func fill(from plan: RoundUpPlan) {
+        transactions = plan.counted.map { counted in
+            TransactionReport(
+                feedItemUid: counted.transaction.uid,
+                settlementTime: counted.transaction.settlementTime?.iso8601 ?? "",
+                counterParty: counted.transaction.counterPartyName, amount: counted.amount.formattedAmount,
+                roundUp: counted.roundUp.formattedAmount)
+        }
+        leftOut = Dictionary(uniqueKeysWithValues: plan.leftOut.map { ($0.key.rawValue, $0.value) })
+        roundUpSum = plan.roundUpSum.formattedAmount
+        multiplier = plan.multiplier
+        capApplied = plan.capApplied?.formattedAmount
+        total = plan.total.formattedAmount
+        totalMinorUnits = plan.total.minorUnits
+    }
+}
+
+extension WeekReport {
+    init(_ week: Week) {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = week.timeZone
+        formatter.formatOptions = [.withInternetDateTime]
+        self.init(
+            startDate: week.startDate.description, endDate: week.endDate.description,
+            timeZone: week.timeZone.identifier, startLocal: formatter.string(from: week.start.date),
+            endLocal: formatter.string(from: week.end.date), startUTC: week.start.iso8601, endUTC: week.end.iso8601,
+            hours: week.hours)
+    }
+}

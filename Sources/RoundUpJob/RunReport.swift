@@ -1,0 +1,79 @@
+/// What a run did, written as `roundup-<end-date>.json` (this structure) and `.md`.
+/// `schemaVersion` changes whenever a field changes meaning or goes away.
+public struct RunReport: Codable, Sendable {
+    public var schemaVersion = 1
+    public var generator: String
+    public var generatedAt: String
+    public var dryRun: Bool
+    public var week: WeekReport
+    public var accounts: [AccountReport]
+    /// Set when the run stopped before any account was processed.
+    public var error: String?
+    public var exitCode: ExitStatus
+}
+
+/// The week a run covered, in local time and UTC.
+public struct WeekReport: Codable, Sendable {
+    public var startDate: String
+    public var endDate: String
+    public var timeZone: String
+    /// Local start, with offset: `2026-11-09T00:00:00+00:00`.
+    public var startLocal: String
+    /// Local end (exclusive), with offset.
+    public var endLocal: String
+    public var startUTC: String
+    public var endUTC: String
+    public var hours: Int
+}
+
+/// What happened to one account.
+public enum AccountStatus: String, Codable, Sendable {
+    case transferred = "transferred"
+    case alreadyTransferred = "already transferred"
+    case nothingToDo = "nothing to do"
+    case dryRun = "dry run"
+    case failed = "failed"
+}
+
+/// One account's part of the report.
+public struct AccountReport: Codable, Sendable {
+    public var accountUid: String
+    public var name: String?
+    public var currency: String
+    public var status: AccountStatus
+    /// What a real run would do, what happened earlier, or why it failed.
+    public var detail: String?
+    public var transactions: [TransactionReport] = []
+    /// Left-out feed items, counted by reason.
+    public var leftOut: [String: Int] = [:]
+    /// Sum of the round-ups, major units.
+    public var roundUpSum: String?
+    public var multiplier: Int?
+    /// The weekly cap, when it cut the total.
+    public var capApplied: String?
+    /// What was (or would be) moved, major units.
+    public var total: String?
+    public var totalMinorUnits: Int64?
+    public var goal: GoalReport?
+    public var transferUid: String?
+    public var exitCode: ExitStatus = .ok
+}
+
+/// A counted transaction and its round-up.
+public struct TransactionReport: Codable, Sendable {
+    public var feedItemUid: String
+    public var settlementTime: String
+    public var counterParty: String?
+    public var amount: String
+    public var roundUp: String
+}
+
+/// The goal the money went (or would go) into.
+public struct GoalReport: Codable, Sendable {
+    public var uid: String?
+    public var name: String
+    /// This run created the goal.
+    public var created: Bool = false
+    /// A real run would create the goal (dry run only).
+    public var wouldCreate: Bool = false
+}

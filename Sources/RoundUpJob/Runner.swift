@@ -1,0 +1,204 @@
+public import Foundation
+public import Logging
+public import RoundUp
+import CurlHTTP
+import StarlingAPI
+
+/// roundup's version, sent in `User-Agent` and written in reports.
+public let roundupVersion = "0.1.0"
+
+/// What `roundup run` was asked to do.
+public struct RunRequest: Sendable {
+    public var endDate: String?
+    public var dryRun: Bool
+    public var json: Bool
+    public var flags: SettingFlags
+    /// Ignore any config file, even the default one (the demo uses this).
+    public var ignoreConfigFile: Bool
+
+    public init(endDate: String? = nil, dryRun: Bool = false, json: Bool = false, flags: SettingFlags = SettingFlags(),
+                ignoreConfigFile: Bool = false) {
+        self.endDate = endDate
+        self.dryRun = dryRun
+        self.json = json
+        self.flags = flags
+        self.ignoreConfigFile = ignoreConfigFile
+    }
+}
+
+/// How a run ended: what to print and the exit status.
+public struct RunResult: Sendable {
+    public var status: ExitStatus
+    /// For stdout.
+    public var output: String
+    /// For stderr; never contains the token.
+    public var diagnostics: [String]
+    public var report: RunReport?
+    public var reportPath: String?
+}
+
+/// Turns a request, the environment and the clock into a finished run: settings, token,
+/// week, state directory, lock, ledger, HTTP client, the job, the report.
+public enum Runner {
+    public static func run(_ request: RunRequest, environment: [String: String], now: Instant, logger: Logger) async
+        -> RunResult
+    {
+        func fail(_ status: ExitStatus, _ message: String) -> RunResult {
+            RunResult(status: status, output: "", diagnostics: ["roundup: \(message)"])
+        }
+
+        let settings: Settings
+        do {
+            let (text, path) = try configFile(request, environment: environment)
+            settings = try Settings.resolve(
+                flags: request.flags, environment: environment, configText: text, configPath: path)
+        } catch let error as SettingsError {
+            return fail(error.origin == .flag ? .usage : .configuration, error.message)
+        } catch {
+            return fail(.configuration, "\(error)")
+        }
+
+        let week: Week
+        if let text = request.endDate {
+            guard let endDate = LocalDate(iso: text) else {
+                return fail(.usage, "--end-date '\(text)' is not a date of the form YYYY-MM-DD")
+            }
+            week = Week(endingOn: endDate, in: settings.timeZone)
+            guard week.hasEnded(at: now) else {
+                let today = Week.localDate(of: now, in: settings.timeZone)
+                return fail(
+                    .usage,
+                    "the week ending \(endDate) has not ended yet (today is \(today) in \(settings.timeZone.identifier)); "
+                        + "give an end date before today")
+            }
+        } else {
+            week = Week.endingYesterday(now: now, in: settings.timeZone)
+        }
+
+        let token: AccessToken
+        switch loadToken(settings: settings, environment: environment) {
+        case .success(let value): token = value
+        case .failure(let error): return fail(.configuration, error.message)
+        }
+
+        do {
+            try FileManager.default.createDirectory(
+                atPath: settings.stateDirectory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            return fail(.configuration, "cannot create the state directory \(settings.stateDirectory): \(error.localizedDescription)")
+        }
+        var lock: RunLock?
+        if !request.dryRun {
+            do {
+                lock = try await RunLock.acquire(in: settings.stateDirectory, wait: settings.lockWait)
+            } catch {
+                return fail(.configuration, "cannot lock the state directory \(settings.stateDirectory): \(error.localizedDescription)")
+            }
+            guard lock != nil else {
+                return fail(.temporaryFailure, "another roundup run is using \(settings.stateDirectory); try again when it has finished")
+            }
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let ledger: Ledger
+        do {
+            ledger = try Ledger(path: settings.stateDirectory + "/ledger.sqlite")
+        } catch {
+            return fail(.configuration, "cannot open the ledger in \(settings.stateDirectory): \(error)")
+        }
+        let client: CurlHTTPClient
+        do {
+            client = try CurlHTTPClient(
+                configuration: CurlHTTPConfiguration(lanes: settings.concurrency, userAgent: "roundup/\(roundupVersion)"))
+        } catch {
+            return fail(.unavailable, error.message)
+        }
+        let job = RoundUpJob(
+            bank: BankClient(baseURL: settings.apiBaseURL, token: token, transport: client), ledger: ledger,
+            settings: settings, logger: logger, version: roundupVersion, now: { Instant.now })
+        let report = await job.run(week: week, dryRun: request.dryRun)
+
+        var result = RunResult(status: report.exitCode, output: "", diagnostics: [], report: report)
+        do {
+            result.reportPath = try ReportWriter.write(report, to: settings.reportDirectory)
+        } catch {
+            result.diagnostics.append(
+                "roundup: could not write the report to \(settings.reportDirectory): \(error.localizedDescription)")
+            if result.status == .ok { result.status = .configuration }
+        }
+        if let error = report.error { result.diagnostics.append("roundup: \(error)") }
+        for account in report.accounts where account.status == .failed {
+            result.diagnostics.append("roundup: \(account.name ?? account.accountUid) (\(account.currency)): \(account.detail ?? "failed")")
+        }
+        if request.json {
+            result.output = (try? report.json()).map { String(decoding: $0, as: UTF8.self) + "\n" } ?? ""
+        } else {
+            result.output = report.summary(reportPath: result.reportPath)
+        }
+        // Defence in depth: nothing the run prints may contain the token.
+        let scrub = { (text: String) in token.appears(in: text) ? "[output withheld: it contained the access token]" : text }
+        result.output = scrub(result.output)
+        result.diagnostics = result.diagnostics.map(scrub)
+        return result
+    }
+
+    /// The config file's text and path: `--config`, else `ROUNDUP_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/roundup/config.yaml` when it exists.
+    static func configFile(_ request: RunRequest, environment: [String: String]) throws -> (String?, String?) {
+        if request.ignoreConfigFile { return (nil, nil) }
+        let explicit = request.flags.configFile ?? environment["ROUNDUP_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let path: String
+        if let explicit {
+            path = explicit
+        } else {
+            let home = environment["HOME"] ?? "/root"
+            let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
+            path = "\(configHome)/roundup/config.yaml"
+            guard FileManager.default.fileExists(atPath: path) else { return (nil, nil) }
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SettingsError(
+                origin: request.flags.configFile != nil ? .flag : .environment,
+                message: "cannot read the config file \(path)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SettingsError(origin: .file, message: "the config file \(path) is not UTF-8 text")
+        }
+        return (text, path)
+    }
+
+    struct TokenError: Error { let message: String }
+
+    /// `STARLING_ACCESS_TOKEN`, else the config's `tokenFile`, which must be readable by
+    /// its owner only.
+    static func loadToken(settings: Settings, environment: [String: String]) -> Result<AccessToken, TokenError> {
+        if let value = environment["STARLING_ACCESS_TOKEN"], !value.isEmpty {
+            guard let token = AccessToken(value) else {
+                return .failure(TokenError(message: "STARLING_ACCESS_TOKEN holds characters an access token cannot have"))
+            }
+            return .success(token)
+        }
+        guard let path = settings.tokenFile else {
+            return .failure(
+                TokenError(
+                    message: "no access token: set STARLING_ACCESS_TOKEN, or tokenFile in the config file "
+                        + "(see config/roundup.example.yaml)"))
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return .failure(TokenError(message: "cannot read the token file \(path): it does not exist or is not accessible"))
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            return .failure(
+                TokenError(
+                    message: "the token file \(path) is readable by group or others; run: chmod 600 \(path)"))
+        }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+            let token = AccessToken(text)
+        else {
+            return .failure(TokenError(message: "the token file \(path) does not hold an access token"))
+        }
+        return .success(token)
+    }
+}

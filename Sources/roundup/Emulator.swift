@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import RoundUp
+import StarlingEmulator
+
+struct Emulator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the bank emulator on 127.0.0.1 for trying things by hand.",
+        discussion: """
+            Seeded with the demo week ending yesterday (Europe/London). Point a run at it:
+              roundup emulator --port 8080 &
+              STARLING_ACCESS_TOKEN=\(Seed.demoToken) roundup run --api-base-url http://127.0.0.1:8080 \\
+                --state-dir /tmp/roundup-try
+            """
+    )
+
+    @Option(help: "Port to listen on; 0 picks a free one.")
+    var port: UInt16 = 8080
+
+    @Option(help: ArgumentHelp("Last day of the seeded week (YYYY-MM-DD); default yesterday.", valueName: "date"))
+    var endDate: String?
+
+    func run() async throws {
+        guard let zone = TimeZone(identifier: "Europe/London") else { throw ExitCode(78) }
+        var week = Week.endingYesterday(now: Instant.now, in: zone)
+        if let endDate {
+            guard let date = LocalDate(iso: endDate) else {
+                throw ValidationError("--end-date '\(endDate)' is not a date of the form YYYY-MM-DD")
+            }
+            week = Week(endingOn: date, in: zone)
+        }
+        let bank = EmulatedBank(state: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone))
+        let server = try await EmulatorServer.start(bank: bank, port: port)
+        let banner = "Emulated bank listening on \(server.baseURL) (week \(week)); token: \(Seed.demoToken)\n"
+        FileHandle.standardOutput.write(Data(banner.utf8))
+        try await server.wait()
+    }
+}

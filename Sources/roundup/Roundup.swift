@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RoundUp
+import RoundUpJob
+
+@main
+struct Roundup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roundup",
+        abstract: "Rounds up a week of card spending and moves the spare change into a Starling savings goal.",
+        discussion: """
+            Start with `roundup demo`: the real job against a local emulator of the bank.
+            Exit codes: 0 ok, 64 usage, 65 bad data from the bank, 69 bank unavailable, \
+            75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration.
+            """,
+        version: roundupVersion,
+        subcommands: [Run.self, Demo.self, Emulator.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Options shared by `run` and `demo`.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print the report as JSON instead of the summary.")
+    var json = false
+
+    @Flag(help: "Log each step on stderr.")
+    var verbose = false
+}
+
+func makeLogger(verbose: Bool) -> Logger {
+    var logger = Logger(label: "roundup") { label in StreamLogHandler.standardError(label: label) }
+    logger.logLevel = verbose ? .info : .warning
+    return logger
+}
+
+/// Prints a finished run and exits with its status.
+func finish(_ result: RunResult) throws -> Never {
+    for line in result.diagnostics {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+    FileHandle.standardOutput.write(Data(result.output.utf8))
+    throw ExitCode(result.status.rawValue)
+}

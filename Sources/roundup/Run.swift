@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import RoundUp
+import RoundUpJob
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Round up a finished week and move the sum into each account's savings goal.",
+        discussion: """
+            The token comes from STARLING_ACCESS_TOKEN or from tokenFile in the config file; it is never a flag.
+            Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
+
+            Examples:
+              roundup run                          # last week (Monday to Sunday, ending yesterday)
+              roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
+              roundup run --dry-run                # show what would move, move nothing
+            """
+    )
+
+    @Option(help: ArgumentHelp("Last day of the week (YYYY-MM-DD); default yesterday.", valueName: "date"))
+    var endDate: String?
+
+    @Flag(help: "Show what would move; write nothing to the bank or the ledger.")
+    var dryRun = false
+
+    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
+    var apiBaseURL: String?
+
+    @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
+    var savingsGoal: String?
+
+    @Option(help: ArgumentHelp("Where the ledger and lock live.", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(help: ArgumentHelp("Where reports are written.", valueName: "dir"))
+    var reportDir: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let request = RunRequest(
+            endDate: endDate, dryRun: dryRun, json: output.json,
+            flags: SettingFlags(
+                configFile: config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal, stateDirectory: stateDir,
+                reportDirectory: reportDir))
+        let result = await Runner.run(
+            request, environment: ProcessInfo.processInfo.environment, now: Instant.now,
+            logger: makeLogger(verbose: output.verbose))
+        try finish(result)
+    }
+}
