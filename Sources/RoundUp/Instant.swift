@@ -8,6 +8,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
+    /// This instant moved by `count` milliseconds.
+    public func adding(milliseconds count: Int64) -> Instant {
+        Instant(millisecondsSince1970: millisecondsSince1970 + count)
+    }
+
     public static func < (lhs: Instant, rhs: Instant) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }

@@ -152,7 +152,13 @@ func describe(_ error: any Error, body: [UInt8]) -> String {
         return "\(path(context.codingPath)) is null, expected a \(type)"
     case .dataCorrupted(let context):
         if context.codingPath.isEmpty {
-            return body.isEmpty ? "the body is empty" : "the body is not valid JSON"
+            if body.isEmpty { return "the body is empty" }
+            // Foundation reports a number that does not fit its type (too large, not whole)
+            // as invalid JSON, with no path; tell that apart from a body that is not JSON.
+            if (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) != nil {
+                return "a number is out of range or not a whole number where one is required"
+            }
+            return "the body is not valid JSON"
         }
         return "\(path(context.codingPath)): \(context.debugDescription)"
     @unknown default:

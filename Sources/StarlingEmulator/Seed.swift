@@ -159,10 +159,3 @@ public enum Seed {
         return Instant(millisecondsSince1970: Int64((moment.timeIntervalSince1970 * 1000).rounded()))
     }
 }
-
-extension Instant {
-    /// This instant moved by `count` milliseconds.
-    public func adding(milliseconds count: Int64) -> Instant {
-        Instant(millisecondsSince1970: millisecondsSince1970 + count)
-    }
-}

@@ -1,0 +1,102 @@
+import Foundation
+import PropertyBased
+import Testing
+
+@testable import RoundUp
+
+@Suite struct CurrencyTests {
+    @Test func exponentsFollowISO4217() {
+        #expect(Currency(code: "GBP")?.exponent == 2)
+        #expect(Currency(code: "EUR")?.exponent == 2)
+        #expect(Currency(code: "USD")?.exponent == 2)
+        #expect(Currency(code: "JPY")?.exponent == 0)
+        #expect(Currency(code: "KRW")?.exponent == 0)
+        for code in ["KWD", "BHD", "OMR", "TND", "JOD", "IQD", "LYD"] {
+            #expect(Currency(code: code)?.exponent == 3, "\(code)")
+        }
+        #expect(Currency(code: "CLF")?.exponent == 4)
+    }
+
+    @Test(arguments: ["XXX", "XAU", "UNDEFINED", "gbp", "", "GB", "ABC"])
+    func codesWithoutMinorUnitsCannotBePlaced(code: String) {
+        #expect(Currency(code: code) == nil)
+    }
+}
+
+@Suite struct MoneyTests {
+    let gbp = Currency(code: "GBP")!
+    let jpy = Currency(code: "JPY")!
+    let kwd = Currency(code: "KWD")!
+
+    @Test func formatsWithTheCurrencysOwnDecimals() {
+        #expect(Money(minorUnits: 607, currency: gbp).description == "6.07 GBP")
+        #expect(Money(minorUnits: 5, currency: gbp).formattedAmount == "0.05")
+        #expect(Money(minorUnits: 600, currency: gbp).formattedAmount == "6.00")
+        #expect(Money(minorUnits: 1200, currency: jpy).formattedAmount == "1200")
+        #expect(Money(minorUnits: 125, currency: kwd).formattedAmount == "0.125")
+        #expect(Money(minorUnits: Int64.max, currency: gbp).formattedAmount == "92233720368547758.07")
+    }
+
+    @Test func convertsExactDecimalAmounts() throws {
+        #expect(try Money(amount: Decimal(string: "6.07")!, currency: gbp).minorUnits == 607)
+        #expect(try Money(amount: Decimal(string: "0.125")!, currency: kwd).minorUnits == 125)
+        #expect(try Money(amount: Decimal(1200), currency: jpy).minorUnits == 1200)
+    }
+
+    @Test func refusesAmountsItCannotHoldExactly() {
+        #expect(throws: MoneyError.tooPrecise(amount: Decimal(string: "6.075")!, currency: "GBP")) {
+            try Money(amount: Decimal(string: "6.075")!, currency: gbp)
+        }
+        #expect(throws: MoneyError.overflow(currency: "GBP")) {
+            try Money(amount: Decimal(string: "92233720368547758.08")!, currency: gbp)
+        }
+    }
+
+    @Test func majorUnitsAreExact() async {
+        await propertyCheck(count: 500, input: Gen.int64(in: 0...Int64.max), Gen.int(in: 0...3)) { minor, pick in
+            let currency = [jpy, gbp, kwd, Currency(code: "CLF")!][pick]
+            let money = Money(minorUnits: minor, currency: currency)
+            let back = try Money(amount: money.amount, currency: currency)
+            #expect(back == money)
+            #expect(Decimal(string: money.formattedAmount) == money.amount)
+        }
+    }
+}
+
+@Suite struct RoundUpArithmeticTests {
+    /// The round-up in minor units, by integer arithmetic alone.
+    func integerRoundUp(_ minor: Int64, exponent: Int) -> Int64 {
+        let unit = Money.integerPowerOfTen(exponent)
+        return (unit - minor % unit) % unit
+    }
+
+    @Test func examples() {
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "4.35")!) == Decimal(string: "0.65")!)
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "5.20")!) == Decimal(string: "0.80")!)
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "0.87")!) == Decimal(string: "0.13")!)
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "45.00")!) == 0)
+        #expect(RoundUpArithmetic.roundUp(of: 0) == 0)
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "0.001")!) == Decimal(string: "0.999")!)
+    }
+
+    @Test func decimalAgreesWithIntegerMinorUnits() async {
+        await propertyCheck(count: 2000, input: Gen.int64(in: 0...1_000_000_000_000_000), Gen.int(in: 0...3)) {
+            minor, pick in
+            let exponent = [0, 2, 3, 4][pick]
+            let currency = Currency(code: ["JPY", "GBP", "KWD", "CLF"][pick])!
+            let amount = Money(minorUnits: minor, currency: currency).amount
+            let roundUp = RoundUpArithmetic.roundUp(of: amount)
+            let inMinor = try Money(amount: roundUp, currency: currency).minorUnits
+            #expect(inMinor == integerRoundUp(minor, exponent: exponent), "\(minor) at exponent \(exponent)")
+        }
+    }
+
+    @Test func smallAmountsNearWholeUnits() async {
+        await propertyCheck(count: 2000, input: Gen.int64(in: 0...100_000)) { minor in
+            let gbp = Currency(code: "GBP")!
+            let roundUp = RoundUpArithmetic.roundUp(of: Money(minorUnits: minor, currency: gbp).amount)
+            let inMinor = try Money(amount: roundUp, currency: gbp).minorUnits
+            #expect(inMinor == integerRoundUp(minor, exponent: 2))
+        }
+    }
+}
