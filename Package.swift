@@ -55,6 +55,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["StarlingEmulator", "RoundUp"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "RoundUpTests",
             dependencies: ["RoundUp", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -68,17 +74,17 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlHTTPTests",
-            dependencies: ["CurlHTTP", "StarlingEmulator"],
+            dependencies: ["CurlHTTP", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "RoundUpJobTests",
-            dependencies: ["RoundUpJob", "StarlingEmulator"],
+            dependencies: ["RoundUpJob", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["roundup", "StarlingEmulator"],
+            dependencies: ["roundup", "TestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -25,6 +25,21 @@ public struct LedgerEntry: Sendable, Equatable {
     public var transferUid: String?
     /// The last thing that went wrong with a pending transfer.
     public var lastError: String?
+
+    public init(
+        accountUid: String, weekEnd: LocalDate, status: LedgerStatus, currency: String, minorUnits: Int64,
+        goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil
+    ) {
+        self.accountUid = accountUid
+        self.weekEnd = weekEnd
+        self.status = status
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.goalUid = goalUid
+        self.goalName = goalName
+        self.transferUid = transferUid
+        self.lastError = lastError
+    }
 }
 
 /// The record of what the job decided and did, one row per (account, week), in SQLite in

@@ -34,6 +34,11 @@ public struct EmulatedFeedItem: Codable, Hashable, Sendable {
     public struct RoundUp: Codable, Hashable, Sendable {
         public var goalCategoryUid: String
         public var amount: EmulatedAmount
+
+        public init(goalCategoryUid: String, amount: EmulatedAmount) {
+            self.goalCategoryUid = goalCategoryUid
+            self.amount = amount
+        }
     }
 
     public var feedItemUid: String
@@ -111,6 +116,13 @@ public struct EmulatedTransfer: Hashable, Sendable {
     public var accountUid: String
     public var goalUid: String
     public var amount: EmulatedAmount
+
+    public init(transferUid: String, accountUid: String, goalUid: String, amount: EmulatedAmount) {
+        self.transferUid = transferUid
+        self.accountUid = accountUid
+        self.goalUid = goalUid
+        self.amount = amount
+    }
 }
 
 /// Everything the emulated bank knows: who may call, the accounts, their feeds and goals,

@@ -1,0 +1,321 @@
+import Foundation
+import RoundUp
+import RoundUpJob
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The job end to end: the real pipeline, through libcurl, over loopback HTTP, against
+/// the emulated bank.
+@Suite struct EndToEndTests {
+    let weekEnd = "2026-11-15"
+
+    @Test func theSeededWeekMovesTheRightAmountsOnceAndARerunMovesNothing() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "tok-seed")
+        let harness = try JobHarness(token: "tok-seed")
+        try await withEmulator(state) { server in
+            let first = await harness.run(server, endDate: weekEnd)
+            #expect(first.status == .ok, "\(first.diagnostics)")
+            let bank = await server.bank.state
+            let moved = bank.transfers.map { "\($0.amount.minorUnits) \($0.amount.currency)" }.sorted()
+            #expect(moved == ["126 EUR", "298 GBP"])
+            // The archived "Round-ups" goal is ignored; a new one is created and used.
+            let gbpGoals = bank.goals[Seed.Uid.gbpAccount] ?? []
+            let created = try #require(gbpGoals.first { $0.name == "Round-ups" && $0.state == "ACTIVE" })
+            #expect(created.totalSaved == 298)
+            #expect(gbpGoals.first { $0.uid == Seed.Uid.gbpArchivedRoundUps }?.totalSaved == 0)
+            let eurSaved: Int64? = bank.goals[Seed.Uid.eurAccount]?.first?.totalSaved
+            #expect(eurSaved == 1_366)
+            #expect(bank.accounts.map(\.balance) == [1_234_56 - 298, 300_00 - 126])
+
+            let report = try #require(first.report)
+            #expect(report.accounts.map(\.status) == [.transferred, .transferred])
+            let gbp = report.accounts[0]
+            #expect(gbp.total == "2.98")
+            #expect(gbp.transactions.count == 7)
+            #expect(gbp.goal?.created == true)
+            #expect(gbp.leftOut == ["incoming": 1, "own-transfer": 1, "rounded-up-by-bank": 1, "other-category": 1,
+                                    "outside-week": 1])
+            #expect(first.output.contains("2.98 GBP from 7 transactions"))
+
+            let second = await harness.run(server, endDate: weekEnd)
+            #expect(second.status == .ok)
+            #expect(await server.bank.state.transfers.count == 2)
+            #expect(second.report?.accounts.map(\.status) == [.alreadyTransferred, .alreadyTransferred])
+            let puts = await server.bank.requests.filter { $0.method == "PUT" }
+            #expect(puts.count == 3, "one goal creation and two transfers, all in the first run")
+        }
+        let json = try Data(contentsOf: URL(fileURLWithPath: harness.stateDirectory + "/reports/roundup-\(weekEnd).json"))
+        let decoded = try JSONDecoder().decode(RunReport.self, from: json)
+        #expect(decoded.week.startDate == "2026-11-09")
+        let markdown = try String(contentsOfFile: harness.stateDirectory + "/reports/roundup-\(weekEnd).md", encoding: .utf8)
+        #expect(markdown.contains("| Tesco | 23.75 | 0.25 |"))
+    }
+
+    @Test func aDryRunSendsNoPutAndRecordsNothing() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "tok-dry")
+        let harness = try JobHarness(token: "tok-dry")
+        try await withEmulator(state) { server in
+            let result = await harness.run(server, endDate: weekEnd, dryRun: true)
+            #expect(result.status == .ok)
+            #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
+            #expect(await server.bank.requests.count == 6)
+            #expect(result.report?.accounts.map(\.status) == [.dryRun, .dryRun])
+            #expect(result.output.contains("a real run would create the goal \"Round-ups\" and move 2.98 GBP"))
+            #expect(result.output.contains("a real run would move 1.26 EUR into \"Round-ups\""))
+            let entries = try harness.ledger().entries()
+            #expect(entries.isEmpty)
+
+            // A real run afterwards still moves the money.
+            let real = await harness.run(server, endDate: weekEnd)
+            #expect(real.status == .ok)
+            #expect(await server.bank.transfers.count == 2)
+        }
+    }
+
+    @Test func everyRequestCarriesTheRightHeaders() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "tok-h")
+        let harness = try JobHarness(token: "tok-h")
+        try await withEmulator(state) { server in
+            _ = await harness.run(server, endDate: weekEnd)
+            let requests = await server.bank.requests
+            #expect(!requests.isEmpty)
+            for request in requests {
+                #expect(request.authorized)
+                #expect(request.accept == "application/json")
+                #expect(request.userAgent == "roundup/\(roundupVersion)")
+            }
+            let feedQuery = try #require(requests.first { $0.path.hasSuffix("settled-transactions-between") }).query
+            #expect(feedQuery["minTransactionTimestamp"] == "2026-11-09T00:00:00.000Z")
+            #expect(feedQuery["maxTransactionTimestamp"] == "2026-11-16T00:00:00.000Z")
+        }
+    }
+
+    @Test func aHolderWithGBPEURAndUSDAccounts() async throws {
+        var bank = TestBank()
+        let week = londonWeek(weekEnd)
+        let inside = week.start.adding(milliseconds: 86_400_000)
+        let gbp = bank.account("GBP"), eur = bank.account("EUR"), usd = bank.account("USD")
+        for (account, amounts) in [(gbp, [435, 520, 1000] as [Int64]), (eur, [1999, 1]), (usd, [250, 375, 4999])] {
+            for amount in amounts { bank.spend(account, amount, settled: inside) }
+        }
+        bank.goal(eur, name: "Round-ups", uid: "90000000-0000-4000-8000-000000000001")
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            let moved = await server.bank.transfers.map { "\($0.accountUid.suffix(1)) \($0.amount.minorUnits) \($0.amount.currency)" }
+            #expect(moved.sorted() == ["1 145 GBP", "2 100 EUR", "3 76 USD"])
+        }
+    }
+
+    @Test(arguments: [("2026-03-29", 167), ("2026-10-25", 169)])
+    func weeksThatCrossAClockChange(endDate: String, hours: Int) async throws {
+        var bank = TestBank()
+        let week = londonWeek(endDate)
+        #expect(week.hours == hours)
+        let account = bank.account("GBP")
+        bank.spend(account, 101, settled: week.start)  // counted: 0.99
+        bank.spend(account, 190, settled: week.end.adding(milliseconds: -1))  // counted: 0.10
+        bank.spend(account, 150, settled: week.end)  // next week
+        bank.spend(account, 170, settled: week.start.adding(milliseconds: -1))  // last week
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: endDate)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [109])
+            #expect(result.report?.week.hours == hours)
+            let query = try #require(await server.bank.requests.first { $0.path.hasSuffix("-between") }).query
+            #expect(query["minTransactionTimestamp"] == week.start.iso8601)
+            #expect(query["maxTransactionTimestamp"] == week.end.iso8601)
+        }
+    }
+
+    @Test func aThreeDecimalCurrency() async throws {
+        var bank = TestBank()
+        let account = bank.account("KWD")
+        let inside = londonWeek(weekEnd).start.adding(milliseconds: 3_600_000)
+        bank.spend(account, 1_250, settled: inside)
+        bank.spend(account, 7, settled: inside)
+        bank.spend(account, 3_000, settled: inside)
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok)
+            #expect(await server.bank.transfers.map(\.amount) == [EmulatedAmount("KWD", 1_743)])
+            #expect(result.output.contains("1.743 KWD"))
+        }
+    }
+
+    @Test func onlySettledOutgoingSpendingFromTheMainBalanceCounts() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP")
+        let inside = londonWeek(weekEnd).start.adding(milliseconds: 7_200_000)
+        bank.spend(account, 1_001, settled: inside)  // counts: 0.99
+        bank.spend(account, 2_000, settled: inside)  // whole: counts, 0
+        bank.spend(account, 199, settled: inside) { $0.status = "DECLINED" }
+        bank.spend(account, 299, settled: inside) { $0.status = "REVERSED" }
+        bank.spend(account, 399, settled: inside) { $0.direction = "IN" }
+        bank.spend(account, 499, settled: inside) { $0.categoryUid = "some-space" }
+        bank.spend(account, 599, settled: inside) {
+            $0.source = "INTERNAL_TRANSFER"
+            $0.counterPartyType = "CATEGORY"
+        }
+        bank.spend(account, 699, settled: inside) {
+            $0.roundUp = .init(goalCategoryUid: "g", amount: EmulatedAmount("GBP", 1))
+        }
+        bank.spend(account, 799, settled: inside, currency: "EUR")
+        bank.spend(account, 350, settled: inside) {  // values the bank added later: counts, 0.50
+            $0.source = "SOMETHING_NEW"
+            $0.sourceSubType = "ALSO_NEW"
+            $0.spendingCategory = "BRAND_NEW"
+            $0.counterPartyType = "NEW_KIND"
+        }
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [149])
+            let report = try #require(result.report?.accounts.first)
+            #expect(report.transactions.count == 3)
+            #expect(report.leftOut == ["not-settled": 2, "incoming": 1, "other-category": 1, "own-transfer": 1,
+                                       "rounded-up-by-bank": 1, "other-currency": 1])
+        }
+    }
+
+    @Test func wholeAmountsOnlyMeanNothingToDoAndNoRequestToMove() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP")
+        bank.spend(account, 500, settled: londonWeek(weekEnd).start)
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok)
+            #expect(result.report?.accounts.first?.status == .nothingToDo)
+            #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
+            let entries = try harness.ledger().entries()
+            #expect(entries.map(\.status) == [.nothing])
+        }
+    }
+
+    @Test func aRejectedTokenExits77AndMovesNothing() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "right")
+        let harness = try JobHarness(token: "right")
+        try await withEmulator(state) { server in
+            let result = await harness.run(server, endDate: weekEnd, token: "wrong-token")
+            #expect(result.status == .permissionDenied)
+            #expect(result.diagnostics.joined().contains("rejected the access token"))
+            #expect(await server.bank.requests.count == 1)
+        }
+    }
+
+    @Test func missingScopesAreNamedBeforeAnyWrite() async throws {
+        var state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "read-only-token-123")
+        state.scopes = ["account:read", "account-list:read", "transaction:read"]
+        let harness = try JobHarness(token: "read-only-token-123")
+        try await withEmulator(state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .permissionDenied)
+            let message = result.diagnostics.joined()
+            #expect(message.contains("savings-goal:read"))
+            #expect(message.contains("savings-goal-transfer:create"))
+            #expect(await server.bank.requests.map(\.path) == ["/api/v2/identity/token"])
+        }
+    }
+
+    @Test func badDataInOneAccountSkipsItAndTheOthersStillRun() async throws {
+        var bank = TestBank()
+        let good = bank.account("GBP")
+        let negative = bank.account("GBP")
+        let unknown = bank.account("XXX")
+        let inside = londonWeek(weekEnd).start.adding(milliseconds: 60_000)
+        bank.spend(good, 250, settled: inside)
+        bank.spend(negative, -250, settled: inside)
+        bank.spend(unknown, 250, settled: inside)
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .dataError)
+            #expect(await server.bank.transfers.map(\.accountUid) == [good])
+            let statuses = result.report?.accounts.map(\.status)
+            #expect(statuses == [.transferred, .failed, .failed])
+            #expect(result.report?.accounts[1].detail?.contains("negative amount") == true)
+            #expect(result.report?.accounts[2].detail?.contains("'XXX'") == true)
+            _ = negative
+        }
+    }
+
+    @Test func anUnconfirmedTransferIsResentWithTheSameUidAndMovesOnce() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", balance: 10_00)
+        let goalUid = "90000000-0000-4000-8000-0000000000aa"
+        bank.goal(account, name: "Round-ups", uid: goalUid)
+        bank.spend(account, 101, settled: londonWeek(weekEnd).start)
+        let weekEndDate = LocalDate(iso: weekEnd)!
+        let transferUid = TransferUID.transferUid(accountUid: account, goalUid: goalUid, weekEnd: weekEndDate)
+        // The bank moved the money, but the run died before recording the outcome.
+        bank.state.transfers.append(
+            EmulatedTransfer(transferUid: transferUid, accountUid: account, goalUid: goalUid,
+                             amount: EmulatedAmount("GBP", 99)))
+        bank.state.accounts[0].balance -= 99
+        let harness = try JobHarness(token: bank.state.token)
+        try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+        try harness.ledger().recordIntent(
+            LedgerEntry(accountUid: account, weekEnd: weekEndDate, status: .pending, currency: "GBP", minorUnits: 99,
+                        goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
+            at: JobHarness.now)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(result.report?.accounts.first?.status == .transferred)
+            let state = await server.bank.state
+            #expect(state.transfers.count == 1)
+            #expect(state.accounts[0].balance == 10_00 - 99)
+            let puts = await server.bank.requests.filter { $0.method == "PUT" }.map(\.path)
+            #expect(puts == ["/api/v2/account/\(account)/savings-goals/\(goalUid)/add-money/\(transferUid)"])
+            let entries = try harness.ledger().entries()
+            #expect(entries.map(\.status) == [.done])
+        }
+    }
+
+    @Test func aRefusedTransferStaysPendingAndIsRetriedNextRun() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", balance: 0)
+        bank.goal(account, name: "Round-ups", uid: "90000000-0000-4000-8000-0000000000bb")
+        bank.spend(account, 101, settled: londonWeek(weekEnd).start)
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let refused = await harness.run(server, endDate: weekEnd)
+            #expect(refused.status == .temporaryFailure)
+            #expect(refused.diagnostics.joined().contains("INSUFFICIENT_FUNDS"))
+            let entries = try harness.ledger().entries()
+            #expect(entries.map(\.status) == [.pending])
+            await server.bank.update { $0.accounts[0].balance = 5_00 }
+            let retried = await harness.run(server, endDate: weekEnd)
+            #expect(retried.status == .ok)
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [99])
+        }
+    }
+
+    @Test func theTokenAppearsNowhere() async throws {
+        let token = "very-secret-token-" + UUID().uuidString
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: token)
+        let harness = try JobHarness(token: token)
+        try await withEmulator(state) { server in
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok)
+            let rejected = await harness.run(server, endDate: "2026-11-08", token: token + "-expired")
+            #expect(rejected.status == .permissionDenied)
+            for text in [result.output, rejected.output] + result.diagnostics + rejected.diagnostics + harness.log.lines {
+                #expect(!text.contains(token))
+            }
+        }
+        #expect(!harness.log.lines.isEmpty)
+        let files = FileManager.default.enumerator(atPath: harness.stateDirectory)?.allObjects as? [String] ?? []
+        #expect(files.contains("ledger.sqlite"))
+        for file in files {
+            let data = FileManager.default.contents(atPath: harness.stateDirectory + "/" + file) ?? Data()
+            #expect(data.range(of: Data(token.utf8)) == nil, "\(file)")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import RoundUp
+import RoundUpJob
+import StarlingEmulator
+import TestSupport
+
+/// Runs the real job in-process, through libcurl, against an emulator.
+struct JobHarness {
+    let directory: TemporaryDirectory
+    let token: String
+    let log = LogCapture()
+
+    init(token: String) throws {
+        self.directory = try TemporaryDirectory()
+        self.token = token
+    }
+
+    var stateDirectory: String { directory.path + "/state" }
+
+    /// "Now" for the tests: well after every week they use.
+    static let now = Instant(iso8601: "2026-11-21T10:00:00Z")!
+
+    func run(_ server: EmulatorServer, endDate: String, dryRun: Bool = false, token: String? = nil,
+             goal: String? = nil) async -> RunResult {
+        let request = RunRequest(
+            endDate: endDate, dryRun: dryRun,
+            flags: SettingFlags(apiBaseURL: server.baseURL, savingsGoal: goal, stateDirectory: stateDirectory),
+            ignoreConfigFile: true)
+        var logger = Logger(label: "test") { _ in log }
+        logger.logLevel = .trace
+        return await Runner.run(
+            request, environment: ["HOME": directory.path, "STARLING_ACCESS_TOKEN": token ?? self.token],
+            now: JobHarness.now, logger: logger)
+    }
+
+    func ledger() throws -> Ledger { try Ledger(path: stateDirectory + "/ledger.sqlite") }
+}
+
+/// Keeps every log line, to check what the job says and that it never says the token.
+final class LogCapture: LogHandler, @unchecked Sendable {
+    // Guarded by `lock`; log handlers are called from any thread.
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lock.withLock { stored.append("\(event.level) \(event.message)") }
+    }
+
+    var lines: [String] { lock.withLock { stored } }
+}

@@ -1,0 +1,79 @@
+public import Foundation
+public import RoundUp
+public import StarlingEmulator
+
+/// A directory under the system's temporary directory, removed when released.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init() throws {
+        path = NSTemporaryDirectory() + "roundup-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Starts the emulator with `state` on a free loopback port, runs `body`, stops it.
+public func withEmulator<T>(_ state: BankState, _ body: (EmulatorServer) async throws -> T) async throws -> T {
+    let server = try await EmulatorServer.start(bank: EmulatedBank(state: state))
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// Builds a bank state for a test, one account and feed item at a time.
+public struct TestBank: Sendable {
+    public var state: BankState
+    public static let london = TimeZone(identifier: "Europe/London")!
+
+    public init(token: String = "test-token-" + UUID().uuidString) {
+        state = BankState(token: token)
+    }
+
+    /// Adds an account in `currency`; returns its uid.
+    @discardableResult
+    public mutating func account(_ currency: String, name: String? = nil, balance: Int64 = 1_000_000_00) -> String {
+        let index = state.accounts.count + 1
+        let uid = String(format: "acc00000-0000-4000-8000-%012d", index)
+        state.accounts.append(
+            EmulatedAccount(uid: uid, defaultCategory: category(of: uid), currency: currency,
+                            name: name ?? "\(currency) account", balance: balance))
+        return uid
+    }
+
+    /// The default category of an account added by `account(_:)`.
+    public func category(of accountUid: String) -> String { "cat" + accountUid.dropFirst(3) }
+
+    /// Adds a settled outgoing card payment, or whatever `change` makes of it.
+    public mutating func spend(
+        _ accountUid: String, _ minorUnits: Int64, settled: Instant, currency: String? = nil,
+        _ change: (inout EmulatedFeedItem) -> Void = { _ in }
+    ) {
+        let account = state.accounts.first { $0.uid == accountUid }!
+        let count = state.feeds.values.reduce(0) { $0 + $1.count } + 1
+        var item = EmulatedFeedItem(
+            uid: String(format: "feed0000-0000-4000-8000-%012d", count), categoryUid: account.defaultCategory,
+            amount: EmulatedAmount(currency ?? account.currency, minorUnits), transactionTime: settled,
+            settlementTime: settled, counterPartyName: "Shop \(count)", spendingCategory: "SHOPPING")
+        change(&item)
+        state.feeds[accountUid, default: []].append(item)
+    }
+
+    /// Adds a goal to an account.
+    public mutating func goal(_ accountUid: String, name: String, uid: String, state goalState: String? = "ACTIVE") {
+        let currency = state.accounts.first { $0.uid == accountUid }!.currency
+        state.goals[accountUid, default: []].append(
+            EmulatedGoal(uid: uid, name: name, currency: currency, state: goalState))
+    }
+}
+
+/// A week in London and an instant inside it, for tests.
+public func londonWeek(_ endDate: String) -> Week {
+    Week(endingOn: LocalDate(iso: endDate)!, in: TestBank.london)
+}
