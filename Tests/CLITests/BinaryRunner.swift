@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// The built `roundup` executable, found beside the test bundle (SwiftPM puts products
+/// and test bundles in the same directory), or at `ROUNDUP_BINARY`.
+let roundupBinary: String? = {
+    if let path = ProcessInfo.processInfo.environment["ROUNDUP_BINARY"] { return path }
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent("roundup").path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+            FileManager.default.isExecutableFile(atPath: candidate)
+        {
+            return candidate
+        }
+        directory.deleteLastPathComponent()
+    }
+    return nil
+}()
+
+struct Execution {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the binary with `arguments` and exactly `environment`, no standard input.
+///
+/// Waiting for the process and reading its pipes block, so they happen on a dispatch
+/// thread: blocking Swift's cooperative pool would starve the in-process emulator that
+/// the binary is talking to.
+func roundup(_ arguments: [String], environment: [String: String]) async throws -> Execution {
+    let binary = try #require(roundupBinary, "the roundup binary was not built beside the tests")
+    return try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.environment = environment
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+                return
+            }
+            let errData = DataBox()
+            let group = DispatchGroup()
+            group.enter()
+            DispatchQueue.global().async {
+                errData.data = err.fileHandleForReading.readDataToEndOfFile()
+                group.leave()
+            }
+            let outData = out.fileHandleForReading.readDataToEndOfFile()
+            group.wait()
+            process.waitUntilExit()
+            continuation.resume(
+                returning: Execution(
+                    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                    stderr: String(decoding: errData.data, as: UTF8.self)))
+        }
+    }
+}
+
+/// Written by one thread before `DispatchGroup.leave()`, read by another after `wait()`:
+/// the group orders the two, which is why `@unchecked Sendable` is sound here.
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}

@@ -1,0 +1,138 @@
+import Foundation
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The built `roundup` binary: what it prints and how it exits.
+@Suite struct CLITests {
+    let home: TemporaryDirectory
+    let token = "cli-token-" + UUID().uuidString
+
+    init() throws { home = try TemporaryDirectory() }
+
+    var environment: [String: String] { ["HOME": home.path, "PATH": "/usr/bin:/bin"] }
+
+    func withToken(_ extra: [String: String] = [:]) -> [String: String] {
+        environment.merging(["STARLING_ACCESS_TOKEN": token]) { $1 }.merging(extra) { $1 }
+    }
+
+    @Test func helpListsTheCommandsAndExitCodes() async throws {
+        let result = try await roundup(["--help"], environment: environment)
+        #expect(result.status == 0)
+        for word in ["run", "demo", "emulator", "77 token rejected"] {
+            #expect(result.stdout.contains(word), "\(word)")
+        }
+        let runHelp = try await roundup(["run", "--help"], environment: environment)
+        #expect(runHelp.stdout.contains("--end-date"))
+        #expect(!runHelp.stdout.contains("--token"))
+    }
+
+    @Test(arguments: ["2026-13-01", "15/11/2026", "tomorrow", "2026-02-30"])
+    func aBadDateIsAUsageError(date: String) async throws {
+        let result = try await roundup(["run", "--end-date", date], environment: withToken())
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--end-date '\(date)' is not a date of the form YYYY-MM-DD"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func aWeekThatHasNotEndedIsRefused() async throws {
+        let result = try await roundup(["run", "--end-date", "2999-01-01"], environment: withToken())
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("has not ended yet"))
+    }
+
+    @Test func anUnknownFlagIsAUsageError() async throws {
+        let result = try await roundup(["run", "--token", "x"], environment: environment)
+        #expect(result.status == 64)
+    }
+
+    @Test func noTokenIsAConfigurationError() async throws {
+        let result = try await roundup(["run", "--end-date", "2026-11-15"], environment: environment)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("no access token"))
+    }
+
+    @Test func plainHTTPToAnotherHostIsRefused() async throws {
+        let result = try await roundup(
+            ["run", "--end-date", "2026-11-15", "--api-base-url", "http://bank.example.com"], environment: withToken())
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("https is required"))
+    }
+
+    @Test func aTokenFileOthersCanReadIsRefused() async throws {
+        let tokenFile = home.path + "/token"
+        try "some-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)
+        let config = home.path + "/config.yaml"
+        try "tokenFile: \(tokenFile)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await roundup(["run", "--end-date", "2026-11-15", "--config", config], environment: environment)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("chmod 600"))
+        #expect(!result.stderr.contains("some-token"))
+    }
+
+    @Test func aMisspeltSettingIsNamed() async throws {
+        let config = home.path + "/config.yaml"
+        try "multipler: 2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await roundup(["run", "--config", config], environment: withToken())
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("unknown setting 'multipler' (did you mean 'multiplier'?)"))
+    }
+
+    @Test func aRealRunAgainstTheEmulatorThenARerun() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let arguments = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--verbose"]
+            let first = try await roundup(arguments, environment: withToken())
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("Personal (GBP): 2.98 GBP from 7 transactions — transferred"))
+            #expect(first.stdout.contains("Euro (EUR): 1.26 EUR from 3 transactions — transferred"))
+            #expect(first.stdout.contains("Report: \(home.path)/.local/state/roundup/reports/roundup-2026-11-15.md"))
+            #expect(!first.stderr.isEmpty, "--verbose logs the steps")
+            let second = try await roundup(arguments + ["--json"], environment: withToken())
+            #expect(second.status == 0)
+            let report = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
+            let accounts = report?["accounts"] as? [[String: Any]]
+            #expect(accounts?.compactMap { $0["status"] as? String } == ["already transferred", "already transferred"])
+            #expect(await server.bank.transfers.count == 2)
+            for text in [first.stdout, first.stderr, second.stdout, second.stderr] {
+                #expect(!text.contains(token))
+            }
+        }
+    }
+
+    @Test func aDryRunShowsTheProposedAmounts() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let result = try await roundup(
+                ["--end-date", "2026-11-15", "--dry-run", "--api-base-url", server.baseURL], environment: withToken())
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("2.98 GBP"))
+            #expect(result.stdout.contains("dry run"))
+            #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
+        }
+    }
+
+    @Test func theTokenIsRejected() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "other")
+        try await withEmulator(state) { server in
+            let result = try await roundup(
+                ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL], environment: withToken())
+            #expect(result.status == 77)
+            #expect(result.stderr.contains("rejected the access token"))
+        }
+    }
+
+    @Test func theDemoMovesMoneyOnceAndShowsTheReport() async throws {
+        let first = try await roundup(["demo"], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("2.98 GBP from 7 transactions — transferred"))
+        #expect(first.stdout.contains("# Round-up for the week"))
+        #expect(first.stdout.contains("| Tesco | 23.75 | 0.25 |"))
+        let second = try await roundup(["demo"], environment: environment)
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("already transferred"))
+        #expect(!second.stdout.contains("— transferred"))
+    }
+}

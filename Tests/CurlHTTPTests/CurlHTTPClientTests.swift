@@ -1,0 +1,95 @@
+import CurlHTTP
+import Foundation
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The libcurl client against a real server on loopback.
+@Suite struct CurlHTTPClientTests {
+    let client: CurlHTTPClient
+
+    init() throws {
+        client = try CurlHTTPClient(configuration: CurlHTTPConfiguration(lanes: 3, userAgent: "roundup-tests/1"))
+    }
+
+    func state() -> BankState {
+        var bank = TestBank(token: "curl-token")
+        bank.account("GBP")
+        return bank.state
+    }
+
+    @Test func getsAResponseWithStatusHeadersAndBody() async throws {
+        try await withEmulator(state()) { server in
+            let response = try await client.send(
+                HTTPRequest(method: .get, url: server.baseURL + "/api/v2/accounts",
+                            headers: [("Authorization", "Bearer curl-token"), ("Accept", "application/json")]))
+            #expect(response.status == 200)
+            #expect(response.header("content-type") == "application/json")
+            let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            #expect((body?["accounts"] as? [Any])?.count == 1)
+            let seen = try #require(await server.bank.requests.last)
+            #expect(seen.userAgent == "roundup-tests/1")
+            #expect(seen.authorized)
+        }
+    }
+
+    @Test func putsAJSONBody() async throws {
+        var bank = TestBank(token: "curl-token")
+        let account = bank.account("GBP")
+        try await withEmulator(bank.state) { server in
+            let body = Array(#"{"name":"Trip","currency":"GBP"}"#.utf8)
+            let response = try await client.send(
+                HTTPRequest(method: .put, url: server.baseURL + "/api/v2/account/\(account)/savings-goals",
+                            headers: [("Authorization", "Bearer curl-token"), ("Content-Type", "application/json")],
+                            body: body))
+            #expect(response.status == 200)
+            #expect(await server.bank.state.goals[account]?.map(\.name) == ["Trip"])
+        }
+    }
+
+    @Test func errorStatusesAreResponsesNotTransportErrors() async throws {
+        try await withEmulator(state()) { server in
+            let response = try await client.send(HTTPRequest(method: .get, url: server.baseURL + "/api/v2/accounts"))
+            #expect(response.status == 401)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("invalid_token"))
+        }
+    }
+
+    @Test func manyConcurrentRequestsShareTheLanes() async throws {
+        try await withEmulator(state()) { server in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<30 {
+                    group.addTask {
+                        try await client.send(
+                            HTTPRequest(method: .get, url: server.baseURL + "/api/v2/identity/token",
+                                        headers: [("Authorization", "Bearer curl-token")])
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 30))
+        }
+    }
+
+    @Test func aRefusedConnectionIsATypedError() async throws {
+        let server = try await EmulatorServer.start(bank: EmulatedBank(state: state()))
+        let url = server.baseURL + "/api/v2/accounts"
+        await server.stop()
+        do {
+            _ = try await client.send(HTTPRequest(method: .get, url: url))
+            Issue.record("a stopped server answered")
+        } catch {
+            #expect(error.kind == .couldNotConnect)
+        }
+    }
+
+    @Test func onlyHTTPAndHTTPSAreSpoken() async throws {
+        do {
+            _ = try await client.send(HTTPRequest(method: .get, url: "file:///etc/passwd"))
+            Issue.record("fetched a file: URL")
+        } catch {
+            #expect(error.kind == .badRequest)
+        }
+    }
+}
