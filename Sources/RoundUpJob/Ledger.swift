@@ -87,6 +87,19 @@ public struct Ledger: Sendable {
         }
     }
 
+    /// Entries of `accountUid` for other weeks that share days with the week ending
+    /// `weekEnd` (end dates less than seven days apart).
+    public func overlapping(accountUid: String, weekEnd: LocalDate) throws -> [LedgerEntry] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM transfer WHERE accountUid = ? AND weekEnd > ? AND weekEnd < ? AND weekEnd != ?",
+                arguments: [accountUid, weekEnd.adding(days: -7).description, weekEnd.adding(days: 7).description,
+                            weekEnd.description]
+            ).map(Ledger.entry(from:))
+        }
+    }
+
     /// Every entry, oldest week first.
     public func entries() throws -> [LedgerEntry] {
         try database.read { db in

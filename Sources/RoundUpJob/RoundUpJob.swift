@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import RoundUp
 public import StarlingAPI
@@ -120,10 +120,19 @@ public struct RoundUpJob: Sendable {
             "account \(label(account)): \(plan.counted.count) of \(feed.count) feed items count, round-up \(plan.total)")
 
         let existing: LedgerEntry?
+        let overlapping: [LedgerEntry]
         do {
             existing = try ledger.entry(accountUid: account.uid, weekEnd: week.endDate)
+            overlapping = try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate)
         } catch {
             throw AccountFailure(.temporaryFailure, "could not read the ledger: \(error)")
+        }
+        // Weeks must not share days, or those days' spending would be rounded up twice.
+        if existing == nil, let other = overlapping.first {
+            throw AccountFailure(
+                .usage,
+                "the week ending \(week.endDate) shares days with the week ending \(other.weekEnd), which is "
+                    + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
         }
         if let existing {
             try await resume(existing, plan: plan, dryRun: dryRun, report: &report)

@@ -318,4 +318,21 @@ import Testing
             #expect(data.range(of: Data(token.utf8)) == nil, "\(file)")
         }
     }
+
+    @Test func aWeekOverlappingARecordedOneIsRefused() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP")
+        let week = londonWeek(weekEnd)
+        bank.spend(account, 101, settled: week.end.adding(milliseconds: -3_600_000))
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            #expect(await harness.run(server, endDate: weekEnd).status == .ok)
+            // A run on Tuesday with no end date would cover Tuesday to Monday.
+            let overlapping = await harness.run(server, endDate: "2026-11-16")
+            #expect(overlapping.status == .usage)
+            #expect(overlapping.diagnostics.joined().contains("shares days with the week ending 2026-11-15"))
+            #expect(await harness.run(server, endDate: "2026-11-08").status == .ok, "the week before is 7 days apart")
+            #expect(await server.bank.transfers.count == 1)
+        }
+    }
 }
