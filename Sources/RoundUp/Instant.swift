@@ -33,10 +33,6 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         let days = Int((ms >= 0 ? ms : ms - 86_399_999) / 86_400_000)
         let msOfDay = Int(ms - Int64(days) * 86_400_000)
         let date = LocalDate(daysSinceEpoch: days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
         let hours = msOfDay / 3_600_000
         let minutes = msOfDay / 60_000 % 60
         let seconds = msOfDay / 1000 % 60

@@ -78,10 +78,6 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 
@@ -109,4 +105,10 @@ extension LocalDate: Codable {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
+}
+
+/// `value` in decimal, left-padded with zeros to `width` digits.
+func pad(_ value: Int, _ width: Int) -> String {
+    let digits = String(value)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
 }

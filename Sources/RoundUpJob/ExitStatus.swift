@@ -1,7 +1,7 @@
 public import StarlingAPI
 
 /// The process exit codes, from sysexits.
-public enum ExitStatus: Int32, Sendable, Codable, Comparable {
+public enum ExitStatus: Int32, Sendable, Codable {
     case ok = 0
     /// Bad flags or arguments, or a week that has not ended.
     case usage = 64
@@ -15,8 +15,6 @@ public enum ExitStatus: Int32, Sendable, Codable, Comparable {
     case permissionDenied = 77
     /// The configuration cannot be used.
     case configuration = 78
-
-    public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The exit status for a failure talking to the bank.
     public init(_ error: BankError) {

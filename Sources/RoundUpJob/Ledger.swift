@@ -107,9 +107,10 @@ public struct Ledger: Sendable {
         }
     }
 
-    /// Records the decision to transfer, before the transfer is sent. Fails if the
-    /// (account, week) already has an entry: a week is decided once.
-    public func recordIntent(_ entry: LedgerEntry, at now: Instant) throws {
+    /// Records what was decided for the week: a pending transfer (written before it is
+    /// sent) or nothing to move. Fails if the (account, week) already has an entry: a week
+    /// is decided once.
+    public func recordDecision(_ entry: LedgerEntry, at now: Instant) throws {
         try database.write { db in
             try db.execute(
                 sql: """
@@ -162,5 +163,9 @@ public struct Ledger: Sendable {
 public enum LedgerError: Error, CustomStringConvertible {
     case corrupt(String)
 
-    public var description: String { "the ledger holds an unreadable \(self)" }
+    public var description: String {
+        switch self {
+        case .corrupt(let what): "the ledger holds an unreadable \(what)"
+        }
+    }
 }

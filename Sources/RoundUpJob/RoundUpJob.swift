@@ -143,7 +143,7 @@ public struct RoundUpJob: Sendable {
             report.detail = "no round-up this week: nothing to move"
             if !dryRun {
                 try record("record the week") {
-                    try ledger.recordIntent(
+                    try ledger.recordDecision(
                         LedgerEntry(
                             accountUid: account.uid, weekEnd: week.endDate, status: .nothing,
                             currency: plan.currency.code, minorUnits: 0),
@@ -170,7 +170,7 @@ public struct RoundUpJob: Sendable {
         let entry = LedgerEntry(
             accountUid: account.uid, weekEnd: week.endDate, status: .pending, currency: plan.currency.code,
             minorUnits: plan.total.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid)
-        try record("record the transfer before sending it") { try ledger.recordIntent(entry, at: now()) }
+        try record("record the transfer before sending it") { try ledger.recordDecision(entry, at: now()) }
         try await transfer(entry, report: &report)
         report.detail = "moved \(plan.total) into \"\(goal.name)\""
     }

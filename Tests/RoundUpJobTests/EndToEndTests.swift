@@ -238,11 +238,11 @@ import Testing
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .dataError)
             #expect(await server.bank.transfers.map(\.accountUid) == [good])
+            #expect(result.report?.accounts.map(\.accountUid) == [good, negative, unknown])
             let statuses = result.report?.accounts.map(\.status)
             #expect(statuses == [.transferred, .failed, .failed])
             #expect(result.report?.accounts[1].detail?.contains("negative amount") == true)
             #expect(result.report?.accounts[2].detail?.contains("'XXX'") == true)
-            _ = negative
         }
     }
 
@@ -261,7 +261,7 @@ import Testing
         bank.state.accounts[0].balance -= 99
         let harness = try JobHarness(token: bank.state.token)
         try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
-        try harness.ledger().recordIntent(
+        try harness.ledger().recordDecision(
             LedgerEntry(accountUid: account, weekEnd: weekEndDate, status: .pending, currency: "GBP", minorUnits: 99,
                         goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
             at: JobHarness.now)

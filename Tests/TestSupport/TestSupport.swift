@@ -73,7 +73,7 @@ public struct TestBank: Sendable {
     }
 }
 
-/// A week in London and an instant inside it, for tests.
+/// The week ending `endDate` (YYYY-MM-DD) in London, for tests.
 public func londonWeek(_ endDate: String) -> Week {
     Week(endingOn: LocalDate(iso: endDate)!, in: TestBank.london)
 }
