@@ -30,7 +30,11 @@ let package = Package(
         ),
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "RoundUp", swiftSettings: strict),
-        .target(name: "StarlingAPI", dependencies: ["CurlHTTP", "RoundUp"], swiftSettings: strict),
+        .target(
+            name: "StarlingAPI",
+            dependencies: ["CurlHTTP", "RoundUp", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .target(
             name: "RoundUpJob",
             dependencies: [

@@ -25,6 +25,7 @@ public enum ExitStatus: Int32, Sendable, Codable {
         case .malformedResponse: self = .dataError
         case .refused(_, _, let messages) where messages.contains("INSUFFICIENT_FUNDS"): self = .temporaryFailure
         case .refused: self = .unavailable
+        case .retriesEnded(let last, _, _): self = ExitStatus(last)
         }
     }
 }

@@ -256,11 +256,7 @@ public struct RoundUpJob: Sendable {
     private func resolveGoal(for account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure)
         -> GoalChoice
     {
-        let goals = try await bankCall { () async throws(BankError) in try await bank.savingsGoals(accountUid: account.uid) }
-        let usable = goals.filter { goal in
-            (goal.state == nil || goal.state == "ACTIVE")
-                && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
-        }
+        let usable = try await bankCall { () async throws(BankError) in try await activeGoals(of: account) }
         if let wanted = settings.goalUids[account.uid] {
             guard let goal = usable.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
                 throw AccountFailure(
@@ -270,7 +266,7 @@ public struct RoundUpJob: Sendable {
             return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
         }
         let name = settings.savingsGoalName
-        let matches = usable.filter { $0.name.compare(name, options: [.caseInsensitive]) == .orderedSame }
+        let matches = usable.filter { $0.isNamed(name) }
         if let goal = matches.first {
             if matches.count > 1 {
                 logger.warning("account \(label(account)): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
@@ -295,10 +291,21 @@ public struct RoundUpJob: Sendable {
         }
         let uid = try await bankCall { () async throws(BankError) in
             try await bank.createSavingsGoal(
-                accountUid: account.uid, name: name, currency: account.currencyCode, target: target)
+                accountUid: account.uid, name: name, currency: account.currencyCode, target: target,
+                existing: { () async throws(BankError) in
+                    try await activeGoals(of: account).first { $0.isNamed(name) }?.savingsGoalUid
+                })
         }
         logger.notice("account \(label(account)): created the goal \"\(name)\" (\(uid))")
         return GoalChoice(uid: uid, name: name, created: true)
+    }
+
+    /// The account's goals that can take its money: active, in its currency.
+    private func activeGoals(of account: Account) async throws(BankError) -> [SavingsGoal] {
+        try await bank.savingsGoals(accountUid: account.uid).filter { goal in
+            (goal.state == nil || goal.state == "ACTIVE")
+                && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
+        }
     }
 
     // MARK: - Helpers
@@ -332,6 +339,12 @@ struct AccountFailure: Error {
     init(_ status: ExitStatus, _ message: String) {
         self.status = status
         self.message = message
+    }
+}
+
+extension SavingsGoal {
+    fileprivate func isNamed(_ wanted: String) -> Bool {
+        name.compare(wanted, options: [.caseInsensitive]) == .orderedSame
     }
 }
 

@@ -110,12 +110,17 @@ public enum Runner {
         let client: CurlHTTPClient
         do {
             client = try CurlHTTPClient(
-                configuration: CurlHTTPConfiguration(lanes: settings.concurrency, userAgent: "roundup/\(roundupVersion)"))
+                configuration: CurlHTTPConfiguration(
+                    requestTimeout: settings.requestTimeout, lanes: settings.concurrency,
+                    userAgent: "roundup/\(roundupVersion)"))
         } catch {
             return fail(.unavailable, error.message)
         }
         let job = RoundUpJob(
-            bank: BankClient(baseURL: settings.apiBaseURL, token: token, transport: client), ledger: ledger,
+            bank: BankClient(
+                baseURL: settings.apiBaseURL, token: token, transport: client,
+                retrier: Retrier(policy: settings.retryPolicy), logger: logger),
+            ledger: ledger,
             settings: settings, logger: logger, version: roundupVersion, now: { Instant.now })
         let report = await job.run(week: week, dryRun: request.dryRun)
 

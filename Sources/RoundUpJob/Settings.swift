@@ -1,3 +1,4 @@
+public import CurlHTTP
 public import Foundation
 public import RoundUp
 import Yams
@@ -22,6 +23,10 @@ public struct Settings: Sendable {
     public var concurrency: Int
     /// How long a second run waits for a running one before giving up.
     public var lockWait: Duration
+    /// How failed requests are tried again.
+    public var retryPolicy: RetryPolicy
+    /// How long one request may take before it counts as timed out (and is retried).
+    public var requestTimeout: Duration
 
     public static let productionURL = "https://api.starlingbank.com"
     public static let sandboxURL = "https://api-sandbox.starlingbank.com"
@@ -124,6 +129,36 @@ extension Settings {
         guard (1...32).contains(concurrency) else {
             throw SettingsError(origin: .file, message: "concurrency must be from 1 to 32, not \(concurrency)")
         }
+        func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>, default fallback: Int) throws(SettingsError)
+            -> Int
+        {
+            guard let value else { return fallback }
+            guard range.contains(value) else {
+                throw SettingsError(
+                    origin: .file,
+                    message: "\(key) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+            }
+            return value
+        }
+        let standard = RetryPolicy.standard
+        let retryPolicy = RetryPolicy(
+            maxAttempts: try bounded(file.retryAttempts, "retryAttempts", 1...20, default: standard.maxAttempts),
+            initialDelay: .milliseconds(
+                try bounded(
+                    file.retryFirstDelayMilliseconds, "retryFirstDelayMilliseconds", 0...60_000,
+                    default: Int(standard.initialDelay.components.seconds * 1000)
+                        + Int(standard.initialDelay.components.attoseconds / 1_000_000_000_000_000))),
+            maxDelay: .seconds(
+                try bounded(
+                    file.retryMaxDelaySeconds, "retryMaxDelaySeconds", 0...3600,
+                    default: Int(standard.maxDelay.components.seconds))),
+            maxRetryAfter: .seconds(
+                try bounded(
+                    file.retryAfterLimitSeconds, "retryAfterLimitSeconds", 0...3600,
+                    default: Int(standard.maxRetryAfter.components.seconds))),
+            runRetries: standard.runRetries, runWait: standard.runWait)
+        let requestTimeout = try bounded(file.requestTimeoutSeconds, "requestTimeoutSeconds", 1...600, default: 60)
+        let lockWait = try bounded(file.lockWaitSeconds, "lockWaitSeconds", 0...3600, default: 10)
         return Settings(
             apiBaseURL: baseURL, timeZone: timeZone, savingsGoalName: goalName, goalUids: file.goals ?? [:],
             newGoalTargets: (file.newGoalTarget ?? [:]).mapValues(\.value), stateDirectory: stateDirectory,
@@ -132,7 +167,8 @@ extension Settings {
             rule: SelectionRule(
                 excludedSources: Set(file.excludeSources ?? []),
                 excludedSpendingCategories: Set(file.excludeSpendingCategories ?? [])),
-            policy: policy, concurrency: concurrency, lockWait: .seconds(file.lockWaitSeconds ?? 10))
+            policy: policy, concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
+            requestTimeout: .seconds(requestTimeout))
     }
 
     /// Plain http is allowed only to this machine; anything else must be https.
@@ -188,10 +224,17 @@ struct ConfigFile: Decodable {
     var excludeSpendingCategories: [String]?
     var concurrency: Int?
     var lockWaitSeconds: Int?
+    var retryAttempts: Int?
+    var retryFirstDelayMilliseconds: Int?
+    var retryMaxDelaySeconds: Int?
+    var retryAfterLimitSeconds: Int?
+    var requestTimeoutSeconds: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
         case multiplier, weeklyCap, excludeSources, excludeSpendingCategories, concurrency, lockWaitSeconds
+        case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
+        case requestTimeoutSeconds
     }
 
     init() {}

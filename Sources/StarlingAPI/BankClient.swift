@@ -1,4 +1,5 @@
 public import CurlHTTP
+public import Logging
 public import RoundUp
 import Foundation
 
@@ -8,18 +9,31 @@ import Foundation
 /// client's `User-Agent` (set on the transport). Responses are checked here, once: a
 /// non-2xx status becomes a typed `BankError` with the bank's own messages, and a body
 /// that does not decode becomes `.malformedResponse` naming the endpoint and the field.
+///
+/// Every request, the PUTs included, is retried as the `retrier` says when it fails in a
+/// way that may pass (no connection, a timeout, 408, 429, 5xx, a garbled body). That is
+/// safe for the transfer because the bank keys it on the caller's transfer uid; goal
+/// creation has no such key, so it looks for the goal again before it tries again.
 public struct BankClient: Sendable {
     /// The API's base URL, without a trailing slash: `https://api.starlingbank.com`.
     public let baseURL: String
+    /// How failed requests are tried again; its budget is shared by all of a run's requests.
+    public let retrier: Retrier
     private let token: AccessToken
     private let transport: any HTTPTransport
+    private let logger: Logger
 
-    public init(baseURL: String, token: AccessToken, transport: any HTTPTransport) {
+    public init(
+        baseURL: String, token: AccessToken, transport: any HTTPTransport, retrier: Retrier = Retrier(policy: .standard),
+        logger: Logger = Logger(label: "roundup.bank", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.token = token
         self.transport = transport
+        self.retrier = retrier
+        self.logger = logger
     }
 
     /// `GET /api/v2/identity/token`: the token's scopes. Needs no scope itself.
@@ -50,12 +64,22 @@ public struct BankClient: Sendable {
     }
 
     /// `PUT /api/v2/account/{accountUid}/savings-goals`: creates a goal, returns its uid.
-    public func createSavingsGoal(accountUid: String, name: String, currency: String, target: CurrencyAndAmount?)
-        async throws(BankError) -> String
-    {
+    ///
+    /// The bank takes no client key for a new goal, so a create whose answer was lost may
+    /// still have made the goal. Before each retry `existing` is asked for the goal; if it
+    /// finds one, that goal is the answer and no second goal is made.
+    public func createSavingsGoal(
+        accountUid: String, name: String, currency: String, target: CurrencyAndAmount?,
+        existing: () async throws(BankError) -> String?
+    ) async throws(BankError) -> String {
         let path = "/api/v2/account/\(segment(accountUid))/savings-goals"
         let body = CreateSavingsGoalRequest(name: name, currency: currency, target: target)
-        return try await put(path, body: body, as: CreateSavingsGoalResponse.self).savingsGoalUid
+        let encoded = try encode(body, for: path)
+        return try await retrying("PUT \(path)") { (attempt) async throws(BankError) -> String in
+            if attempt > 1, let uid = try await existing() { return uid }
+            return try await once(.put, path, query: nil, body: encoded, as: CreateSavingsGoalResponse.self)
+                .savingsGoalUid
+        }
     }
 
     /// `PUT …/savings-goals/{goalUid}/add-money/{transferUid}`: moves `amount` into the
@@ -80,16 +104,45 @@ public struct BankClient: Sendable {
     private func put<Request: Encodable, Body: Decodable>(_ path: String, body: Request, as type: Body.Type)
         async throws(BankError) -> Body
     {
-        let encoded: Data
+        try await send(.put, path, query: nil, body: try encode(body, for: path), as: type)
+    }
+
+    private func encode(_ body: some Encodable, for path: String) throws(BankError) -> [UInt8] {
         do {
-            encoded = try JSONEncoder().encode(body)
+            return Array(try JSONEncoder().encode(body))
         } catch {
             throw .malformedResponse(endpoint: "PUT \(path)", detail: "could not encode the request: \(error)")
         }
-        return try await send(.put, path, query: nil, body: Array(encoded), as: type)
     }
 
     private func send<Body: Decodable>(
+        _ method: HTTPMethod, _ path: String, query: String?, body: [UInt8]?, as type: Body.Type
+    ) async throws(BankError) -> Body {
+        try await retrying("\(method.rawValue) \(path)") { (_) async throws(BankError) -> Body in
+            try await once(method, path, query: query, body: body, as: type)
+        }
+    }
+
+    /// Runs `attempt` under the retry policy. A failure that was never retried is thrown as
+    /// it is; one that was, or that the policy refused to wait for, says so.
+    private func retrying<T>(_ endpoint: String, _ attempt: (Int) async throws(BankError) -> T)
+        async throws(BankError) -> T
+    {
+        do throws(RetriesEnded<BankError>) {
+            return try await retrier.run(
+                attempt, classify: \.retryableFailure,
+                willRetry: { failure, number, delay in
+                    logger.warning(
+                        "\(failure.description); trying again in \(delay.inSeconds) (attempt \(number + 1) of \(retrier.policy.maxAttempts))")
+                })
+        } catch {
+            if error.attempts == 1, error.stop == .notRetryable { throw error.last }
+            throw .retriesEnded(error.last, attempts: error.attempts, stop: error.stop)
+        }
+    }
+
+    /// One attempt of one request, with no retry.
+    private func once<Body: Decodable>(
         _ method: HTTPMethod, _ path: String, query: String?, body: [UInt8]?, as type: Body.Type
     ) async throws(BankError) -> Body {
         let endpoint = "\(method.rawValue) \(path)"

@@ -14,6 +14,26 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
     case refused(endpoint: String, status: Int, messages: [String])
     /// A 2xx whose body is not what the API promises.
     case malformedResponse(endpoint: String, detail: String)
+    /// `last` failed again and again until the retry policy stopped, for the reason given.
+    indirect case retriesEnded(_ last: BankError, attempts: Int, stop: RetryStop)
+
+    /// The failure underneath any retries.
+    public var underlying: BankError {
+        if case .retriesEnded(let last, _, _) = self { return last.underlying }
+        return self
+    }
+
+    /// The failure as the retry policy sees it.
+    public var retryableFailure: RetryableFailure {
+        switch self {
+        case .unreachable(_, let error): .transport(error.kind)
+        case .tokenRejected(_, let status, _), .serverError(_, let status, _), .refused(_, let status, _):
+            .status(status, retryAfter: nil)
+        case .rateLimited(_, let retryAfter): .status(429, retryAfter: retryAfter)
+        case .malformedResponse: .unreadableBody
+        case .retriesEnded(let last, _, _): last.retryableFailure
+        }
+    }
 
     public var description: String {
         switch self {
@@ -31,6 +51,12 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
             "the bank refused \(endpoint) with HTTP \(status)\(BankError.list(messages))"
         case .malformedResponse(let endpoint, let detail):
             "the bank's answer to \(endpoint) is malformed: \(detail)"
+        case .retriesEnded(let last, let attempts, let stop):
+            switch stop {
+            case .attemptsExhausted: "\(last.description) (\(attempts) attempts)"
+            case .notRetryable: "\(last.description) (attempt \(attempts))"
+            default: "\(last.description) (\(stop); \(attempts) attempt\(attempts == 1 ? "" : "s"))"
+            }
         }
     }
 
