@@ -132,6 +132,10 @@ private final class CurlLane: @unchecked Sendable {
                 set(roundup_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(configuration.requestTimeout)))
                 set(roundup_curl_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent))
                 set(roundup_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBytes.baseAddress))
+                // libcurl silently sends a request again when a reused connection dies before
+                // any answer, although the server may have acted on it. A fresh connection
+                // keeps a request that must not be repeated from being repeated.
+                set(roundup_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, request.repeatable ? 0 : 1))
 
                 for (name, value) in request.headers {
                     headerList = curl_slist_append(headerList, "\(name): \(value)")

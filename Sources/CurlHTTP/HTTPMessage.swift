@@ -12,12 +12,20 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// Header fields in order, names as written.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
+    /// False for a request the server may act on twice if it arrives twice. The transport
+    /// then never sends it again on its own (libcurl would, over a reused connection that
+    /// broke before the answer); whether to retry is left to the caller.
+    public var repeatable: Bool
 
-    public init(method: HTTPMethod, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(
+        method: HTTPMethod, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        repeatable: Bool = true
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.repeatable = repeatable
     }
 
     public var description: String { "\(method.rawValue) \(url)" }

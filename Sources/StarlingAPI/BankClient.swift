@@ -77,8 +77,9 @@ public struct BankClient: Sendable {
         let encoded = try encode(body, for: path)
         return try await retrying("PUT \(path)") { (attempt) async throws(BankError) -> String in
             if attempt > 1, let uid = try await existing() { return uid }
-            return try await once(.put, path, query: nil, body: encoded, as: CreateSavingsGoalResponse.self)
-                .savingsGoalUid
+            return try await once(
+                .put, path, query: nil, body: encoded, repeatable: false, as: CreateSavingsGoalResponse.self
+            ).savingsGoalUid
         }
     }
 
@@ -143,7 +144,8 @@ public struct BankClient: Sendable {
 
     /// One attempt of one request, with no retry.
     private func once<Body: Decodable>(
-        _ method: HTTPMethod, _ path: String, query: String?, body: [UInt8]?, as type: Body.Type
+        _ method: HTTPMethod, _ path: String, query: String?, body: [UInt8]?, repeatable: Bool = true,
+        as type: Body.Type
     ) async throws(BankError) -> Body {
         let endpoint = "\(method.rawValue) \(path)"
         var headers: [(name: String, value: String)] = [
@@ -154,7 +156,8 @@ public struct BankClient: Sendable {
         let url = baseURL + path + (query.map { "?\($0)" } ?? "")
         let response: HTTPResponse
         do {
-            response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
+            response = try await transport.send(
+                HTTPRequest(method: method, url: url, headers: headers, body: body, repeatable: repeatable))
         } catch {
             throw .unreachable(endpoint: endpoint, error)
         }

@@ -25,12 +25,22 @@ public struct EmulatorResponse: Sendable {
     public var status: Int
     public var headers: [String: String]
     public var body: [UInt8]
+    /// How long the server waits before it sends the answer.
+    public var delay: Duration = .zero
+    /// Close the connection instead of answering.
+    public var dropConnection = false
 
     public init(status: Int, headers: [String: String] = ["Content-Type": "application/json"], body: [UInt8]) {
         self.status = status
         self.headers = headers
         self.body = body
     }
+
+    static let dropped: EmulatorResponse = {
+        var response = EmulatorResponse(status: 0, headers: [:], body: [])
+        response.dropConnection = true
+        return response
+    }()
 }
 
 /// What the emulator saw of one request, for tests to check. Holds no header values
@@ -38,6 +48,11 @@ public struct EmulatorResponse: Sendable {
 public struct RecordedRequest: Sendable, Hashable {
     public var method: String
     public var path: String
+    public var endpoint: Endpoint
+    /// The fault injected into this request, if any.
+    public var fault: Fault?
+    /// When the bank saw the request.
+    public var arrived: Instant
     public var query: [String: String]
     public var status: Int
     public var userAgent: String?
@@ -55,6 +70,9 @@ public struct RecordedRequest: Sendable, Hashable {
 public actor EmulatedBank {
     public private(set) var state: BankState
     public private(set) var requests: [RecordedRequest] = []
+    /// Requests that have arrived, including those still being handled.
+    public private(set) var arrivals = 0
+    private var faultRules: [ActiveRule] = []
     private let now: @Sendable () -> Instant
     private var nextUid = 1
 
@@ -71,15 +89,77 @@ public actor EmulatedBank {
     /// Transfers made so far, oldest first.
     public var transfers: [EmulatedTransfer] { state.transfers }
 
-    /// Handles one request.
-    public func handle(_ request: EmulatorRequest) -> EmulatorResponse {
-        let response = route(request)
+    /// Injects faults from now on, by these rules; the first rule that picks a request wins.
+    /// An empty list stops injecting.
+    public func injectFaults(_ rules: [FaultRule]) {
+        faultRules = rules.map(ActiveRule.init)
+    }
+
+    /// The faults injected so far, in order.
+    public var injectedFaults: [InjectedFault] {
+        requests.compactMap { request in request.fault.map { InjectedFault(endpoint: request.endpoint, fault: $0) } }
+    }
+
+    /// Handles one request, with any fault the rules pick for it.
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        arrivals += 1
+        let arrived = now()
+        let endpoint = Endpoint(method: request.method, path: request.path)
+        var fault: Fault?
+        for index in faultRules.indices {
+            if let picked = faultRules[index].fault(for: endpoint) {
+                fault = picked
+                break
+            }
+        }
+        if case .stall(let delay) = fault {
+            // The actor is free for other requests while this one waits.
+            try? await Task.sleep(for: delay)
+        }
+        var response: EmulatorResponse
+        switch fault {
+        case nil, .stall:
+            response = route(request)
+        case .latency(let delay):
+            response = route(request)
+            response.delay = delay
+        case .serverError(let status):
+            response = errors(status, "The service is temporarily unavailable")
+        case .proxyError:
+            response = EmulatorResponse(
+                status: 502, headers: ["Content-Type": "text/html"],
+                body: Array("<html><body><h1>502 Bad Gateway</h1></body></html>\n".utf8))
+        case .rateLimited(let retryAfter):
+            response = errors(429, "TOO_MANY_REQUESTS")
+            if let retryAfter { response.headers["Retry-After"] = retryAfter }
+        case .dropConnection:
+            response = .dropped
+        case .dropAfterApplying:
+            _ = route(request)
+            response = .dropped
+        case .failAfterApplying(let status):
+            _ = route(request)
+            response = errors(status, "The service is temporarily unavailable")
+        case .malformedBody(let garble):
+            response = route(request)
+            response.body = garbled(response.body, garble)
+        }
         requests.append(
             RecordedRequest(
-                method: request.method, path: request.path, query: request.query, status: response.status,
-                userAgent: request.headers["user-agent"], accept: request.headers["accept"],
+                method: request.method, path: request.path, endpoint: endpoint, fault: fault, arrived: arrived,
+                query: request.query, status: response.status, userAgent: request.headers["user-agent"],
+                accept: request.headers["accept"],
                 authorized: request.headers["authorization"] == "Bearer \(state.token)"))
         return response
+    }
+
+    private func garbled(_ body: [UInt8], _ garble: Fault.Garble) -> [UInt8] {
+        switch garble {
+        case .truncated: Array(body.prefix(body.count / 2))
+        case .html: Array("<html><body>Service temporarily unavailable</body></html>".utf8)
+        case .wrongShape: Array(#"{"accounts":"none","feedItems":7,"savingsGoalList":{},"scopes":null}"#.utf8)
+        case .empty: []
+        }
     }
 
     private func route(_ request: EmulatorRequest) -> EmulatorResponse {

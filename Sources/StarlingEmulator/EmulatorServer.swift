@@ -23,7 +23,10 @@ public final class EmulatorServer: Sendable {
 
     /// Starts serving `bank` on 127.0.0.1:`port`; port 0 picks a free one.
     public static func start(bank: EmulatedBank, port: UInt16 = 0) async throws -> EmulatorServer {
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), logger: .disabled)
+        let server = HTTPServer(
+            config: HTTPServer.Configuration(
+                address: try sockaddr_in.inet(ip4: "127.0.0.1", port: port),
+                pool: NoDelayPool(inner: HTTPServer.defaultPool()), logger: .disabled))
         await server.appendRoute("*") { request in
             try await EmulatorServer.respond(to: request, bank: bank)
         }
@@ -63,6 +66,8 @@ public final class EmulatorServer: Sendable {
             EmulatorRequest(
                 method: request.method.rawValue, path: request.path, query: query, headers: headers,
                 body: Array(body)))
+        if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
+        if answer.dropConnection { return FlyingFox.HTTPResponse(webSocket: HangUp()) }
         var responseHeaders = HTTPHeaders()
         for (name, value) in answer.headers {
             responseHeaders[HTTPHeader(name)] = value
@@ -86,6 +91,33 @@ public final class EmulatorServer: Sendable {
         case 503: "Service Unavailable"
         default: "Status"
         }
+    }
+}
+
+/// The server writes a response's head and body separately. With Nagle's algorithm on, the
+/// body then waits for the client's delayed ACK, about 40 ms on every reused connection.
+/// This pool turns Nagle off on every socket it sees: the listening socket first, whose
+/// setting accepted connections inherit on Linux, and each connection as it waits.
+private struct NoDelayPool: AsyncSocketPool {
+    let inner: any AsyncSocketPool
+
+    func prepare() async throws { try await inner.prepare() }
+    func run() async throws { try await inner.run() }
+
+    func suspendSocket(_ socket: Socket, untilReadyFor events: Socket.Events) async throws {
+        try? socket.setValue(true, for: BoolSocketOption(level: Int32(IPPROTO_TCP), name: Int32(TCP_NODELAY)))
+        try await inner.suspendSocket(socket, untilReadyFor: events)
+    }
+}
+
+/// Closes the connection without an answer. FlyingFox asks a WebSocket handler for its
+/// frames before it writes any response bytes; failing there makes the server close the
+/// connection with nothing sent, which is how a crashed or cut-off server looks to a client.
+private struct HangUp: WSHandler {
+    struct Closed: Error {}
+
+    func makeFrames(for client: AsyncThrowingStream<WSFrame, any Error>) async throws -> AsyncStream<WSFrame> {
+        throw Closed()
     }
 }
 

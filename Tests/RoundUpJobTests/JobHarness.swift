@@ -21,12 +21,22 @@ struct JobHarness {
     /// "Now" for the tests: well after every week they use.
     static let now = Instant(iso8601: "2026-11-21T10:00:00Z")!
 
+    /// Retries as in production, but with millisecond waits so that tests stay quick.
+    static let quickRetries = """
+        retryFirstDelayMilliseconds: 1
+        retryMaxDelaySeconds: 0
+        requestTimeoutSeconds: 5
+
+        """
+
     func run(_ server: EmulatorServer, endDate: String, dryRun: Bool = false, token: String? = nil,
-             goal: String? = nil) async -> RunResult {
+             goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
+        let configPath = directory.path + "/config.yaml"
+        FileManager.default.createFile(atPath: configPath, contents: Data(config.utf8))
         let request = RunRequest(
             endDate: endDate, dryRun: dryRun,
-            flags: SettingFlags(apiBaseURL: server.baseURL, savingsGoal: goal, stateDirectory: stateDirectory),
-            ignoreConfigFile: true)
+            flags: SettingFlags(
+                configFile: configPath, apiBaseURL: server.baseURL, savingsGoal: goal, stateDirectory: stateDirectory))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .trace
         return await Runner.run(

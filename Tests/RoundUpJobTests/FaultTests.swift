@@ -1,0 +1,197 @@
+import Foundation
+import RoundUp
+import RoundUpJob
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The job against a bank that fails: every kind of transient fault on every endpoint,
+/// a bank that stays down, and a quarter of all requests failing at random.
+@Suite struct FaultTests {
+    let weekEnd = "2026-11-15"
+
+    static let endpoints: [Endpoint] = [.identity, .accounts, .settledFeed, .savingsGoals, .createGoal, .addMoney]
+
+    @Test(
+        "one transient fault on one endpoint is retried and the money moves exactly once",
+        arguments: Fault.transientKinds, endpoints)
+    func oneFault(fault: Fault, endpoint: Endpoint) async throws {
+        let week = GeneratedWeek(seed: 7, token: "tok-one-fault")
+        let harness = try JobHarness(token: "tok-one-fault")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([.first(1, [endpoint], fault)])
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(await server.bank.injectedFaults == [InjectedFault(endpoint: endpoint, fault: fault)])
+            let problems = week.problems(in: await server.bank.state)
+            #expect(problems.none, "\(problems)")
+            let entries = try harness.ledger().entries()
+            #expect(entries.allSatisfy { $0.status != .pending })
+            // The retry is logged, saying what failed. (Latency needs none; libcurl itself
+            // resends a request whose reused connection was dropped, except goal creation.)
+            let retried = harness.log.lines.contains { $0.contains("trying again in") }
+            switch fault {
+            case .latency: #expect(!retried)
+            case .dropConnection, .dropAfterApplying: #expect(retried || endpoint != .createGoal)
+            default: #expect(retried)
+            }
+        }
+    }
+
+    @Test("a request slower than the timeout is abandoned and retried; the bank had already moved the money")
+    func timeoutAfterTheMoneyMoved() async throws {
+        let week = GeneratedWeek(seed: 3, token: "tok-timeout")
+        let harness = try JobHarness(token: "tok-timeout")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([.first(1, [.addMoney], .latency(.milliseconds(2500)))])
+            let config = "retryFirstDelayMilliseconds: 1\nrequestTimeoutSeconds: 1\n"
+            let result = await harness.run(server, endDate: weekEnd, config: config)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(harness.log.lines.contains { $0.contains("timed out") || $0.contains("Timeout") })
+            let problems = week.problems(in: await server.bank.state)
+            #expect(problems.none, "\(problems)")
+            let puts = await server.bank.requests.filter { $0.endpoint == .addMoney }
+            #expect(puts.count == week.expected.values.filter { $0 > 0 }.count + 1)
+        }
+    }
+
+    @Test("Retry-After is honoured: the retry comes no sooner than the bank asked")
+    func retryAfterIsHonoured() async throws {
+        let week = GeneratedWeek(seed: 5, token: "tok-429")
+        let harness = try JobHarness(token: "tok-429")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([.first(1, [.accounts], .rateLimited(retryAfter: "1"))])
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            let accounts = await server.bank.requests.filter { $0.endpoint == .accounts }
+            try #require(accounts.count == 2)
+            let gap = accounts[1].arrived.millisecondsSince1970 - accounts[0].arrived.millisecondsSince1970
+            #expect(gap >= 1000, "the retry came \(gap) ms after the 429")
+        }
+    }
+
+    // MARK: - A bank that stays down
+
+    @Test("connection refused: exit 69, nothing recorded, a plain message")
+    func connectionRefused() async throws {
+        let week = GeneratedWeek(seed: 1, token: "tok-refused")
+        let harness = try JobHarness(token: "tok-refused")
+        let server = try await EmulatorServer.start(bank: EmulatedBank(state: week.bank.state))
+        await server.stop()
+        let result = await harness.run(server, endDate: weekEnd)
+        #expect(result.status == .unavailable)
+        let message = result.diagnostics.joined(separator: "\n")
+        #expect(message.contains("could not reach the bank"), "\(message)")
+        #expect(message.contains("6 attempts"), "\(message)")
+        let entries = try harness.ledger().entries()
+        #expect(entries.isEmpty)
+    }
+
+    @Test("an HTML 502 from a proxy on every request: exit 69, nothing moved or recorded")
+    func proxyAlwaysFails() async throws {
+        let week = GeneratedWeek(seed: 2, token: "tok-proxy")
+        let harness = try JobHarness(token: "tok-proxy")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([FaultRule(when: .always, faults: [.proxyError])])
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .unavailable)
+            #expect(result.diagnostics.joined().contains("HTTP 502"))
+            #expect(await server.bank.requests.count == 6, "one request, tried six times")
+            #expect(await server.bank.transfers.isEmpty)
+            let entries = try harness.ledger().entries()
+            #expect(entries.isEmpty)
+        }
+    }
+
+    @Test("5xx on every transfer: exit 69; the intent stays unconfirmed and the next run moves it once")
+    func transfersKeepFailing() async throws {
+        let week = GeneratedWeek(seed: 4, withGoals: true, token: "tok-5xx")
+        let harness = try JobHarness(token: "tok-5xx")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])])
+            let failed = await harness.run(server, endDate: weekEnd)
+            #expect(failed.status == .unavailable)
+            #expect(await server.bank.transfers.isEmpty)
+            let pending = try harness.ledger().entries().filter { $0.status == .pending }
+            #expect(pending.count == week.expected.values.filter { $0 > 0 }.count)
+            #expect(failed.report?.accounts.allSatisfy { $0.status == .failed || $0.status == .nothingToDo } == true)
+
+            await server.bank.injectFaults([])
+            let second = await harness.run(server, endDate: weekEnd)
+            #expect(second.status == .ok, "\(second.diagnostics)")
+            let problems = week.problems(in: await server.bank.state)
+            #expect(problems.none, "\(problems)")
+        }
+    }
+
+    @Test("429 on every request: exit 75, a temporary failure")
+    func rateLimitedThroughout() async throws {
+        let week = GeneratedWeek(seed: 6, token: "tok-429s")
+        let harness = try JobHarness(token: "tok-429s")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([FaultRule(when: .always, faults: [.rateLimited(retryAfter: "0")])])
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .temporaryFailure)
+            #expect(result.diagnostics.joined().contains("rate-limiting"))
+            #expect(await server.bank.transfers.isEmpty)
+        }
+    }
+
+    @Test("a Retry-After longer than the job waits ends the run at once with exit 75, saying why")
+    func retryAfterTooLong() async throws {
+        let week = GeneratedWeek(seed: 6, token: "tok-long")
+        let harness = try JobHarness(token: "tok-long")
+        try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults([.first(1, [.identity], .rateLimited(retryAfter: "3600"))])
+            let result = await harness.run(server, endDate: weekEnd)
+            #expect(result.status == .temporaryFailure)
+            let message = result.diagnostics.joined()
+            #expect(message.contains("asked to wait 3600 s"), "\(message)")
+            #expect(await server.bank.requests.count == 1)
+        }
+    }
+
+    // MARK: - The matrix
+
+    @Test("fault matrix: a quarter of all requests fail, of every kind on every endpoint; money moves exactly once")
+    func faultMatrix() async throws {
+        let seeds: ClosedRange<UInt64> = 1...40
+        var requests = 0
+        var faults: [String: Int] = [:]
+        var lost: Int64 = 0
+        var doubled: Int64 = 0
+        for seed in seeds {
+            let token = "tok-matrix-\(seed)"
+            let week = GeneratedWeek(seed: seed, withGoals: seed % 2 == 0, token: token)
+            let harness = try JobHarness(token: token)
+            try await withEmulator(week.bank.state) { server in
+                await server.bank.injectFaults([
+                    FaultRule(when: .randomly(probability: 0.25, seed: seed), faults: Fault.transientKinds)
+                ])
+                // Ten attempts per request: with a quarter failing, a request fails ten
+                // times running about once in a million.
+                let config = JobHarness.quickRetries + "retryAttempts: 10\n"
+                let first = await harness.run(server, endDate: weekEnd, config: config)
+                #expect(first.status == .ok, "seed \(seed): \(first.diagnostics)")
+                // A rerun, still under faults, moves nothing more.
+                let second = await harness.run(server, endDate: weekEnd, config: config)
+                #expect(second.status == .ok, "seed \(seed) rerun: \(second.diagnostics)")
+                #expect(second.report?.accounts.allSatisfy { $0.status != .transferred } == true)
+
+                let problems = week.problems(in: await server.bank.state)
+                #expect(problems.none, "seed \(seed): \(problems)")
+                lost += problems.lost
+                doubled += problems.doubled
+                requests += await server.bank.requests.count
+                for injected in await server.bank.injectedFaults { faults[injected.fault.kind, default: 0] += 1 }
+            }
+        }
+        let injected = faults.values.reduce(0, +)
+        #expect(Double(injected) > Double(requests) * 0.2, "about a quarter of the requests should fail")
+        #expect(Set(faults.keys) == Set(Fault.transientKinds.map(\.kind)))
+        print(
+            "fault matrix: \(seeds.count * 2) runs, \(requests) requests, \(injected) faults injected ("
+                + faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + "); money lost: \(lost), doubled: \(doubled) minor units")
+    }
+}
