@@ -1,0 +1,215 @@
+import Foundation
+import Synchronization
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The built binary killed with SIGKILL at many points of real runs, then run again:
+/// every account's round-up must be moved exactly once, whatever the moment of the crash.
+@Suite struct CrashTests {
+    let weekEnd = "2026-11-15"
+
+    /// One crash scenario: a fresh bank and state directory, a run killed when `killWhen`
+    /// says, then runs until one ends normally. Returns whether the kill landed (the run
+    /// may have finished first) and what is wrong with the money afterwards.
+    func crash(
+        seed: UInt64, faults: [FaultRule],
+        killWhen: @escaping @Sendable (EmulatedBank, LaunchedRoundup) async -> Bool
+    ) async throws -> (killed: Bool, problems: MoneyProblems) {
+        let token = "crash-token-\(seed)"
+        let week = GeneratedWeek(seed: seed, token: token)
+        let home = try TemporaryDirectory()
+        return try await withEmulator(week.bank.state) { server in
+            await server.bank.injectFaults(faults)
+            let arguments = [
+                "run", "--end-date", weekEnd, "--api-base-url", server.baseURL, "--state-dir", home.path + "/state",
+            ]
+            let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+            let victim = try LaunchedRoundup(arguments, environment: environment, output: home.path + "/killed")
+            var killed = false
+            if await killWhen(server.bank, victim) { killed = victim.kill() }
+            let ending = await victim.exit()
+            if killed { #expect(ending == .signal(SIGKILL), "seed \(seed)") }
+            // The bank may still be acting on a request the dead run sent; let it finish,
+            // as a real bank would, before the next run starts.
+            await settle(server.bank)
+            await server.bank.injectFaults([])
+
+            let rerun = try LaunchedRoundup(arguments, environment: environment, output: home.path + "/rerun")
+            let status = await rerun.exit()
+            let stderr = (try? String(contentsOfFile: home.path + "/rerun.err", encoding: .utf8)) ?? ""
+            #expect(status == .exit(0), "seed \(seed): the run after the crash ended \(status): \(stderr)")
+            #expect(!stderr.contains("another roundup run"), "the dead run's lock must not block: \(stderr)")
+            let problems = week.problems(in: await server.bank.state)
+            return (killed, problems)
+        }
+    }
+
+    @Test("SIGKILL at every request, before the bank acts and after it acted but before it answered")
+    func killAtEveryRequest() async throws {
+        var points = 0
+        var problems: [String] = []
+        // An undisturbed run of seed 11 makes about 18 requests; try each one both ways.
+        for request in 1...20 {
+            for afterActing in [false, true] {
+                let fault: Fault = afterActing ? .latency(.seconds(2)) : .stall(.milliseconds(200))
+                let outcome = try await crash(
+                    seed: 11, faults: [FaultRule(when: .onRequests([request]), faults: [fault])]
+                ) { bank, victim in
+                    // After acting, the request is recorded; before, it has only arrived.
+                    await waitFor(victim) {
+                        afterActing ? await bank.requests.count >= request : await bank.arrivals >= request
+                    }
+                }
+                if outcome.killed { points += 1 }
+                if !outcome.problems.none { problems.append("request \(request), after acting \(afterActing): \(outcome.problems)") }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(points >= 30, "most requests should have been reached before the run ended")
+        print("crash test (at requests): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")")
+    }
+
+    @Test("SIGKILL at random moments of runs slowed down by latency on every request")
+    func killAtRandomMoments() async throws {
+        var random = SeededRandom(seed: 2026)
+        var points = 0
+        var problems: [String] = []
+        for round in 0..<30 {
+            let seed = UInt64(20 + round % 5)
+            let delay = Int(random.next() % 200)
+            let outcome = try await crash(
+                seed: seed, faults: [FaultRule(when: .always, faults: [.latency(.milliseconds(10))])]
+            ) { _, victim in
+                try? await Task.sleep(for: .milliseconds(delay))
+                return victim.isRunning
+            }
+            if outcome.killed { points += 1 }
+            if !outcome.problems.none { problems.append("seed \(seed), \(delay) ms: \(outcome.problems)") }
+        }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(points >= 20, "most kills should land before the run ends")
+        print("crash test (random moments): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")")
+    }
+
+    @Test("two runs at once: the second waits for the lock, then exits 75 and moves nothing")
+    func secondRunWaitsThenGivesUp() async throws {
+        let token = "lock-token"
+        let week = GeneratedWeek(seed: 31, token: token)
+        let home = try TemporaryDirectory()
+        try await withEmulator(week.bank.state) { server in
+            // The first run stalls on its first request, holding the lock.
+            await server.bank.injectFaults([.first(1, [.identity], .stall(.seconds(3)))])
+            let config = home.path + "/config.yaml"
+            try "lockWaitSeconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let arguments = [
+                "run", "--end-date", weekEnd, "--api-base-url", server.baseURL, "--state-dir", home.path + "/state",
+                "--config", config,
+            ]
+            let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+            let first = try LaunchedRoundup(arguments, environment: environment, output: home.path + "/first")
+            _ = await waitFor(first) { await server.bank.arrivals >= 1 }
+
+            let started = ContinuousClock.now
+            let second = try await roundup(arguments, environment: environment)
+            let waited = ContinuousClock.now - started
+            #expect(second.status == 75)
+            #expect(second.stderr.contains("another roundup run is using"))
+            #expect(waited >= .seconds(1), "it should wait lockWaitSeconds before giving up")
+
+            #expect(await first.exit() == .exit(0))
+            let problems = week.problems(in: await server.bank.state)
+            #expect(problems.none, "\(problems)")
+        }
+    }
+}
+
+/// Polls `condition` every millisecond until it holds (true) or the run ends (false).
+@discardableResult
+func waitFor(_ victim: LaunchedRoundup, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        if !victim.isRunning { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return false
+}
+
+/// Waits until the bank has answered every request that reached it.
+func settle(_ bank: EmulatedBank) async {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+        if await bank.requests.count >= bank.arrivals { return }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// The roundup binary started in the background, with stdout and stderr in files
+/// (`<output>.out`, `<output>.err`), to be killed or waited for.
+///
+/// `@unchecked Sendable`: `process` is set up in `init` and afterwards only kept alive, never
+/// touched; what is shared is the immutable pid, the stream, and the ending behind a `Mutex`.
+final class LaunchedRoundup: @unchecked Sendable {
+    enum Ending: Equatable, CustomStringConvertible {
+        case exit(Int32)
+        case signal(Int32)
+
+        var description: String {
+            switch self {
+            case .exit(let status): "with exit status \(status)"
+            case .signal(let signal): "by signal \(signal)"
+            }
+        }
+    }
+
+    private let process: Process
+    private let pid: Int32
+    private let ending = Box()
+    private let ended: AsyncStream<Ending>
+
+    init(_ arguments: [String], environment: [String: String], output: String) throws {
+        let binary = try #require(roundupBinary, "the roundup binary was not built beside the tests")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = environment
+        FileManager.default.createFile(atPath: output + ".out", contents: nil)
+        FileManager.default.createFile(atPath: output + ".err", contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: output + ".out")
+        process.standardError = FileHandle(forWritingAtPath: output + ".err")
+        process.standardInput = FileHandle.nullDevice
+        let (stream, continuation) = AsyncStream.makeStream(of: Ending.self)
+        let box = self.ending
+        process.terminationHandler = { process in
+            let end: Ending =
+                process.terminationReason == .uncaughtSignal
+                ? .signal(process.terminationStatus) : .exit(process.terminationStatus)
+            box.value.withLock { $0 = end }
+            continuation.yield(end)
+            continuation.finish()
+        }
+        try process.run()
+        self.process = process
+        self.pid = process.processIdentifier
+        self.ended = stream
+    }
+
+    var isRunning: Bool { ending.value.withLock { $0 == nil } }
+
+    /// Sends SIGKILL; false if the process had already ended.
+    func kill() -> Bool {
+        ending.value.withLock { end in end == nil && Foundation.kill(pid, SIGKILL) == 0 }
+    }
+
+    /// Waits for the process to end, without blocking a thread.
+    func exit() async -> Ending {
+        for await end in ended { return end }
+        return ending.value.withLock { $0 } ?? .exit(-1)
+    }
+
+    private final class Box: Sendable {
+        let value = Mutex<Ending?>(nil)
+    }
+}
