@@ -70,6 +70,10 @@ public struct RoundUpPlan: Sendable {
             guard transaction.minorUnits >= 0 else {
                 throw .negativeAmount(transactionUid: transaction.uid, minorUnits: transaction.minorUnits)
             }
+            guard transaction.currencyCode == account.currencyCode else {
+                throw .currencyMismatch(
+                    transactionUid: transaction.uid, currency: transaction.currencyCode, account: account.currencyCode)
+            }
             if let reason = rule.exclusion(of: transaction, in: account, week: week) {
                 leftOut[reason, default: 0] += 1
                 continue
@@ -113,6 +117,7 @@ public struct RoundUpPlan: Sendable {
 public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownCurrency(String)
     case negativeAmount(transactionUid: String, minorUnits: Int64)
+    case currencyMismatch(transactionUid: String, currency: String, account: String)
     case arithmetic(MoneyError)
 
     public var description: String {
@@ -121,6 +126,9 @@ public enum PlanError: Error, Equatable, Sendable, CustomStringConvertible {
             "the account's currency '\(code)' is not an ISO 4217 currency with minor units"
         case .negativeAmount(let uid, let minor):
             "feed item \(uid) has a negative amount (\(minor) minor units); the bank sends amounts unsigned"
+        case .currencyMismatch(let uid, let currency, let accountCurrency):
+            "feed item \(uid) is in '\(currency.prefix(12))', but the account is in \(accountCurrency); "
+                + "the bank states feed amounts in the account's currency"
         case .arithmetic(let error):
             error.description
         }

@@ -4,7 +4,6 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
     case notSettled = "not-settled"
     case outsideWeek = "outside-week"
     case otherCategory = "other-category"
-    case otherCurrency = "other-currency"
     case ownTransfer = "own-transfer"
     case roundedUpByBank = "rounded-up-by-bank"
     case excludedSource = "excluded-source"
@@ -16,7 +15,6 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
         case .notSettled: "not settled"
         case .outsideWeek: "settled outside the week"
         case .otherCategory: "in a goal or space, not the main balance"
-        case .otherCurrency: "not in the account's currency"
         case .ownTransfer: "a move between your own categories"
         case .roundedUpByBank: "already rounded up by Starling"
         case .excludedSource: "source left out by config"
@@ -26,9 +24,10 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
 }
 
 /// Which settled-feed items count for the round-up: outgoing, settled within the week, on
-/// the account's main balance, in the account's currency, not a move between the
-/// holder's own categories, not already rounded up by the bank, and not left out by
-/// configuration.
+/// the account's main balance, not a move between the holder's own categories, not
+/// already rounded up by the bank, and not left out by configuration. (An item whose
+/// amount is not in the account's currency is not left out but refused: the bank states
+/// every amount in the account's currency, so such a feed cannot be trusted.)
 public struct SelectionRule: Hashable, Sendable {
     /// Feed `source` values left out, e.g. `DIRECT_DEBIT`.
     public var excludedSources: Set<String>
@@ -48,7 +47,6 @@ public struct SelectionRule: Hashable, Sendable {
         }
         guard week.contains(settled) else { return .outsideWeek }
         guard transaction.categoryUid == account.defaultCategory else { return .otherCategory }
-        guard transaction.currencyCode == account.currencyCode else { return .otherCurrency }
         guard transaction.source != "INTERNAL_TRANSFER", transaction.counterPartyType != "CATEGORY" else {
             return .ownTransfer
         }

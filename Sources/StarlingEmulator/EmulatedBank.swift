@@ -107,7 +107,7 @@ public actor EmulatedBank {
         let endpoint = Endpoint(method: request.method, path: request.path)
         var fault: Fault?
         for index in faultRules.indices {
-            if let picked = faultRules[index].fault(for: endpoint) {
+            if let picked = faultRules[index].fault(for: endpoint, path: request.path) {
                 fault = picked
                 break
             }
@@ -143,6 +143,9 @@ public actor EmulatedBank {
         case .malformedBody(let garble):
             response = route(request)
             response.body = garbled(response.body, garble)
+        case .rewrittenBody(let text, let replacement):
+            response = route(request)
+            response.body = Array(String(decoding: response.body, as: UTF8.self).replacing(text, with: replacement).utf8)
         }
         requests.append(
             RecordedRequest(

@@ -45,6 +45,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case failAfterApplying(Int)
     /// The bank acts and answers, but the body arrives garbled.
     case malformedBody(Garble)
+    /// The bank acts and answers, with every `text` in the body replaced by `replacement`:
+    /// a precise way to serve a wrong type, an impossible number or a cut.
+    case rewrittenBody(_ text: String, _ replacement: String)
 
     /// The ways a body can be garbled.
     public enum Garble: String, Sendable, Hashable, CaseIterable {
@@ -61,7 +64,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// Whether the fault, on a write, lets the write happen.
     public var applies: Bool {
         switch self {
-        case .latency, .stall, .dropAfterApplying, .failAfterApplying, .malformedBody: true
+        case .latency, .stall, .dropAfterApplying, .failAfterApplying, .malformedBody, .rewrittenBody: true
         case .serverError, .proxyError, .rateLimited, .dropConnection: false
         }
     }
@@ -77,7 +80,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .dropConnection: "dropped connection"
         case .dropAfterApplying: "dropped after the bank acted"
         case .failAfterApplying: "5xx after the bank acted"
-        case .malformedBody: "malformed body"
+        case .malformedBody, .rewrittenBody: "malformed body"
         }
     }
 
@@ -92,6 +95,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .dropAfterApplying: "dropped connection after the bank acted"
         case .failAfterApplying(let status): "HTTP \(status) after the bank acted"
         case .malformedBody(let garble): "malformed body (\(garble.rawValue))"
+        case .rewrittenBody(let text, let replacement): "body with '\(text)' replaced by '\(replacement)'"
         }
     }
 
@@ -108,6 +112,8 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
 public struct FaultRule: Sendable {
     /// Which requests are counted and may fail; all of them when nil.
     public var endpoints: Set<Endpoint>?
+    /// If set, only requests whose path contains this (an account uid, say) are counted.
+    public var pathContains: String?
     /// Which of the counted requests fail.
     public var when: Trigger
     /// The faults to inject, taken in turn (or at random, for `.randomly`).
@@ -125,8 +131,9 @@ public struct FaultRule: Sendable {
         case randomly(probability: Double, seed: UInt64)
     }
 
-    public init(endpoints: Set<Endpoint>? = nil, when: Trigger, faults: [Fault]) {
+    public init(endpoints: Set<Endpoint>? = nil, pathContains: String? = nil, when: Trigger, faults: [Fault]) {
         self.endpoints = endpoints
+        self.pathContains = pathContains
         self.when = when
         self.faults = faults
     }
@@ -161,8 +168,10 @@ struct ActiveRule {
     }
 
     /// Counts a request to `endpoint` and says whether it fails, and how.
-    mutating func fault(for endpoint: Endpoint) -> Fault? {
-        guard !rule.faults.isEmpty, rule.endpoints?.contains(endpoint) ?? true else { return nil }
+    mutating func fault(for endpoint: Endpoint, path: String) -> Fault? {
+        guard !rule.faults.isEmpty, rule.endpoints?.contains(endpoint) ?? true,
+            rule.pathContains.map({ path.contains($0) }) ?? true
+        else { return nil }
         seen += 1
         let fails: Bool
         var pick = injected

@@ -41,7 +41,6 @@ struct Fixture {
             #expect(reason(fixture.item(100, status: status)) == .notSettled, "\(status)")
         }
         #expect(reason(fixture.item(100, category: "cat-space")) == .otherCategory)
-        #expect(reason(fixture.item(100, currency: "EUR")) == .otherCurrency)
         #expect(reason(fixture.item(100, source: "INTERNAL_TRANSFER")) == .ownTransfer)
         #expect(reason(fixture.item(100, counterPartyType: "CATEGORY")) == .ownTransfer)
         #expect(reason(fixture.item(100, roundedUp: true)) == .roundedUpByBank)
@@ -144,6 +143,15 @@ struct Fixture {
     @Test func aNegativeAmountIsAnError() {
         #expect(throws: PlanError.negativeAmount(transactionUid: "neg", minorUnits: -5)) {
             try plan([fixture.item(-5, uid: "neg")])
+        }
+    }
+
+    @Test func anItemInAnotherCurrencyIsAnError() {
+        // Even one that would be left out anyway: the feed as a whole is not to be trusted.
+        for direction in ["OUT", "IN"] {
+            #expect(throws: PlanError.currencyMismatch(transactionUid: "eur", currency: "EUR", account: "GBP")) {
+                try plan([fixture.item(100), fixture.item(100, uid: "eur", direction: direction, currency: "EUR")])
+            }
         }
     }
 
