@@ -27,10 +27,9 @@ import Testing
             ]
             let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
             let victim = try LaunchedRoundup(arguments, environment: environment, output: home.path + "/killed")
-            var killed = false
-            if await killWhen(server.bank, victim) { killed = victim.kill() }
-            let ending = await victim.exit()
-            if killed { #expect(ending == .signal(SIGKILL), "seed \(seed)") }
+            if await killWhen(server.bank, victim) { _ = victim.kill() }
+            // The run may have ended just before the signal; only a death by SIGKILL counts.
+            let killed = await victim.exit() == .signal(SIGKILL)
             // The bank may still be acting on a request the dead run sent; let it finish,
             // as a real bank would, before the next run starts.
             await settle(server.bank)
