@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StarlingAPITests",
-            dependencies: ["StarlingAPI"],
+            dependencies: ["StarlingAPI", "StarlingEmulator", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

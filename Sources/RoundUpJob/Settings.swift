@@ -291,7 +291,16 @@ struct ConfigFile: Decodable {
         case is String.Type: "text"
         case is ExactAmount.Type: "an amount such as 20 or 12.50"
         case is [String].Type: "a list"
-        default: type == [String: String].self || type == [String: ExactAmount].self ? "a mapping" : "\(type)"
+        default:
+            if type == [String: String].self || type == [String: ExactAmount].self || "\(type)".hasSuffix("Mapping") {
+                "a mapping (key: value on lines of their own)"
+            } else if "\(type)".hasSuffix("Scalar") {
+                "a single value, not a list or a mapping"
+            } else if "\(type)".hasSuffix("Sequence") {
+                "a list"
+            } else {
+                "a value of another kind"
+            }
         }
     }
 

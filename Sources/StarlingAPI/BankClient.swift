@@ -192,6 +192,18 @@ public struct BankClient: Sendable {
     }
 }
 
+/// A JSON type in words.
+private func kind(_ type: Any.Type) -> String {
+    switch type {
+    case is Int64.Type, is Int.Type, is Int32.Type: "a whole number"
+    case is String.Type: "text"
+    case is Bool.Type: "true or false"
+    case is Double.Type, is Decimal.Type: "a number"
+    default:
+        "\(type)".hasPrefix("Array") ? "a list" : "an object"
+    }
+}
+
 /// A decoding error in words: which field, what was wrong.
 func describe(_ error: any Error, body: [UInt8]) -> String {
     func path(_ codingPath: [any CodingKey]) -> String {
@@ -203,9 +215,9 @@ func describe(_ error: any Error, body: [UInt8]) -> String {
     case .keyNotFound(let key, let context):
         return "\(path(context.codingPath + [key])) is missing"
     case .typeMismatch(let type, let context):
-        return "\(path(context.codingPath)) is not a \(type)"
+        return "\(path(context.codingPath)) is not \(kind(type))"
     case .valueNotFound(let type, let context):
-        return "\(path(context.codingPath)) is null, expected a \(type)"
+        return "\(path(context.codingPath)) is null, expected \(kind(type))"
     case .dataCorrupted(let context):
         if context.codingPath.isEmpty {
             if body.isEmpty { return "the body is empty" }

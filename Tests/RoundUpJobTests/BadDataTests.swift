@@ -25,10 +25,10 @@ import Testing
         BadFeed(description: "the wrong shape", endpoint: .settledFeed, fault: .malformedBody(.wrongShape), says: "feedItems"),
         BadFeed(
             description: "minorUnits as text", endpoint: .settledFeed,
-            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":"12.34""#), says: "minorUnits is not a"),
+            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":"12.34""#), says: "minorUnits is not a whole number"),
         BadFeed(
             description: "minorUnits null", endpoint: .settledFeed,
-            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":null"#), says: "minorUnits is null"),
+            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":null"#), says: "minorUnits is null, expected a whole number"),
         BadFeed(
             description: "minorUnits beyond 64 bits", endpoint: .settledFeed,
             fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":99999999999999999999"#), says: "out of range"),

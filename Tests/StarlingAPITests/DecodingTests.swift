@@ -47,7 +47,7 @@ func fixture(_ name: String) throws -> Data {
         (#"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED"}]}"#,
          "feedItems[0].amount is missing"),
         (#"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":"12"}}]}"#,
-         "feedItems[0].amount.minorUnits is not a Int64"),
+         "feedItems[0].amount.minorUnits is not a whole number"),
         (#"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":99999999999999999999}}]}"#,
          "a number is out of range"),
         (#"{"feedItems":"#, "the body is not valid JSON"),
