@@ -75,13 +75,17 @@ extension RunReport {
 
 /// Writes reports into the report directory, each file atomically.
 public enum ReportWriter {
-    /// Writes `roundup-<end-date>.json` and `.md`; returns the Markdown file's path.
-    public static func write(_ report: RunReport, to directory: String) throws -> String {
+    /// Writes `roundup-<end-date>.json` and `.md`, each passed through `redact` last;
+    /// returns the Markdown file's path.
+    public static func write(_ report: RunReport, to directory: String, redact: (String) -> String = { $0 }) throws
+        -> String
+    {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let base = "\(directory)/roundup-\(report.week.endDate)"
-        try report.json().write(to: URL(fileURLWithPath: base + ".json"), options: .atomic)
-        try Data(report.markdown.utf8).write(to: URL(fileURLWithPath: base + ".md"), options: .atomic)
+        let json = redact(String(decoding: try report.json(), as: UTF8.self))
+        try Data(json.utf8).write(to: URL(fileURLWithPath: base + ".json"), options: .atomic)
+        try Data(redact(report.markdown).utf8).write(to: URL(fileURLWithPath: base + ".md"), options: .atomic)
         return base + ".md"
     }
 }

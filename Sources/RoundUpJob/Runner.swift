@@ -80,6 +80,10 @@ public enum Runner {
         case .success(let value): token = value
         case .failure(let error): return fail(.configuration, error.message)
         }
+        // From here on every log line passes through a filter that removes the token.
+        let inner = logger
+        var logger = Logger(label: inner.label) { _ in RedactingLogHandler(inner: inner.handler, token: token) }
+        logger.logLevel = inner.logLevel
 
         do {
             try FileManager.default.createDirectory(
@@ -126,7 +130,7 @@ public enum Runner {
 
         var result = RunResult(status: report.exitCode, output: "", diagnostics: [], report: report)
         do {
-            result.reportPath = try ReportWriter.write(report, to: settings.reportDirectory)
+            result.reportPath = try ReportWriter.write(report, to: settings.reportDirectory, redact: token.redacted(in:))
         } catch {
             result.diagnostics.append(
                 "roundup: could not write the report to \(settings.reportDirectory): \(error.localizedDescription)")
@@ -205,5 +209,33 @@ public enum Runner {
             return .failure(TokenError(message: "the token file \(path) does not hold an access token"))
         }
         return .success(token)
+    }
+}
+
+/// Passes log events on with the token removed from their messages and metadata.
+struct RedactingLogHandler: LogHandler {
+    var inner: any LogHandler
+    let token: AccessToken
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        event.message = Logger.Message(stringLiteral: token.redacted(in: event.message.description))
+        event.metadata = event.metadata?.mapValues { .string(token.redacted(in: $0.description)) }
+        inner.log(event: event)
     }
 }

@@ -22,6 +22,12 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
     /// Whether `text` contains the token: for tests and for scrubbing diagnostics.
     public func appears(in text: String) -> Bool { text.contains(secret) }
 
+    /// `text` with every occurrence of the token replaced by `<redacted>`: for text that
+    /// came from elsewhere (a bank that echoes the token in an error message, say).
+    public func redacted(in text: String) -> String {
+        text.contains(secret) ? text.replacingOccurrences(of: secret, with: "<redacted>") : text
+    }
+
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }
     public var customMirror: Mirror { Mirror(self, children: []) }

@@ -166,7 +166,8 @@ public struct BankClient: Sendable {
             do {
                 return try JSONDecoder().decode(Body.self, from: Data(response.body))
             } catch {
-                throw .malformedResponse(endpoint: endpoint, detail: describe(error, body: response.body))
+                throw .malformedResponse(
+                    endpoint: endpoint, detail: token.redacted(in: describe(error, body: response.body)))
             }
         case 401, 403:
             throw .tokenRejected(endpoint: endpoint, status: response.status, messages: messages(in: response))
@@ -181,7 +182,8 @@ public struct BankClient: Sendable {
 
     private func messages(in response: HTTPResponse) -> [String] {
         guard let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)) else { return [] }
-        return decoded.messages.map { String($0.prefix(300)) }
+        // The bank's own words go into logs, reports and the ledger: never with the token.
+        return decoded.messages.map { token.redacted(in: String($0.prefix(300))) }
     }
 
     /// Path segments come from the bank's own answers; escaping them keeps a hostile or

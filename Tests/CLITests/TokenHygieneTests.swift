@@ -1,0 +1,64 @@
+import Foundation
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The token, read from a token file, must appear in no output, log, report or state file,
+/// even with `--verbose`, under retries, and when the bank itself echoes it back.
+@Suite struct TokenHygieneTests {
+    @Test func theTokenAppearsNowhereEvenWhenTheBankEchoesIt() async throws {
+        let token = "hygiene-token-" + UUID().uuidString
+        var bank = TestBank(token: token)
+        let poor = bank.account("GBP", name: "Poor", balance: 0)
+        let garbled = bank.account("GBP", name: "Garbled")
+        let fine = bank.account("EUR", name: "Fine")
+        let inside = londonWeek("2026-11-15").start.adding(milliseconds: 60_000)
+        for account in [poor, garbled, fine] { bank.spend(account, 1_234, settled: inside) }
+        let home = try TemporaryDirectory()
+        let tokenFile = home.path + "/token"
+        try (token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
+        let config = home.path + "/config.yaml"
+        try "tokenFile: \(tokenFile)\nretryFirstDelayMilliseconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+
+        try await withEmulator(bank.state) { server in
+            await server.bank.injectFaults([
+                // The bank refuses the transfer and quotes the token in its message.
+                FaultRule(
+                    endpoints: [.addMoney], pathContains: poor, when: .always,
+                    faults: [.rewrittenBody("INSUFFICIENT_FUNDS", "INSUFFICIENT_FUNDS for Bearer \(token)")]),
+                // A feed with the token where a time should be.
+                FaultRule(
+                    endpoints: [.settledFeed], pathContains: garbled, when: .always,
+                    faults: [.rewrittenBody(#""settlementTime":""#, #""settlementTime":"\#(token)"#)]),
+                // Retries, so that their log lines are written too.
+                FaultRule(when: .onRequests([1, 3, 5]), faults: [.serverError(503)]),
+            ])
+            var outputs: [String] = []
+            for extra in [["--verbose"], ["--verbose", "--json"], ["--verbose", "--dry-run"]] {
+                let result = try await roundup(
+                    ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--config", config] + extra,
+                    environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+                #expect(result.status != 0, "the poor and garbled accounts fail")
+                outputs += [result.stdout, result.stderr]
+            }
+            let stderr = outputs.joined(separator: "\n")
+            #expect(stderr.contains("INSUFFICIENT_FUNDS for Bearer <redacted>"), "\(stderr)")
+            #expect(stderr.contains("trying again in"), "retries are logged with --verbose")
+            #expect(await server.bank.transfers.map(\.accountUid) == [fine])
+            for (index, text) in outputs.enumerated() {
+                #expect(!text.contains(token), "output \(index) contains the token")
+            }
+        }
+        // Every file the runs left, the ledger and the reports included, byte for byte.
+        let files = FileManager.default.enumerator(atPath: home.path)?.compactMap { $0 as? String } ?? []
+        var checked = 0
+        for file in files where !file.hasSuffix("token") && !file.hasSuffix("config.yaml") {
+            let path = home.path + "/" + file
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            checked += 1
+            #expect(data.range(of: Data(token.utf8)) == nil, "\(file) contains the token")
+        }
+        #expect(checked >= 3, "the ledger and both reports were written: \(files)")
+    }
+}
