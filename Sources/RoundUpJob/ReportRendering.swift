@@ -18,6 +18,7 @@ extension RunReport {
         lines.append("- Generated: \(generatedAt) by \(generator)")
         if let error { lines.append("- **Run failed:** \(error)") }
         lines.append("- Exit code: \(exitCode.rawValue)")
+        if let retries { lines.append("- Requests retried after transient failures: \(retries)") }
         for account in accounts {
             lines.append("")
             lines.append("## \(account.name ?? "Account") (\(account.currency)) — \(account.status.rawValue)")
@@ -67,6 +68,9 @@ extension RunReport {
             line += account.status.rawValue
             if let detail = account.detail { line += ": \(detail)" }
             lines.append(line)
+        }
+        if let retries, retries > 0 {
+            lines.append("  (\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
         }
         if let reportPath { lines.append("Report: \(reportPath)") }
         return lines.joined(separator: "\n") + "\n"

@@ -10,6 +10,9 @@ public struct RunReport: Codable, Sendable {
     /// Set when the run stopped before any account was processed.
     public var error: String?
     public var exitCode: ExitStatus
+    /// Requests that failed in a way that may pass and were sent again (absent in reports
+    /// of runs that made none).
+    public var retries: Int?
 }
 
 /// The week a run covered, in local time and UTC.

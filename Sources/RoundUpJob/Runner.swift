@@ -120,13 +120,14 @@ public enum Runner {
         } catch {
             return fail(.unavailable, error.message)
         }
+        let retrier = Retrier(policy: settings.retryPolicy)
         let job = RoundUpJob(
             bank: BankClient(
-                baseURL: settings.apiBaseURL, token: token, transport: client,
-                retrier: Retrier(policy: settings.retryPolicy), logger: logger),
+                baseURL: settings.apiBaseURL, token: token, transport: client, retrier: retrier, logger: logger),
             ledger: ledger,
             settings: settings, logger: logger, version: roundupVersion, now: { Instant.now })
-        let report = await job.run(week: week, dryRun: request.dryRun)
+        var report = await job.run(week: week, dryRun: request.dryRun)
+        if retrier.budget.retries > 0 { report.retries = retrier.budget.retries }
 
         var result = RunResult(status: report.exitCode, output: "", diagnostics: [], report: report)
         do {

@@ -20,6 +20,15 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Last day of the seeded week (YYYY-MM-DD); default yesterday.", valueName: "date"))
     var endDate: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Percentage of requests to fail transiently (5xx, 429, dropped connections, garbled bodies, …), "
+                + "to watch the job retry.", valueName: "percent"))
+    var faultRate: Int = 0
+
+    @Option(help: ArgumentHelp("Seed that chooses which requests fail, to repeat a sequence.", valueName: "n"))
+    var faultSeed: UInt64 = 1
+
     func run() async throws {
         guard let zone = TimeZone(identifier: "Europe/London") else { throw ExitCode(78) }
         var week = Week.endingYesterday(now: Instant.now, in: zone)
@@ -29,9 +38,17 @@ struct Emulator: AsyncParsableCommand {
             }
             week = Week(endingOn: date, in: zone)
         }
+        guard (0...100).contains(faultRate) else { throw ValidationError("--fault-rate must be from 0 to 100") }
         let bank = EmulatedBank(state: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone))
+        if faultRate > 0 {
+            await bank.injectFaults([
+                FaultRule(
+                    when: .randomly(probability: Double(faultRate) / 100, seed: faultSeed), faults: Fault.transientKinds)
+            ])
+        }
         let server = try await EmulatorServer.start(bank: bank, port: port)
-        let banner = "Emulated bank listening on \(server.baseURL) (week \(week)); token: \(Seed.demoToken)\n"
+        let faults = faultRate > 0 ? "; failing \(faultRate)% of requests" : ""
+        let banner = "Emulated bank listening on \(server.baseURL) (week \(week)\(faults)); token: \(Seed.demoToken)\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
         try await server.wait()
     }
