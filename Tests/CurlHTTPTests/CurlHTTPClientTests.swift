@@ -73,9 +73,8 @@ import Testing
     }
 
     @Test func aRefusedConnectionIsATypedError() async throws {
-        let server = try await EmulatorServer.start(bank: EmulatedBank(state: state()))
-        let url = server.baseURL + "/api/v2/accounts"
-        await server.stop()
+        let closed = try ClosedPort()
+        let url = closed.baseURL + "/api/v2/accounts"
         do {
             _ = try await client.send(HTTPRequest(method: .get, url: url))
             Issue.record("a stopped server answered")

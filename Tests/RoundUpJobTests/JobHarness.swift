@@ -21,22 +21,29 @@ struct JobHarness {
     /// "Now" for the tests: well after every week they use.
     static let now = Instant(iso8601: "2026-11-21T10:00:00Z")!
 
-    /// Retries as in production, but with millisecond waits so that tests stay quick.
+    /// Retries as in production, but with millisecond waits so that tests stay quick. The
+    /// timeout stays long: on a small machine running every test at once, the emulator
+    /// can be slow to answer, and a timeout would add retries the test did not ask for.
     static let quickRetries = """
         retryFirstDelayMilliseconds: 1
         retryMaxDelaySeconds: 0
-        requestTimeoutSeconds: 5
+        requestTimeoutSeconds: 60
 
         """
 
     func run(_ server: EmulatorServer, endDate: String, dryRun: Bool = false, token: String? = nil,
+             goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
+        await run(baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, token: token, goal: goal, config: config)
+    }
+
+    func run(baseURL: String, endDate: String, dryRun: Bool = false, token: String? = nil,
              goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
         let configPath = directory.path + "/config.yaml"
         FileManager.default.createFile(atPath: configPath, contents: Data(config.utf8))
         let request = RunRequest(
             endDate: endDate, dryRun: dryRun,
             flags: SettingFlags(
-                configFile: configPath, apiBaseURL: server.baseURL, savingsGoal: goal, stateDirectory: stateDirectory))
+                configFile: configPath, apiBaseURL: baseURL, savingsGoal: goal, stateDirectory: stateDirectory))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .trace
         return await Runner.run(
