@@ -25,10 +25,15 @@ public struct LedgerEntry: Sendable, Equatable {
     public var transferUid: String?
     /// The last thing that went wrong with a pending transfer.
     public var lastError: String?
+    /// The account's name when the week was decided, for people reading the history.
+    public var accountName: String?
+    /// When the entry last changed (ISO 8601, UTC); set by the ledger.
+    public var updatedAt: String?
 
     public init(
         accountUid: String, weekEnd: LocalDate, status: LedgerStatus, currency: String, minorUnits: Int64,
-        goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil
+        goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
+        accountName: String? = nil
     ) {
         self.accountUid = accountUid
         self.weekEnd = weekEnd
@@ -39,6 +44,7 @@ public struct LedgerEntry: Sendable, Equatable {
         self.goalName = goalName
         self.transferUid = transferUid
         self.lastError = lastError
+        self.accountName = accountName
     }
 }
 
@@ -73,6 +79,9 @@ public struct Ledger: Sendable {
                         PRIMARY KEY (accountUid, weekEnd)
                     )
                     """)
+        }
+        migrator.registerMigration("v2: account names") { db in
+            try db.execute(sql: "ALTER TABLE transfer ADD COLUMN accountName TEXT")
         }
         try migrator.migrate(database)
     }
@@ -115,12 +124,13 @@ public struct Ledger: Sendable {
             try db.execute(
                 sql: """
                     INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
-                                          transferUid, lastError, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
+                                          transferUid, lastError, accountName, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
                     """,
                 arguments: [
                     entry.accountUid, entry.weekEnd.description, entry.status.rawValue, entry.currency,
-                    entry.minorUnits, entry.goalUid, entry.goalName, entry.transferUid, now.iso8601, now.iso8601,
+                    entry.minorUnits, entry.goalUid, entry.goalName, entry.transferUid, entry.accountName,
+                    now.iso8601, now.iso8601,
                 ])
         }
     }
@@ -152,10 +162,12 @@ public struct Ledger: Sendable {
         guard let weekEnd = LocalDate(iso: weekText), let status = LedgerStatus(rawValue: statusText) else {
             throw LedgerError.corrupt("row for week '\(weekText)' with status '\(statusText)'")
         }
-        return LedgerEntry(
+        var entry = LedgerEntry(
             accountUid: row["accountUid"], weekEnd: weekEnd, status: status, currency: row["currency"],
             minorUnits: row["minorUnits"], goalUid: row["goalUid"], goalName: row["goalName"],
-            transferUid: row["transferUid"], lastError: row["lastError"])
+            transferUid: row["transferUid"], lastError: row["lastError"], accountName: row["accountName"])
+        entry.updatedAt = row["updatedAt"]
+        return entry
     }
 }
 

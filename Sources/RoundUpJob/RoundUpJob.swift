@@ -146,7 +146,7 @@ public struct RoundUpJob: Sendable {
                     try ledger.recordDecision(
                         LedgerEntry(
                             accountUid: account.uid, weekEnd: week.endDate, status: .nothing,
-                            currency: plan.currency.code, minorUnits: 0),
+                            currency: plan.currency.code, minorUnits: 0, accountName: account.name),
                         at: now())
                 }
             }
@@ -169,7 +169,8 @@ public struct RoundUpJob: Sendable {
         }
         let entry = LedgerEntry(
             accountUid: account.uid, weekEnd: week.endDate, status: .pending, currency: plan.currency.code,
-            minorUnits: plan.total.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid)
+            minorUnits: plan.total.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid,
+            accountName: account.name)
         try record("record the transfer before sending it") { try ledger.recordDecision(entry, at: now()) }
         try await transfer(entry, report: &report)
         report.detail = "moved \(plan.total) into \"\(goal.name)\""

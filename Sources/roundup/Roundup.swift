@@ -15,7 +15,7 @@ struct Roundup: AsyncParsableCommand {
             75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration.
             """,
         version: roundupVersion,
-        subcommands: [Run.self, Demo.self, Emulator.self],
+        subcommands: [Run.self, HistoryCommand.self, Demo.self, Emulator.self],
         defaultSubcommand: Run.self
     )
 }

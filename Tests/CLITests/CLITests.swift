@@ -136,3 +136,54 @@ import Testing
         #expect(!second.stdout.contains("— transferred"))
     }
 }
+
+/// `roundup history` through the built binary, after real runs against the emulator.
+@Suite struct HistoryTests {
+    @Test func historyListsRecordedWeeksNewestFirstWithTotals() async throws {
+        let home = try TemporaryDirectory()
+        let token = "history-token"
+        var bank = TestBank(token: token)
+        let gbp = bank.account("GBP", name: "Personal")
+        let eur = bank.account("EUR", name: "Euro")
+        for (week, amount) in [("2026-11-08", Int64(1_001)), ("2026-11-15", 250)] {
+            bank.spend(gbp, amount, settled: londonWeek(week).start.adding(milliseconds: 60_000))
+        }
+        bank.spend(eur, 1_000, settled: londonWeek("2026-11-15").start.adding(milliseconds: 60_000))
+        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        let state = home.path + "/state"
+
+        let empty = try await roundup(["history", "--state-dir", state], environment: environment)
+        #expect(empty.status == 0)
+        #expect(empty.stdout.contains("No weeks recorded yet"))
+        #expect(!FileManager.default.fileExists(atPath: state), "history creates nothing")
+
+        try await withEmulator(bank.state) { server in
+            for week in ["2026-11-08", "2026-11-15"] {
+                let run = try await roundup(
+                    ["run", "--end-date", week, "--api-base-url", server.baseURL, "--state-dir", state],
+                    environment: environment.merging(["STARLING_ACCESS_TOKEN": token]) { $1 })
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+        }
+        // No token, no bank: the ledger alone.
+        let table = try await roundup(["history", "--state-dir", state], environment: environment)
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("Week"))
+        #expect(lines[2].contains("2026-11-09 – 2026-11-15") && lines[2].contains("Euro") && lines[2].contains("nothing to move"))
+        #expect(lines[3].contains("Personal") && lines[3].contains("0.50 GBP") && lines[3].contains("transferred"))
+        #expect(lines[4].contains("2026-11-02 – 2026-11-08") && lines[4].contains("Euro"))
+        #expect(lines[5].contains("2026-11-02 – 2026-11-08") && lines[5].contains("Personal") && lines[5].contains("0.99 GBP"))
+        #expect(table.stdout.contains("Saved so far: 1.49 GBP"))
+
+        let json = try await roundup(["history", "--state-dir", state, "--json", "--weeks", "1"], environment: environment)
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(document?["schemaVersion"] as? Int == 1)
+        let weeks = document?["weeks"] as? [[String: Any]] ?? []
+        #expect(weeks.map { $0["weekEnd"] as? String } == ["2026-11-15", "2026-11-15"])
+        #expect(weeks.compactMap { $0["minorUnits"] as? Int }.sorted() == [0, 50])
+
+        let bad = try await roundup(["history", "--weeks", "0"], environment: environment)
+        #expect(bad.status == 64)
+    }
+}

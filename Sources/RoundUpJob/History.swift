@@ -1,0 +1,155 @@
+import Foundation
+public import RoundUp
+
+/// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
+/// Reads the state directory only; needs no token and never talks to the bank.
+public enum History {
+    /// One row of the history, as `--json` writes it.
+    public struct Row: Codable, Sendable, Equatable {
+        public var weekStart: String
+        public var weekEnd: String
+        public var accountUid: String
+        public var accountName: String?
+        public var currency: String
+        /// The amount moved (or to be moved), in major units: `2.98`.
+        public var amount: String
+        public var minorUnits: Int64
+        public var goalName: String?
+        public var goalUid: String?
+        public var transferUid: String?
+        /// `transferred`, `nothing to move` or `unconfirmed`.
+        public var status: String
+        /// Why an unconfirmed transfer has not been confirmed yet.
+        public var lastError: String?
+        public var updatedAt: String?
+    }
+
+    /// The JSON document: `schemaVersion` changes whenever a field changes meaning or goes away.
+    public struct Document: Codable, Sendable {
+        public var schemaVersion = 1
+        public var stateDirectory: String
+        public var weeks: [Row]
+        /// Moved so far, by currency, in major units.
+        public var totals: [String: String]
+    }
+
+    /// Reads the history for `flags` and `environment`; `weeks` limits it to the newest weeks.
+    public static func run(flags: SettingFlags, environment: [String: String], json: Bool, weeks: Int?) -> RunResult {
+        func fail(_ status: ExitStatus, _ message: String) -> RunResult {
+            RunResult(status: status, output: "", diagnostics: ["roundup: \(message)"])
+        }
+        let settings: Settings
+        do {
+            let (text, path) = try Runner.configFile(RunRequest(flags: flags), environment: environment)
+            settings = try Settings.resolve(flags: flags, environment: environment, configText: text, configPath: path)
+        } catch let error as SettingsError {
+            return fail(error.origin == .flag ? .usage : .configuration, error.message)
+        } catch {
+            return fail(.configuration, "\(error)")
+        }
+        let path = settings.stateDirectory + "/ledger.sqlite"
+        var entries: [LedgerEntry] = []
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                entries = try Ledger(path: path).entries()
+            } catch {
+                return fail(.configuration, "cannot read the ledger \(path): \(error)")
+            }
+        }
+        // Newest week first; within a week, accounts by name.
+        let ordered = entries.sorted { a, b in
+            a.weekEnd != b.weekEnd ? a.weekEnd > b.weekEnd : (a.accountName ?? a.accountUid) < (b.accountName ?? b.accountUid)
+        }
+        var rows = ordered.map(row(for:))
+        if let weeks {
+            let newest = Array(Set(rows.map(\.weekEnd)).sorted().suffix(weeks))
+            rows = rows.filter { newest.contains($0.weekEnd) }
+        }
+        let document = Document(stateDirectory: settings.stateDirectory, weeks: rows, totals: totals(of: entries))
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(document)) ?? Data()
+            return RunResult(status: .ok, output: String(decoding: data, as: UTF8.self) + "\n", diagnostics: [])
+        }
+        return RunResult(status: .ok, output: table(document), diagnostics: [])
+    }
+
+    static func row(for entry: LedgerEntry) -> Row {
+        let money = Currency(code: entry.currency).map { Money(minorUnits: entry.minorUnits, currency: $0) }
+        let status =
+            switch entry.status {
+            case .done: "transferred"
+            case .nothing: "nothing to move"
+            case .pending: "unconfirmed"
+            }
+        return Row(
+            weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
+            accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
+            amount: money?.formattedAmount ?? "\(entry.minorUnits) minor units", minorUnits: entry.minorUnits,
+            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: status,
+            lastError: entry.lastError, updatedAt: entry.updatedAt)
+    }
+
+    /// What the confirmed transfers add up to, per currency.
+    static func totals(of entries: [LedgerEntry]) -> [String: String] {
+        var sums: [String: Int64] = [:]
+        for entry in entries where entry.status == .done {
+            sums[entry.currency, default: 0] &+= entry.minorUnits
+        }
+        return sums.reduce(into: [:]) { result, pair in
+            result[pair.key] = Currency(code: pair.key).map { Money(minorUnits: pair.value, currency: $0).formattedAmount }
+                ?? "\(pair.value) minor units"
+        }
+    }
+
+    static func table(_ document: Document) -> String {
+        guard !document.weeks.isEmpty else {
+            return "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
+        }
+        let header = ["Week", "Account", "Amount", "Goal", "Status"]
+        let body = document.weeks.map { row in
+            [
+                "\(row.weekStart) – \(row.weekEnd)", row.accountName ?? row.accountUid, "\(row.amount) \(row.currency)",
+                row.goalName ?? "—",
+                row.status + (row.status == "unconfirmed" ? " (the next run resends it)" : ""),
+            ]
+        }
+        var lines = TextTable.render(header: header, rows: body, rightAligned: [2])
+        for row in document.weeks where row.lastError != nil {
+            lines.append("")
+            lines.append("\(row.weekEnd) \(row.accountName ?? row.accountUid): \(row.lastError ?? "")")
+        }
+        let totals = document.totals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        if !totals.isEmpty {
+            lines.append("")
+            lines.append("Saved so far: " + totals.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Plain-text tables with aligned columns, for terminals and logs alike.
+enum TextTable {
+    /// The header, a rule, and the rows; `rightAligned` are the indices of number columns.
+    static func render(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return rightAligned.contains(column) ? padding + cell : cell + padding
+            }.joined(separator: "  ").trimmingTrailingSpaces()
+        }
+        return [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+            + rows.map(line)
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
+    }
+}

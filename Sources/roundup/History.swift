@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import RoundUpJob
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show the weeks recorded in the ledger: week, account, amount, goal, status.",
+        discussion: """
+            Reads the state directory only: no token, no request to the bank.
+
+            Examples:
+              roundup history                 # every recorded week, newest first, with totals
+              roundup history --weeks 4       # the last four weeks
+              roundup history --json          # for scripts (schemaVersion 1)
+            """
+    )
+
+    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(help: ArgumentHelp("Show only the newest this many weeks.", valueName: "n"))
+    var weeks: Int?
+
+    @Flag(help: "Print the history as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let weeks, weeks < 1 { throw ValidationError("--weeks must be 1 or more, not \(weeks)") }
+    }
+
+    func run() throws {
+        let result = History.run(
+            flags: SettingFlags(configFile: config, stateDirectory: stateDir),
+            environment: ProcessInfo.processInfo.environment, json: json, weeks: weeks)
+        try finish(result)
+    }
+}
