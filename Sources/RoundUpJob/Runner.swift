@@ -15,14 +15,18 @@ public struct RunRequest: Sendable {
     public var flags: SettingFlags
     /// Ignore any config file, even the default one (the demo uses this).
     public var ignoreConfigFile: Bool
+    /// Run every finished week since the newest one in the ledger, oldest first, up to
+    /// `endDate` (at most `Runner.catchUpLimit` weeks per run).
+    public var catchUp: Bool
 
     public init(endDate: String? = nil, dryRun: Bool = false, json: Bool = false, flags: SettingFlags = SettingFlags(),
-                ignoreConfigFile: Bool = false) {
+                ignoreConfigFile: Bool = false, catchUp: Bool = false) {
         self.endDate = endDate
         self.dryRun = dryRun
         self.json = json
         self.flags = flags
         self.ignoreConfigFile = ignoreConfigFile
+        self.catchUp = catchUp
     }
 }
 
@@ -126,31 +130,94 @@ public enum Runner {
                 baseURL: settings.apiBaseURL, token: token, transport: client, retrier: retrier, logger: logger),
             ledger: ledger,
             settings: settings, logger: logger, version: roundupVersion, now: { Instant.now })
-        var report = await job.run(week: week, dryRun: request.dryRun)
-        if retrier.budget.retries > 0 { report.retries = retrier.budget.retries }
+        var weeks = [week]
+        var notes: [String] = []
+        if request.catchUp {
+            do {
+                (weeks, notes) = try catchUpWeeks(ledger: ledger, through: week)
+            } catch {
+                return fail(.configuration, "cannot read the ledger in \(settings.stateDirectory): \(error)")
+            }
+        }
 
-        var result = RunResult(status: report.exitCode, output: "", diagnostics: [], report: report)
-        do {
-            result.reportPath = try ReportWriter.write(report, to: settings.reportDirectory, redact: token.redacted(in:))
-        } catch {
-            result.diagnostics.append(
-                "roundup: could not write the report to \(settings.reportDirectory): \(error.localizedDescription)")
-            if result.status == .ok { result.status = .configuration }
+        var result = RunResult(status: .ok, output: "", diagnostics: [], report: nil)
+        var reports: [RunReport] = []
+        var summaries: [String] = []
+        for week in weeks {
+            let retriesBefore = retrier.budget.retries
+            var report = await job.run(week: week, dryRun: request.dryRun)
+            let retries = retrier.budget.retries - retriesBefore
+            if retries > 0 { report.retries = retries }
+            result.report = report
+            reports.append(report)
+            if result.status == .ok { result.status = report.exitCode }
+            do {
+                result.reportPath = try ReportWriter.write(
+                    report, to: settings.reportDirectory, redact: token.redacted(in:))
+            } catch {
+                result.diagnostics.append(
+                    "roundup: could not write the report to \(settings.reportDirectory): \(error.localizedDescription)")
+                if result.status == .ok { result.status = .configuration }
+            }
+            if let error = report.error { result.diagnostics.append("roundup: \(error)") }
+            for account in report.accounts where account.status == .failed {
+                result.diagnostics.append(
+                    "roundup: \(account.name ?? account.accountUid) (\(account.currency)): \(account.detail ?? "failed")")
+            }
+            summaries.append(report.summary(reportPath: result.reportPath))
+            // Weeks go in order: after a failure the later ones wait for the next run.
+            if result.status != .ok {
+                if week != weeks.last {
+                    notes.append("stopped after the week ending \(week.endDate); the next --catch-up run continues from it")
+                }
+                break
+            }
         }
-        if let error = report.error { result.diagnostics.append("roundup: \(error)") }
-        for account in report.accounts where account.status == .failed {
-            result.diagnostics.append("roundup: \(account.name ?? account.accountUid) (\(account.currency)): \(account.detail ?? "failed")")
-        }
+        result.diagnostics += notes.map { "roundup: \($0)" }
         if request.json {
-            result.output = (try? report.json()).map { String(decoding: $0, as: UTF8.self) + "\n" } ?? ""
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = request.catchUp ? try? encoder.encode(reports) : try? reports.first.map { try $0.json() }
+            result.output = data.map { String(decoding: $0, as: UTF8.self) + "\n" } ?? ""
         } else {
-            result.output = report.summary(reportPath: result.reportPath)
+            result.output = summaries.joined(separator: "\n")
         }
         // Defence in depth: nothing the run prints may contain the token.
         let scrub = { (text: String) in token.appears(in: text) ? "[output withheld: it contained the access token]" : text }
         result.output = scrub(result.output)
         result.diagnostics = result.diagnostics.map(scrub)
         return result
+    }
+
+    /// Weeks a catch-up run covers at most; a longer gap is closed over several runs.
+    public static let catchUpLimit = 8
+
+    /// The weeks a catch-up run covers: any week with an unconfirmed transfer, then each week
+    /// after the newest one in the ledger, seven days apart so that none overlaps it, up to
+    /// `target`; oldest first, at most `catchUpLimit`. An empty ledger gives just `target`.
+    static func catchUpWeeks(ledger: Ledger, through target: Week) throws -> ([Week], [String]) {
+        let entries = try ledger.entries()
+        guard let newest = entries.map(\.weekEnd).max() else { return ([target], []) }
+        var ends = Set(entries.filter { $0.status == .pending }.map(\.weekEnd))
+        var next = newest.adding(days: 7)
+        while next <= target.endDate {
+            ends.insert(next)
+            next = next.adding(days: 7)
+        }
+        var notes: [String] = []
+        if ends.isEmpty {
+            notes.append("nothing to catch up: the ledger already has the week ending \(newest)")
+        } else if next.adding(days: -7) != target.endDate, target.endDate > newest {
+            notes.append(
+                "the week ending \(target.endDate) shares days with the week ending \(next.adding(days: -7)); "
+                    + "catch-up keeps to weeks seven days apart from \(newest)")
+        }
+        let sorted = ends.sorted()
+        if sorted.count > catchUpLimit {
+            notes.append(
+                "\(sorted.count) weeks to catch up; this run does the oldest \(catchUpLimit), the next run continues")
+        }
+        return (sorted.prefix(catchUpLimit).map { Week(endingOn: $0, in: target.timeZone) }, notes)
     }
 
     /// The config file's text and path: `--config`, else `ROUNDUP_CONFIG`, else

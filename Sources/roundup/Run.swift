@@ -14,6 +14,7 @@ struct Run: AsyncParsableCommand {
               roundup run                          # last week (Monday to Sunday, ending yesterday)
               roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
               roundup run --dry-run                # show what would move, move nothing
+              roundup run --catch-up               # every week missed since the last run, then last week
             """
     )
 
@@ -22,6 +23,12 @@ struct Run: AsyncParsableCommand {
 
     @Flag(help: "Show what would move; write nothing to the bank or the ledger.")
     var dryRun = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Also run every finished week since the newest one in the ledger, oldest first (at most 8 per run), "
+                + "so that a machine that was off misses nothing."))
+    var catchUp = false
 
     @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
     var config: String?
@@ -45,7 +52,8 @@ struct Run: AsyncParsableCommand {
             endDate: endDate, dryRun: dryRun, json: output.json,
             flags: SettingFlags(
                 configFile: config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal, stateDirectory: stateDir,
-                reportDirectory: reportDir))
+                reportDirectory: reportDir),
+            catchUp: catchUp)
         let result = await Runner.run(
             request, environment: ProcessInfo.processInfo.environment, now: Instant.now,
             logger: makeLogger(verbose: output.verbose))

@@ -187,3 +187,70 @@ import Testing
         #expect(bad.status == 64)
     }
 }
+
+/// `roundup run --catch-up` through the built binary.
+@Suite struct CatchUpTests {
+    @Test func catchUpAfterThreeMissedWeeksMovesExactlyThoseThreeThenNothing() async throws {
+        let home = try TemporaryDirectory()
+        let token = "catch-up-token"
+        var bank = TestBank(token: token)
+        let account = bank.account("GBP", name: "Personal")
+        bank.goal(account, name: "Round-ups", uid: "90c00000-0000-4000-8000-000000000001")
+        // One payment a week, each rounding up by a different amount: 0.96, 0.99, 0.98, 0.97.
+        let weeks = ["2026-10-18", "2026-10-25", "2026-11-01", "2026-11-08"]
+        for (week, amount) in zip(weeks, [Int64(404), 101, 202, 303]) {
+            bank.spend(account, amount, settled: londonWeek(week).start.adding(milliseconds: 60_000))
+        }
+        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        try await withEmulator(bank.state) { server in
+            let base = ["run", "--api-base-url", server.baseURL, "--state-dir", home.path + "/state"]
+            let first = try await roundup(base + ["--end-date", weeks[0]], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+
+            // Three weeks missed: the machine was off.
+            let catchUp = try await roundup(base + ["--end-date", weeks[3], "--catch-up"], environment: environment)
+            #expect(catchUp.status == 0, "\(catchUp.stderr)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits)
+            #expect(moved == [96, 99, 98, 97], "oldest first, each week once")
+            for week in ["2026-10-19 – 2026-10-25", "2026-10-26 – 2026-11-01", "2026-11-02 – 2026-11-08"] {
+                #expect(catchUp.stdout.contains("week \(week)"), "\(catchUp.stdout)")
+            }
+            for week in weeks.dropFirst() {
+                #expect(FileManager.default.fileExists(atPath: home.path + "/state/reports/roundup-\(week).json"))
+            }
+
+            let again = try await roundup(base + ["--end-date", weeks[3], "--catch-up"], environment: environment)
+            #expect(again.status == 0)
+            #expect(again.stderr.contains("nothing to catch up"))
+            #expect(await server.bank.transfers.count == 4, "running it again moves nothing")
+        }
+    }
+
+    @Test func aLongGapIsClosedEightWeeksAtATime() async throws {
+        let home = try TemporaryDirectory()
+        let token = "long-gap-token"
+        var bank = TestBank(token: token)
+        let account = bank.account("EUR", name: "Euro")
+        bank.goal(account, name: "Round-ups", uid: "90c00000-0000-4000-8000-000000000002")
+        var end = LocalDate(iso: "2026-08-16")!
+        var ends: [LocalDate] = []
+        for _ in 0..<11 {
+            ends.append(end)
+            bank.spend(account, 150, settled: londonWeek(end.description).start.adding(milliseconds: 60_000))
+            end = end.adding(days: 7)
+        }
+        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        try await withEmulator(bank.state) { server in
+            let base = ["run", "--api-base-url", server.baseURL, "--state-dir", home.path + "/state"]
+            _ = try await roundup(base + ["--end-date", ends[0].description], environment: environment)
+            let last = ends[10].description
+            let first = try await roundup(base + ["--end-date", last, "--catch-up"], environment: environment)
+            #expect(first.status == 0)
+            #expect(first.stderr.contains("10 weeks to catch up; this run does the oldest 8"))
+            #expect(await server.bank.transfers.count == 1 + 8)
+            let second = try await roundup(base + ["--end-date", last, "--catch-up"], environment: environment)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(await server.bank.transfers.count == 11, "every week once, none skipped")
+        }
+    }
+}
