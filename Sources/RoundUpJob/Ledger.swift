@@ -59,7 +59,17 @@ public struct Ledger: Sendable {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        database = try DatabaseQueue(path: path, configuration: configuration)
+        try self.init(database: try DatabaseQueue(path: path, configuration: configuration))
+    }
+
+    /// An empty ledger in memory, gone when released: for work that must not touch the
+    /// real one (`roundup check`).
+    public static func inMemory() throws -> Ledger {
+        try Ledger(database: try DatabaseQueue())
+    }
+
+    private init(database: DatabaseQueue) throws {
+        self.database = database
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(

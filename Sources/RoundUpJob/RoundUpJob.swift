@@ -243,6 +243,25 @@ public struct RoundUpJob: Sendable {
 
     // MARK: - The goal
 
+    /// For `roundup check`: which goal a run would use for `account`, said in words, or
+    /// what is wrong. Reads only.
+    public func describeGoal(for account: Account, scopes: Set<String>) async -> (ok: Bool, text: String) {
+        do throws(AccountFailure) {
+            let goal = try await resolveGoal(for: account, dryRun: true, scopes: scopes)
+            if let uid = goal.uid { return (true, "saves into \"\(goal.name)\" (\(uid))") }
+            guard scopes.contains(RoundUpJob.createGoalScope) else {
+                return (
+                    false,
+                    "has no active \(account.currencyCode) goal named \"\(goal.name)\", and the token lacks "
+                        + "\(RoundUpJob.createGoalScope) to create one: create the goal in the app, or use a token with that scope"
+                )
+            }
+            return (true, "has no goal named \"\(goal.name)\" yet; the first run creates it")
+        } catch {
+            return (false, error.message)
+        }
+    }
+
     private struct GoalChoice {
         var uid: String?
         var name: String

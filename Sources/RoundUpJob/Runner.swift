@@ -85,9 +85,7 @@ public enum Runner {
         case .failure(let error): return fail(.configuration, error.message)
         }
         // From here on every log line passes through a filter that removes the token.
-        let inner = logger
-        var logger = Logger(label: inner.label) { _ in RedactingLogHandler(inner: inner.handler, token: token) }
-        logger.logLevel = inner.logLevel
+        let logger = redacting(logger, token: token)
 
         do {
             try FileManager.default.createDirectory(
@@ -278,6 +276,13 @@ public enum Runner {
         }
         return .success(token)
     }
+}
+
+/// `logger` with the token removed from every message and metadata value it passes on.
+func redacting(_ logger: Logger, token: AccessToken) -> Logger {
+    var redacting = Logger(label: logger.label) { _ in RedactingLogHandler(inner: logger.handler, token: token) }
+    redacting.logLevel = logger.logLevel
+    return redacting
 }
 
 /// Passes log events on with the token removed from their messages and metadata.

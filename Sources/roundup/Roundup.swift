@@ -15,9 +15,30 @@ struct Roundup: AsyncParsableCommand {
             75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration.
             """,
         version: roundupVersion,
-        subcommands: [Run.self, HistoryCommand.self, Demo.self, Emulator.self],
+        subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, Demo.self, Emulator.self],
         defaultSubcommand: Run.self
     )
+}
+
+/// Where settings come from and the ones with flags, shared by `run` and `check`.
+struct SettingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
+    var apiBaseURL: String?
+
+    @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
+    var savingsGoal: String?
+
+    @Option(help: ArgumentHelp("Where the ledger and lock live.", valueName: "dir"))
+    var stateDir: String?
+
+    func flags(reportDirectory: String? = nil) -> SettingFlags {
+        SettingFlags(
+            configFile: config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal, stateDirectory: stateDir,
+            reportDirectory: reportDirectory)
+    }
 }
 
 /// Options shared by `run` and `demo`.

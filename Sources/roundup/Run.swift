@@ -11,10 +11,10 @@ struct Run: AsyncParsableCommand {
             Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
 
             Examples:
-              roundup run                          # last week (Monday to Sunday, ending yesterday)
+              roundup run                          # last week, Monday to Sunday
               roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
               roundup run --dry-run                # show what would move, move nothing
-              roundup run --catch-up               # every week missed since the last run, then last week
+              roundup run --catch-up               # and any weeks missed before it
             """
     )
 
@@ -30,17 +30,7 @@ struct Run: AsyncParsableCommand {
                 + "so that a machine that was off misses nothing."))
     var catchUp = false
 
-    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
-    var config: String?
-
-    @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
-    var apiBaseURL: String?
-
-    @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
-    var savingsGoal: String?
-
-    @Option(help: ArgumentHelp("Where the ledger and lock live.", valueName: "dir"))
-    var stateDir: String?
+    @OptionGroup var settings: SettingOptions
 
     @Option(help: ArgumentHelp("Where reports are written.", valueName: "dir"))
     var reportDir: String?
@@ -50,9 +40,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let request = RunRequest(
             endDate: endDate, dryRun: dryRun, json: output.json,
-            flags: SettingFlags(
-                configFile: config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal, stateDirectory: stateDir,
-                reportDirectory: reportDir),
+            flags: settings.flags(reportDirectory: reportDir),
             catchUp: catchUp)
         let result = await Runner.run(
             request, environment: ProcessInfo.processInfo.environment, now: Instant.now,
