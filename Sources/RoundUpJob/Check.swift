@@ -17,37 +17,35 @@ public enum Check {
             lines.append("FIX   \(text)")
             if status == .ok { status = code }
         }
-        var token: AccessToken?
+        var redact: (String) -> String = { $0 }
         func done() -> RunResult {
-            let output = lines.joined(separator: "\n") + "\n"
-            return RunResult(status: status, output: token?.redacted(in: output) ?? output, diagnostics: [])
+            RunResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: [])
         }
 
         let settings: Settings
         do {
-            let (text, path) = try Runner.configFile(RunRequest(flags: flags), environment: environment)
-            settings = try Settings.resolve(flags: flags, environment: environment, configText: text, configPath: path)
+            let (resolved, path) = try Runner.resolveSettings(RunRequest(flags: flags), environment: environment)
+            settings = resolved
             ok(path.map { "config: \($0)" } ?? "config: no config file, so the defaults")
-        } catch let error as SettingsError {
-            problem(error.origin == .flag ? .usage : .configuration, "config: \(error.message)")
-            return done()
         } catch {
-            problem(.configuration, "config: \(error)")
+            problem(error.exitStatus, "config: \(error.message)")
             return done()
         }
         ok("bank: \(settings.apiBaseURL)")
         checkStateDirectory(settings.stateDirectory, ok: ok, problem: problem)
 
-        let logger: Logger
+        let token: AccessToken
         switch Runner.loadToken(settings: settings, environment: environment) {
         case .success(let value):
             token = value
-            logger = redacting(baseLogger, token: value)
-            ok("token: from \(environment["STARLING_ACCESS_TOKEN"].map { _ in "STARLING_ACCESS_TOKEN" } ?? settings.tokenFile ?? "")")
+            redact = value.redacted(in:)
+            let fromEnvironment = !(environment["STARLING_ACCESS_TOKEN"] ?? "").isEmpty
+            ok("token: from \(fromEnvironment ? "STARLING_ACCESS_TOKEN" : settings.tokenFile ?? "the token file")")
         case .failure(let error):
             problem(.configuration, "token: \(error.message)")
             return done()
         }
+        let logger = redacting(baseLogger, token: token)
         let client: CurlHTTPClient
         do {
             client = try CurlHTTPClient(
@@ -57,7 +55,6 @@ public enum Check {
             problem(.unavailable, "libcurl: \(error.message)")
             return done()
         }
-        guard let token else { return done() }
         let bank = BankClient(
             baseURL: settings.apiBaseURL, token: token, transport: client,
             retrier: Retrier(policy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(300))), logger: logger)

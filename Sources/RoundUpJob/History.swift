@@ -40,12 +40,9 @@ public enum History {
         }
         let settings: Settings
         do {
-            let (text, path) = try Runner.configFile(RunRequest(flags: flags), environment: environment)
-            settings = try Settings.resolve(flags: flags, environment: environment, configText: text, configPath: path)
-        } catch let error as SettingsError {
-            return fail(error.origin == .flag ? .usage : .configuration, error.message)
+            (settings, _) = try Runner.resolveSettings(RunRequest(flags: flags), environment: environment)
         } catch {
-            return fail(.configuration, "\(error)")
+            return fail(error.exitStatus, error.message)
         }
         let path = settings.stateDirectory + "/ledger.sqlite"
         var entries: [LedgerEntry] = []

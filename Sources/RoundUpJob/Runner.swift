@@ -53,13 +53,9 @@ public enum Runner {
 
         let settings: Settings
         do {
-            let (text, path) = try configFile(request, environment: environment)
-            settings = try Settings.resolve(
-                flags: request.flags, environment: environment, configText: text, configPath: path)
-        } catch let error as SettingsError {
-            return fail(error.origin == .flag ? .usage : .configuration, error.message)
+            (settings, _) = try resolveSettings(request, environment: environment)
         } catch {
-            return fail(.configuration, "\(error)")
+            return fail(error.exitStatus, error.message)
         }
 
         let week: Week
@@ -181,7 +177,7 @@ public enum Runner {
             result.output = summaries.joined(separator: "\n")
         }
         // Defence in depth: nothing the run prints may contain the token.
-        let scrub = { (text: String) in token.appears(in: text) ? "[output withheld: it contained the access token]" : text }
+        let scrub = token.redacted(in:)
         result.output = scrub(result.output)
         result.diagnostics = result.diagnostics.map(scrub)
         return result
@@ -218,9 +214,21 @@ public enum Runner {
         return (sorted.prefix(catchUpLimit).map { Week(endingOn: $0, in: target.timeZone) }, notes)
     }
 
+    /// The settings for `request` and `environment`, and the path of the config file read, if any.
+    static func resolveSettings(_ request: RunRequest, environment: [String: String]) throws(SettingsError)
+        -> (Settings, configPath: String?)
+    {
+        let (text, path) = try configFile(request, environment: environment)
+        let settings = try Settings.resolve(
+            flags: request.flags, environment: environment, configText: text, configPath: path)
+        return (settings, path)
+    }
+
     /// The config file's text and path: `--config`, else `ROUNDUP_CONFIG`, else
     /// `$XDG_CONFIG_HOME/roundup/config.yaml` when it exists.
-    static func configFile(_ request: RunRequest, environment: [String: String]) throws -> (String?, String?) {
+    static func configFile(_ request: RunRequest, environment: [String: String]) throws(SettingsError)
+        -> (String?, String?)
+    {
         if request.ignoreConfigFile { return (nil, nil) }
         let explicit = request.flags.configFile ?? environment["ROUNDUP_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         let path: String

@@ -63,6 +63,9 @@ public struct SettingsError: Error, Sendable, CustomStringConvertible {
     public let message: String
 
     public var description: String { message }
+
+    /// A bad flag is a usage error; anything else is bad configuration.
+    public var exitStatus: ExitStatus { origin == .flag ? .usage : .configuration }
 }
 
 extension Settings {
@@ -125,14 +128,8 @@ extension Settings {
         where Currency(code: code) == nil {
             throw SettingsError(origin: .file, message: "'\(code)' is not an ISO 4217 currency code")
         }
-        let concurrency = file.concurrency ?? 4
-        guard (1...32).contains(concurrency) else {
-            throw SettingsError(origin: .file, message: "concurrency must be from 1 to 32, not \(concurrency)")
-        }
-        func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>, default fallback: Int) throws(SettingsError)
-            -> Int
-        {
-            guard let value else { return fallback }
+        func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
+            guard let value else { return nil }
             guard range.contains(value) else {
                 throw SettingsError(
                     origin: .file,
@@ -140,25 +137,19 @@ extension Settings {
             }
             return value
         }
+        let concurrency = try bounded(file.concurrency, "concurrency", 1...32) ?? 4
         let standard = RetryPolicy.standard
         let retryPolicy = RetryPolicy(
-            maxAttempts: try bounded(file.retryAttempts, "retryAttempts", 1...20, default: standard.maxAttempts),
-            initialDelay: .milliseconds(
-                try bounded(
-                    file.retryFirstDelayMilliseconds, "retryFirstDelayMilliseconds", 0...60_000,
-                    default: Int(standard.initialDelay.components.seconds * 1000)
-                        + Int(standard.initialDelay.components.attoseconds / 1_000_000_000_000_000))),
-            maxDelay: .seconds(
-                try bounded(
-                    file.retryMaxDelaySeconds, "retryMaxDelaySeconds", 0...3600,
-                    default: Int(standard.maxDelay.components.seconds))),
-            maxRetryAfter: .seconds(
-                try bounded(
-                    file.retryAfterLimitSeconds, "retryAfterLimitSeconds", 0...3600,
-                    default: Int(standard.maxRetryAfter.components.seconds))),
+            maxAttempts: try bounded(file.retryAttempts, "retryAttempts", 1...20) ?? standard.maxAttempts,
+            initialDelay: try bounded(file.retryFirstDelayMilliseconds, "retryFirstDelayMilliseconds", 0...60_000)
+                .map { .milliseconds($0) } ?? standard.initialDelay,
+            maxDelay: try bounded(file.retryMaxDelaySeconds, "retryMaxDelaySeconds", 0...3600)
+                .map { .seconds($0) } ?? standard.maxDelay,
+            maxRetryAfter: try bounded(file.retryAfterLimitSeconds, "retryAfterLimitSeconds", 0...3600)
+                .map { .seconds($0) } ?? standard.maxRetryAfter,
             runRetries: standard.runRetries, runWait: standard.runWait)
-        let requestTimeout = try bounded(file.requestTimeoutSeconds, "requestTimeoutSeconds", 1...600, default: 60)
-        let lockWait = try bounded(file.lockWaitSeconds, "lockWaitSeconds", 0...3600, default: 10)
+        let requestTimeout = try bounded(file.requestTimeoutSeconds, "requestTimeoutSeconds", 1...600) ?? 60
+        let lockWait = try bounded(file.lockWaitSeconds, "lockWaitSeconds", 0...3600) ?? 10
         return Settings(
             apiBaseURL: baseURL, timeZone: timeZone, savingsGoalName: goalName, goalUids: file.goals ?? [:],
             newGoalTargets: (file.newGoalTarget ?? [:]).mapValues(\.value), stateDirectory: stateDirectory,

@@ -19,9 +19,6 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
 
     var authorizationValue: String { "Bearer \(secret)" }
 
-    /// Whether `text` contains the token: for tests and for scrubbing diagnostics.
-    public func appears(in text: String) -> Bool { text.contains(secret) }
-
     /// `text` with every occurrence of the token replaced by `<redacted>`: for text that
     /// came from elsewhere (a bank that echoes the token in an error message, say).
     public func redacted(in text: String) -> String {

@@ -104,7 +104,7 @@ public actor EmulatedBank {
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         arrivals += 1
         let arrived = now()
-        let endpoint = Endpoint(method: request.method, path: request.path)
+        let (endpoint, segments) = Endpoint.parse(method: request.method, path: request.path)
         var fault: Fault?
         for index in faultRules.indices {
             if let picked = faultRules[index].fault(for: endpoint, path: request.path) {
@@ -119,9 +119,9 @@ public actor EmulatedBank {
         var response: EmulatorResponse
         switch fault {
         case nil, .stall:
-            response = route(request)
+            response = route(request, endpoint, segments)
         case .latency(let delay):
-            response = route(request)
+            response = route(request, endpoint, segments)
             response.delay = delay
         case .serverError(let status):
             response = errors(status, "The service is temporarily unavailable")
@@ -135,16 +135,16 @@ public actor EmulatedBank {
         case .dropConnection:
             response = .dropped
         case .dropAfterApplying:
-            _ = route(request)
+            _ = route(request, endpoint, segments)
             response = .dropped
         case .failAfterApplying(let status):
-            _ = route(request)
+            _ = route(request, endpoint, segments)
             response = errors(status, "The service is temporarily unavailable")
         case .malformedBody(let garble):
-            response = route(request)
+            response = route(request, endpoint, segments)
             response.body = garbled(response.body, garble)
         case .rewrittenBody(let text, let replacement):
-            response = route(request)
+            response = route(request, endpoint, segments)
             response.body = Array(String(decoding: response.body, as: UTF8.self).replacing(text, with: replacement).utf8)
         }
         requests.append(
@@ -165,32 +165,29 @@ public actor EmulatedBank {
         }
     }
 
-    private func route(_ request: EmulatorRequest) -> EmulatorResponse {
+    private func route(_ request: EmulatorRequest, _ endpoint: Endpoint, _ rest: [String]) -> EmulatorResponse {
         guard let authorization = request.headers["authorization"], authorization.hasPrefix("Bearer ") else {
             return oauthError(401, "invalid_token", "No access token was supplied")
         }
         guard authorization == "Bearer \(state.token)" else {
             return oauthError(403, "invalid_token", "The access token is invalid or has expired")
         }
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard parts.count >= 2, parts[0] == "api", parts[1] == "v2" else { return notFound(request.path) }
-        let rest = Array(parts.dropFirst(2))
-        switch (request.method, rest.count) {
-        case ("GET", 2) where rest == ["identity", "token"]:
+        switch endpoint {
+        case .identity:
             return json(200, IdentityBody(scopes: state.scopes))
-        case ("GET", 1) where rest[0] == "accounts":
+        case .accounts:
             return requiring(["account:read", "account-list:read"]) { accounts() }
-        case ("GET", 4) where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
+        case .settledFeed:
             return requiring(["transaction:read"]) { settledFeed(accountUid: rest[2], query: request.query) }
-        case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals":
+        case .savingsGoals:
             return requiring(["savings-goal:read"]) { goals(accountUid: rest[1]) }
-        case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals":
+        case .createGoal:
             return requiring(["savings-goal:create"]) { createGoal(accountUid: rest[1], body: request.body) }
-        case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":
+        case .addMoney:
             return requiring(["savings-goal-transfer:create"]) {
                 addMoney(accountUid: rest[1], goalUid: rest[3], transferUid: rest[5], body: request.body)
             }
-        default:
+        case .unknown:
             return notFound(request.path)
         }
     }

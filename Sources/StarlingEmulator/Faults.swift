@@ -2,26 +2,25 @@
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
     case identity, accounts, settledFeed, savingsGoals, createGoal, addMoney, unknown
 
-    init(method: String, path: String) {
+    /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
+    /// (where the account, goal and transfer uids are).
+    static func parse(method: String, path: String) -> (Endpoint, [String]) {
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count >= 3, parts[0] == "api", parts[1] == "v2" else {
-            self = .unknown
-            return
-        }
+        guard parts.count >= 2, parts[0] == "api", parts[1] == "v2" else { return (.unknown, []) }
         let rest = Array(parts.dropFirst(2))
-        switch (method, rest.count) {
-        case ("GET", 2) where rest == ["identity", "token"]: self = .identity
-        case ("GET", 1) where rest[0] == "accounts": self = .accounts
-        case ("GET", 4) where rest[0] == "feed" && rest[3] == "settled-transactions-between": self = .settledFeed
-        case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": self = .savingsGoals
-        case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": self = .createGoal
-        case ("PUT", 6) where rest[0] == "account" && rest[4] == "add-money": self = .addMoney
-        default: self = .unknown
-        }
+        let endpoint: Endpoint =
+            switch (method, rest.count) {
+            case ("GET", 2) where rest == ["identity", "token"]: .identity
+            case ("GET", 1) where rest[0] == "accounts": .accounts
+            case ("GET", 4) where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
+                .settledFeed
+            case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoals
+            case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": .createGoal
+            case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money": .addMoney
+            default: .unknown
+            }
+        return (endpoint, rest)
     }
-
-    /// Whether the endpoint changes the bank's state.
-    public var writes: Bool { self == .createGoal || self == .addMoney }
 }
 
 /// Something going wrong with one request, as it does between a client and a bank.
@@ -59,14 +58,6 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case wrongShape
         /// Nothing at all.
         case empty
-    }
-
-    /// Whether the fault, on a write, lets the write happen.
-    public var applies: Bool {
-        switch self {
-        case .latency, .stall, .dropAfterApplying, .failAfterApplying, .malformedBody, .rewrittenBody: true
-        case .serverError, .proxyError, .rateLimited, .dropConnection: false
-        }
     }
 
     /// A short name for the kind of fault, for counting.
@@ -160,11 +151,11 @@ struct ActiveRule {
     let rule: FaultRule
     var seen = 0
     var injected = 0
-    var random: SeededRandom?
+    var random: SeededRandom
 
     init(_ rule: FaultRule) {
         self.rule = rule
-        if case .randomly(_, let seed) = rule.when { random = SeededRandom(seed: seed) }
+        if case .randomly(_, let seed) = rule.when { random = SeededRandom(seed: seed) } else { random = SeededRandom(seed: 0) }
     }
 
     /// Counts a request to `endpoint` and says whether it fails, and how.
@@ -180,8 +171,8 @@ struct ActiveRule {
         case .first(let count): fails = seen <= count
         case .always: fails = true
         case .randomly(let probability, _):
-            fails = random!.nextUnit() < probability
-            pick = Int(random!.next() % UInt64(rule.faults.count))
+            fails = random.nextUnit() < probability
+            pick = Int(random.next() % UInt64(rule.faults.count))
         }
         guard fails else { return nil }
         injected += 1
