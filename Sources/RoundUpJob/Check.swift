@@ -36,11 +36,10 @@ public enum Check {
 
         let token: AccessToken
         switch Runner.loadToken(settings: settings, environment: environment) {
-        case .success(let value):
+        case .success(let (value, source)):
             token = value
             redact = value.redacted(in:)
-            let fromEnvironment = !(environment["STARLING_ACCESS_TOKEN"] ?? "").isEmpty
-            ok("token: from \(fromEnvironment ? "STARLING_ACCESS_TOKEN" : settings.tokenFile ?? "the token file")")
+            ok("token: from \(source.description)")
         case .failure(let error):
             problem(.configuration, "token: \(error.message)")
             return done()

@@ -77,7 +77,7 @@ public enum Runner {
 
         let token: AccessToken
         switch loadToken(settings: settings, environment: environment) {
-        case .success(let value): token = value
+        case .success(let value): token = value.0
         case .failure(let error): return fail(.configuration, error.message)
         }
         // From here on every log line passes through a filter that removes the token.
@@ -253,21 +253,52 @@ public enum Runner {
 
     struct TokenError: Error { let message: String }
 
-    /// `STARLING_ACCESS_TOKEN`, else the config's `tokenFile`, which must be readable by
-    /// its owner only.
-    static func loadToken(settings: Settings, environment: [String: String]) -> Result<AccessToken, TokenError> {
+    /// The name of the systemd credential that holds the token (`LoadCredential=starling-token:…`).
+    public static let tokenCredential = "starling-token"
+
+    /// Where the token came from, in words for `roundup check`.
+    enum TokenSource: Equatable {
+        case environment
+        case credential(path: String)
+        case file(path: String)
+
+        var description: String {
+            switch self {
+            case .environment: "STARLING_ACCESS_TOKEN"
+            case .credential(let path): "the systemd credential \(tokenCredential) (\(path))"
+            case .file(let path): path
+            }
+        }
+    }
+
+    /// `STARLING_ACCESS_TOKEN`; else the systemd credential `starling-token` when systemd
+    /// passed one in `$CREDENTIALS_DIRECTORY`; else the config's `tokenFile`. A file must be
+    /// readable by its owner only.
+    static func loadToken(settings: Settings, environment: [String: String])
+        -> Result<(AccessToken, TokenSource), TokenError>
+    {
         if let value = environment["STARLING_ACCESS_TOKEN"], !value.isEmpty {
             guard let token = AccessToken(value) else {
                 return .failure(TokenError(message: "STARLING_ACCESS_TOKEN holds characters an access token cannot have"))
             }
-            return .success(token)
+            return .success((token, .environment))
+        }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+            let path = directory + "/" + tokenCredential
+            if FileManager.default.fileExists(atPath: path) {
+                return readTokenFile(path).map { ($0, .credential(path: path)) }
+            }
         }
         guard let path = settings.tokenFile else {
             return .failure(
                 TokenError(
                     message: "no access token: set STARLING_ACCESS_TOKEN, or tokenFile in the config file "
-                        + "(see config/roundup.example.yaml)"))
+                        + "(see config/roundup.example.yaml), or pass the systemd credential \(tokenCredential)"))
         }
+        return readTokenFile(path).map { ($0, .file(path: path)) }
+    }
+
+    private static func readTokenFile(_ path: String) -> Result<AccessToken, TokenError> {
         var info = stat()
         guard stat(path, &info) == 0 else {
             return .failure(TokenError(message: "cannot read the token file \(path): it does not exist or is not accessible"))

@@ -7,7 +7,8 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Round up a finished week and move the sum into each account's savings goal.",
         discussion: """
-            The token comes from STARLING_ACCESS_TOKEN or from tokenFile in the config file; it is never a flag.
+            The token comes from STARLING_ACCESS_TOKEN, the systemd credential starling-token, or tokenFile in the config \
+            file; it is never a flag.
             Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
 
             Examples:

@@ -32,10 +32,15 @@ struct Execution {
 /// the binary is talking to.
 func roundup(_ arguments: [String], environment: [String: String]) async throws -> Execution {
     let binary = try #require(roundupBinary, "the roundup binary was not built beside the tests")
-    return try await withCheckedThrowingContinuation { continuation in
+    return try await run(binary, arguments, environment: environment)
+}
+
+/// Runs `executable` with `arguments` and exactly `environment`, no standard input.
+func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> Execution {
+    try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
+            process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
             process.environment = environment
             let out = Pipe(), err = Pipe()

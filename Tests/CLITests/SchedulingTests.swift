@@ -1,0 +1,153 @@
+import Foundation
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// The files in `cron/` as shipped: their command lines run through the built binary
+/// against the emulator, with only their paths moved into a temporary directory.
+@Suite struct SchedulingTests {
+    static let cronDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("cron").path
+
+    static func text(_ name: String) throws -> String {
+        try String(contentsOfFile: cronDirectory + "/" + name, encoding: .utf8)
+    }
+
+    /// A bank with one settled payment in the week ending the Sunday before today.
+    static func bankWithLastWeek(token: String) -> (BankState, Week) {
+        let week = Week.endingYesterday(now: Instant.now, in: TestBank.london)
+        var bank = TestBank(token: token)
+        let account = bank.account("GBP", name: "Personal")
+        bank.goal(account, name: "Round-ups", uid: "90c00000-0000-4000-8000-0000000000c1")
+        bank.spend(account, 1_234, settled: week.start.adding(milliseconds: 3_600_000))
+        return (bank.state, week)
+    }
+
+    @Test func theCrontabLineRunsTheJob() async throws {
+        let crontab = try Self.text("roundup.crontab")
+        let lines = crontab.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(lines.contains("CRON_TZ=Europe/London"))
+        let path = try #require(lines.first { $0.hasPrefix("PATH=") })
+        #expect(path.contains("/usr/local/bin"), "the install step puts roundup in /usr/local/bin")
+        let entry = try #require(lines.first { $0.hasPrefix("0 6 * * 1 ") }, "Monday at 06:00")
+        let command = String(entry.dropFirst("0 6 * * 1 ".count))
+        #expect(command.contains("roundup run --catch-up"))
+        #expect(command.contains(">> \"$HOME/.local/state/roundup/cron.log\" 2>&1"), "output and errors are logged")
+
+        // Cron runs the command with /bin/sh, HOME and the PATH above; here `roundup` on
+        // that PATH is the built binary and HOME is a temporary directory.
+        let home = try TemporaryDirectory()
+        let bin = home.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin + "/roundup", withDestinationPath: try #require(roundupBinary))
+        let token = "cron-token-" + UUID().uuidString
+        let (state, week) = Self.bankWithLastWeek(token: token)
+        try await withEmulator(state) { server in
+            try FileManager.default.createDirectory(
+                atPath: home.path + "/.config/roundup", withIntermediateDirectories: true)
+            let tokenFile = home.path + "/.config/roundup/token"
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600])
+            try "apiBaseURL: \(server.baseURL)\ntokenFile: ~/.config/roundup/token\n"
+                .write(toFile: home.path + "/.config/roundup/config.yaml", atomically: true, encoding: .utf8)
+            let cronPath = String(path.dropFirst("PATH=".count))
+            let result = try await run(
+                "/bin/sh", ["-c", command],
+                environment: ["HOME": home.path, "PATH": "\(bin):\(cronPath)", "CRON_TZ": "Europe/London"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let log = try String(contentsOfFile: home.path + "/.local/state/roundup/cron.log", encoding: .utf8)
+            #expect(log.contains("0.66 GBP"), "\(log)")
+            #expect(!log.contains(token))
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
+            #expect(FileManager.default.fileExists(
+                atPath: home.path + "/.local/state/roundup/reports/roundup-\(week.endDate).json"))
+        }
+    }
+
+    /// The service's ExecStart, with its Environment= lines and the token handed over as
+    /// systemd hands over a credential: a read-only file in `$CREDENTIALS_DIRECTORY`.
+    @Test func theServiceCommandRunsTheJobWithTheTokenAsACredential() async throws {
+        let unit = try Self.text("roundup.service")
+        let entries = unit.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && $0.contains("=") }
+        func values(_ key: String) -> [String] {
+            entries.filter { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+        }
+        #expect(values("LoadCredential") == ["starling-token:/etc/roundup/starling-token"])
+        #expect(!unit.contains("STARLING_ACCESS_TOKEN"), "the token is never in the unit")
+        #expect(values("DynamicUser") == ["yes"])
+        #expect(values("StateDirectory") == ["roundup"])
+        let exec = try #require(values("ExecStart").first).split(separator: " ").map(String.init)
+        #expect(exec.first == "/usr/local/bin/roundup")
+
+        let root = try TemporaryDirectory()
+        // systemd's specifiers for a system service: %S is /var/lib, %E is /etc.
+        func expand(_ text: String) -> String {
+            text.replacingOccurrences(of: "%S", with: root.path + "/var/lib")
+                .replacingOccurrences(of: "%E", with: root.path + "/etc")
+        }
+        var environment = ["PATH": "/usr/bin:/bin"]
+        for assignment in values("Environment") {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+            environment[parts[0]] = expand(parts[1])
+        }
+        #expect(environment["ROUNDUP_STATE_DIR"] == root.path + "/var/lib/roundup")
+        let credentials = root.path + "/run/credentials/roundup.service"
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root.path + "/etc/roundup", withIntermediateDirectories: true)
+        environment["CREDENTIALS_DIRECTORY"] = credentials
+
+        let token = "unit-token-" + UUID().uuidString
+        FileManager.default.createFile(
+            atPath: credentials + "/starling-token", contents: Data(token.utf8),
+            attributes: [.posixPermissions: 0o400])
+        let (state, week) = Self.bankWithLastWeek(token: token)
+        try await withEmulator(state) { server in
+            try "apiBaseURL: \(server.baseURL)\n"
+                .write(toFile: try #require(environment["ROUNDUP_CONFIG"]), atomically: true, encoding: .utf8)
+            let check = try await roundup(["check"], environment: environment)
+            #expect(check.status == 0, "\(check.stdout)")
+            #expect(check.stdout.contains("ok    token: from the systemd credential starling-token"))
+
+            let result = try await roundup(Array(exec.dropFirst()), environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
+            #expect(FileManager.default.fileExists(
+                atPath: root.path + "/var/lib/roundup/reports/roundup-\(week.endDate).json"))
+            #expect(!result.stdout.contains(token) && !result.stderr.contains(token))
+
+            // The timer fires again after a restart; the week is not moved twice.
+            let again = try await roundup(Array(exec.dropFirst()), environment: environment)
+            #expect(again.status == 0)
+            #expect(await server.bank.transfers.count == 1)
+        }
+    }
+
+    @Test func theTimerRunsOnMondayMorningsInLondonAndCatchesUp() throws {
+        let timer = try Self.text("roundup.timer")
+        #expect(timer.contains("OnCalendar=Mon *-*-* 06:00:00 Europe/London"))
+        #expect(timer.contains("Persistent=true"))
+    }
+
+    /// `systemd-analyze verify` reads the units as systemd would and warns about any key it
+    /// does not know or value it cannot use. It needs the ExecStart binary to exist, so the
+    /// check runs on a copy pointing at the built one. Machines without systemd skip it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+    func systemdAcceptsTheUnitsWithoutWarnings() async throws {
+        let directory = try TemporaryDirectory()
+        let service = try Self.text("roundup.service")
+            .replacingOccurrences(of: "/usr/local/bin/roundup", with: try #require(roundupBinary))
+        try service.write(toFile: directory.path + "/roundup.service", atomically: true, encoding: .utf8)
+        try Self.text("roundup.timer")
+            .write(toFile: directory.path + "/roundup.timer", atomically: true, encoding: .utf8)
+        let result = try await run(
+            "/usr/bin/systemd-analyze",
+            ["verify", "--man=no", directory.path + "/roundup.service", directory.path + "/roundup.timer"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+    }
+}
