@@ -74,12 +74,14 @@ public enum MoneyError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The round-up arithmetic, in `Decimal` major units.
 public enum RoundUpArithmetic {
-    /// The next whole unit minus `amount`; a whole amount gives 0. `amount` is not negative
-    /// (the bank's feed amounts never are; the sign is the direction).
-    public static func roundUp(of amount: Decimal) -> Decimal {
+    /// The next whole unit minus `amount`; a whole amount gives 0, or 1 when
+    /// `wholeSavesAUnit` (zero still gives 0). `amount` is not negative (the bank's feed
+    /// amounts never are; the sign is the direction).
+    public static func roundUp(of amount: Decimal, wholeSavesAUnit: Bool = false) -> Decimal {
         var value = amount
         var ceiling = Decimal()
         NSDecimalRound(&ceiling, &value, 0, .up)
-        return ceiling - amount
+        let difference = ceiling - amount
+        return difference == 0 && wholeSavesAUnit && amount > 0 ? 1 : difference
     }
 }

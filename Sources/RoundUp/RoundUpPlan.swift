@@ -7,14 +7,21 @@ public struct RoundUpPolicy: Hashable, Sendable {
     /// The most to move in one week, in major units, per currency code.
     public let weeklyCaps: [String: Decimal]
 
+    /// A payment of a whole amount (12.00) saves a full unit instead of nothing. Off by
+    /// default; a payment of zero saves nothing either way.
+    public let wholeAmountsSaveAUnit: Bool
+
     /// The multipliers the policy accepts.
     public static let multipliers = 1...10
 
-    public init(multiplier: Int = 1, weeklyCaps: [String: Decimal] = [:]) throws(PolicyError) {
+    public init(multiplier: Int = 1, weeklyCaps: [String: Decimal] = [:], wholeAmountsSaveAUnit: Bool = false)
+        throws(PolicyError)
+    {
         guard RoundUpPolicy.multipliers.contains(multiplier) else { throw .multiplierOutOfRange(multiplier) }
         for (code, cap) in weeklyCaps where cap < 0 { throw .negativeCap(currency: code) }
         self.multiplier = multiplier
         self.weeklyCaps = weeklyCaps
+        self.wholeAmountsSaveAUnit = wholeAmountsSaveAUnit
     }
 }
 
@@ -79,7 +86,7 @@ public struct RoundUpPlan: Sendable {
                 continue
             }
             let amount = Money(minorUnits: transaction.minorUnits, currency: currency)
-            let roundUp = RoundUpArithmetic.roundUp(of: amount.amount)
+            let roundUp = RoundUpArithmetic.roundUp(of: amount.amount, wholeSavesAUnit: policy.wholeAmountsSaveAUnit)
             sum += roundUp
             counted.append(
                 CountedTransaction(

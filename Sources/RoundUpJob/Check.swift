@@ -7,14 +7,16 @@ import StarlingAPI
 /// `roundup check`: the configuration, the token, its scopes, the accounts, their goals
 /// and the state directory, checked without writing anything, each with what to fix.
 public enum Check {
-    public static func run(flags: SettingFlags, environment: [String: String], logger baseLogger: Logger) async
+    public static func run(
+        flags: SettingFlags, environment: [String: String], logger baseLogger: Logger, style: TextStyle = .plain
+    ) async
         -> RunResult
     {
         var lines: [String] = []
         var status = ExitStatus.ok
-        func ok(_ text: String) { lines.append("ok    \(text)") }
+        func ok(_ text: String) { lines.append(style.status(.transferred, "ok") + "    \(text)") }
         func problem(_ code: ExitStatus, _ text: String) {
-            lines.append("FIX   \(text)")
+            lines.append(style.status(.failed, "FIX") + "   \(text)")
             if status == .ok { status = code }
         }
         var redact: (String) -> String = { $0 }
@@ -62,7 +64,7 @@ public enum Check {
         do throws(BankError) {
             let identity = try await bank.tokenIdentity()
             scopes = Set(identity.scopes)
-            let needed = RoundUpJob.readScopes + RoundUpJob.writeScopes
+            let needed = RoundUpJob.neededScopes(settings: settings, dryRun: false)
             let missing = needed.filter { !scopes.contains($0) }
             if missing.isEmpty {
                 ok("scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? ""))

@@ -17,10 +17,13 @@ public enum History {
         public var goalName: String?
         public var goalUid: String?
         public var transferUid: String?
-        /// `transferred`, `nothing to move` or `unconfirmed`.
+        /// `transferred`, `nothing to move`, `held back` (a minimum balance kept all of it)
+        /// or `unconfirmed`.
         public var status: String
         /// Why an unconfirmed transfer has not been confirmed yet.
         public var lastError: String?
+        /// Why less than the week's round-up moved (a minimum balance).
+        public var note: String?
         public var updatedAt: String?
     }
 
@@ -34,7 +37,9 @@ public enum History {
     }
 
     /// Reads the history for `flags` and `environment`; `weeks` limits it to the newest weeks.
-    public static func run(flags: SettingFlags, environment: [String: String], json: Bool, weeks: Int?) -> RunResult {
+    public static func run(
+        flags: SettingFlags, environment: [String: String], json: Bool, weeks: Int?, style: TextStyle = .plain
+    ) -> RunResult {
         func fail(_ status: ExitStatus, _ message: String) -> RunResult {
             RunResult(status: status, output: "", diagnostics: ["roundup: \(message)"])
         }
@@ -69,7 +74,7 @@ public enum History {
             let data = (try? encoder.encode(document)) ?? Data()
             return RunResult(status: .ok, output: String(decoding: data, as: UTF8.self) + "\n", diagnostics: [])
         }
-        return RunResult(status: .ok, output: table(document), diagnostics: [])
+        return RunResult(status: .ok, output: table(document, style: style), diagnostics: [])
     }
 
     static func row(for entry: LedgerEntry) -> Row {
@@ -77,7 +82,7 @@ public enum History {
         let status =
             switch entry.status {
             case .done: "transferred"
-            case .nothing: "nothing to move"
+            case .nothing: entry.note == nil ? "nothing to move" : "held back"
             case .pending: "unconfirmed"
             }
         return Row(
@@ -85,7 +90,7 @@ public enum History {
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: money?.formattedAmount ?? "\(entry.minorUnits) minor units", minorUnits: entry.minorUnits,
             goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: status,
-            lastError: entry.lastError, updatedAt: entry.updatedAt)
+            lastError: entry.lastError, note: entry.note, updatedAt: entry.updatedAt)
     }
 
     /// What the confirmed transfers add up to, per currency.
@@ -100,7 +105,7 @@ public enum History {
         }
     }
 
-    static func table(_ document: Document) -> String {
+    static func table(_ document: Document, style: TextStyle = .plain) -> String {
         guard !document.weeks.isEmpty else {
             return "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
         }
@@ -112,11 +117,20 @@ public enum History {
                 row.status + (row.status == "unconfirmed" ? " (the next run resends it)" : ""),
             ]
         }
-        var lines = TextTable.render(header: header, rows: body, rightAligned: [2])
-        for row in document.weeks where row.lastError != nil {
-            lines.append("")
-            lines.append("\(row.weekEnd) \(row.accountName ?? row.accountUid): \(row.lastError ?? "")")
+        var lines = TextTable.render(header: header, rows: body, rightAligned: [2]) { row, column, cell in
+            guard column == 4 else { return cell }
+            let status: AccountStatus =
+                switch document.weeks[row].status {
+                case "transferred": .transferred
+                case "unconfirmed": .failed
+                default: .nothingToDo
+                }
+            return style.status(status, cell)
         }
+        let notes = document.weeks.compactMap { row in
+            (row.lastError ?? row.note).map { "\(row.weekEnd) \(row.accountName ?? row.accountUid): \($0)" }
+        }
+        if !notes.isEmpty { lines += [""] + notes }
         let totals = document.totals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !totals.isEmpty {
             lines.append("")
@@ -129,17 +143,25 @@ public enum History {
 /// Plain-text tables with aligned columns, for terminals and logs alike.
 enum TextTable {
     /// The header, a rule, and the rows; `rightAligned` are the indices of number columns.
-    static func render(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+    /// `decorate` dresses a padded cell (row index, column index), after the widths are
+    /// set, so that colour codes never upset the alignment.
+    static func render(
+        header: [String], rows: [[String]], rightAligned: Set<Int> = [],
+        decorate: (_ row: Int, _ column: Int, _ cell: String) -> String = { $2 }
+    ) -> [String] {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
+        func line(_ cells: [String], row: Int?) -> String {
             cells.enumerated().map { column, cell in
                 let padding = String(repeating: " ", count: widths[column] - cell.count)
-                return rightAligned.contains(column) ? padding + cell : cell + padding
+                let padded = rightAligned.contains(column) ? padding + cell : cell + padding
+                let last = column == cells.count - 1
+                let trimmed = last ? padded.trimmingTrailingSpaces() : padded
+                return row.map { decorate($0, column, trimmed) } ?? trimmed
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
-        return [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-            + rows.map(line)
+        return [line(header, row: nil), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+            + rows.enumerated().map { line($1, row: $0) }
     }
 }
 

@@ -27,13 +27,15 @@ public struct LedgerEntry: Sendable, Equatable {
     public var lastError: String?
     /// The account's name when the week was decided, for people reading the history.
     public var accountName: String?
+    /// Why less than the week's round-up was moved (a minimum balance held it back).
+    public var note: String?
     /// When the entry last changed (ISO 8601, UTC); set by the ledger.
     public var updatedAt: String?
 
     public init(
         accountUid: String, weekEnd: LocalDate, status: LedgerStatus, currency: String, minorUnits: Int64,
         goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
-        accountName: String? = nil
+        accountName: String? = nil, note: String? = nil
     ) {
         self.accountUid = accountUid
         self.weekEnd = weekEnd
@@ -45,6 +47,7 @@ public struct LedgerEntry: Sendable, Equatable {
         self.transferUid = transferUid
         self.lastError = lastError
         self.accountName = accountName
+        self.note = note
     }
 }
 
@@ -93,6 +96,9 @@ public struct Ledger: Sendable {
         migrator.registerMigration("v2: account names") { db in
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN accountName TEXT")
         }
+        migrator.registerMigration("v3: notes") { db in
+            try db.execute(sql: "ALTER TABLE transfer ADD COLUMN note TEXT")
+        }
         try migrator.migrate(database)
     }
 
@@ -134,13 +140,13 @@ public struct Ledger: Sendable {
             try db.execute(
                 sql: """
                     INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
-                                          transferUid, lastError, accountName, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                                          transferUid, lastError, accountName, note, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """,
                 arguments: [
                     entry.accountUid, entry.weekEnd.description, entry.status.rawValue, entry.currency,
                     entry.minorUnits, entry.goalUid, entry.goalName, entry.transferUid, entry.accountName,
-                    now.iso8601, now.iso8601,
+                    entry.note, now.iso8601, now.iso8601,
                 ])
         }
     }
@@ -175,7 +181,8 @@ public struct Ledger: Sendable {
         var entry = LedgerEntry(
             accountUid: row["accountUid"], weekEnd: weekEnd, status: status, currency: row["currency"],
             minorUnits: row["minorUnits"], goalUid: row["goalUid"], goalName: row["goalName"],
-            transferUid: row["transferUid"], lastError: row["lastError"], accountName: row["accountName"])
+            transferUid: row["transferUid"], lastError: row["lastError"], accountName: row["accountName"],
+            note: row["note"])
         entry.updatedAt = row["updatedAt"]
         return entry
     }

@@ -8,32 +8,60 @@ extension RunReport {
         return try encoder.encode(self)
     }
 
-    /// The report as Markdown, for people.
+    /// The report as Markdown, for people: the run, a table of the accounts, then each
+    /// account's transactions.
     public var markdown: String {
         var lines: [String] = []
         lines.append("# Round-up for the week \(week.startDate) – \(week.endDate)\(dryRun ? " (dry run)" : "")")
         lines.append("")
-        lines.append("- Window: \(week.startLocal) to \(week.endLocal) (\(week.timeZone), \(week.hours) hours)")
-        lines.append("- In UTC: \(week.startUTC) to \(week.endUTC)")
-        lines.append("- Generated: \(generatedAt) by \(generator)")
-        if let error { lines.append("- **Run failed:** \(error)") }
-        lines.append("- Exit code: \(exitCode.rawValue)")
-        if let retries { lines.append("- Requests retried after transient failures: \(retries)") }
+        lines.append("| Run | |")
+        lines.append("|---|---|")
+        lines.append("| Window | \(week.startLocal) to \(week.endLocal) (\(week.timeZone), \(week.hours) hours) |")
+        lines.append("| In UTC | \(week.startUTC) to \(week.endUTC) |")
+        lines.append("| Generated | \(generatedAt) by \(generator) |")
+        lines.append("| Exit code | \(exitCode.rawValue) |")
+        if let retries { lines.append("| Requests retried | \(retries) |") }
+        if let error {
+            lines.append("")
+            lines.append("**The run failed:** \(Markdown.escape(error))")
+        }
+        if !accounts.isEmpty {
+            lines.append("")
+            lines.append("| Account | Transactions | Round-up | \(dryRun ? "Would move" : "Moved") | Goal | Status |")
+            lines.append("|---|---:|---:|---:|---|---|")
+            for account in accounts {
+                let moved = account.status == .transferred || account.status == .alreadyTransferred || dryRun
+                lines.append(
+                    "| \(Markdown.escape(account.label)) | \(account.transactions.count) | "
+                        + "\(account.roundUpSum.map { "\($0) \(account.currency)" } ?? "—") | "
+                        + "\(moved ? account.total.map { "\($0) \(account.currency)" } ?? "—" : "—") | "
+                        + "\(Markdown.escape(account.goal?.name ?? "—")) | \(account.status.rawValue) |")
+            }
+        }
         for account in accounts {
             lines.append("")
-            lines.append("## \(account.name ?? "Account") (\(account.currency)) — \(account.status.rawValue)")
+            lines.append("## \(Markdown.escape(account.label)) — \(account.status.rawValue)")
             lines.append("")
+            if let detail = account.detail {
+                lines.append("\(account.status == .failed ? "**Why:** " : "")\(Markdown.escape(detail))")
+                lines.append("")
+            }
             lines.append("- Account: `\(account.accountUid)`")
-            if let detail = account.detail { lines.append("- \(account.status == .failed ? "**Why:** " : "")\(detail)") }
             if let total = account.total {
                 var line = "- Round-up: \(account.roundUpSum ?? total) \(account.currency)"
                 if let multiplier = account.multiplier, multiplier != 1 { line += " × \(multiplier)" }
                 if let cap = account.capApplied { line += ", capped at \(cap) \(account.currency)" }
+                if let heldBack = account.heldBack { line += ", less \(heldBack) \(account.currency) held back" }
                 lines.append(line + " → **\(total) \(account.currency)**")
+            }
+            if let minimum = account.minimumBalance {
+                lines.append(
+                    "- Minimum balance: \(minimum) \(account.currency)"
+                        + (account.balance.map { "; the balance was \($0) \(account.currency)" } ?? ""))
             }
             if let goal = account.goal {
                 let note = goal.created ? " (created by this run)" : goal.wouldCreate ? " (would be created)" : ""
-                lines.append("- Goal: \"\(goal.name)\"\(goal.uid.map { " `\($0)`" } ?? "")\(note)")
+                lines.append("- Goal: \"\(Markdown.escape(goal.name))\"\(goal.uid.map { " `\($0)`" } ?? "")\(note)")
             }
             if let transferUid = account.transferUid { lines.append("- Transfer uid: `\(transferUid)`") }
             if !account.transactions.isEmpty {
@@ -41,39 +69,79 @@ extension RunReport {
                 lines.append("| Settled (UTC) | Counterparty | Amount | Round-up |")
                 lines.append("|---|---|---:|---:|")
                 for item in account.transactions {
-                    let who = (item.counterParty ?? "").replacingOccurrences(of: "|", with: "\\|")
-                    lines.append("| \(item.settlementTime) | \(who) | \(item.amount) | \(item.roundUp) |")
+                    lines.append(
+                        "| \(item.settlementTime) | \(Markdown.escape(item.counterParty ?? "")) | \(item.amount) | "
+                            + "\(item.roundUp) |")
                 }
             }
             if !account.leftOut.isEmpty {
                 lines.append("")
-                let parts = account.leftOut.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                lines.append("Left out: " + parts.joined(separator: ", "))
+                lines.append("| Left out | Items |")
+                lines.append("|---|---:|")
+                for (reason, count) in account.leftOut.sorted(by: { $0.key < $1.key }) {
+                    lines.append("| \(reason) | \(count) |")
+                }
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A few lines for stdout: the week, one line per account, where the report is.
-    public func summary(reportPath: String?) -> String {
-        var lines = ["roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")"]
-        if let error { lines.append("  failed: \(error)") }
-        for account in accounts {
-            let name = "\(account.name ?? account.accountUid) (\(account.currency))"
-            var line = "  \(name): "
-            if let total = account.total {
-                let count = account.transactions.count
-                line += "\(total) \(account.currency) from \(count) transaction\(count == 1 ? "" : "s") — "
+    /// For stdout: the week, a table with a row per account, what each did, and where
+    /// the report is.
+    public func summary(reportPath: String?, style: TextStyle = .plain) -> String {
+        var lines = [
+            style.bold("roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")")
+        ]
+        if let error { lines.append(style.status(.failed, "failed: \(error)")) }
+        if !accounts.isEmpty {
+            lines.append("")
+            let rows = accounts.map { account in
+                [
+                    account.label, String(account.transactions.count),
+                    account.total.map { "\($0) \(account.currency)" } ?? "—", account.goal?.name ?? "—",
+                    account.status.rawValue,
+                ]
             }
-            line += account.status.rawValue
-            if let detail = account.detail { line += ": \(detail)" }
-            lines.append(line)
+            lines += TextTable.render(
+                header: ["Account", "Transactions", dryRun ? "Would move" : "Amount", "Goal", "Status"], rows: rows,
+                rightAligned: [1, 2]
+            ) { row, column, cell in
+                column == 4 ? style.status(accounts[row].status, cell) : cell
+            }
+            lines.append("")
+            for account in accounts {
+                if let detail = account.detail { lines.append("\(account.label): \(detail)") }
+            }
         }
         if let retries, retries > 0 {
-            lines.append("  (\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
+            lines.append("(\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
         }
-        if let reportPath { lines.append("Report: \(reportPath)") }
+        if let reportPath { lines.append(style.dim("Report: \(reportPath)")) }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension AccountReport {
+    /// `Personal (GBP)`.
+    var label: String { "\(name ?? accountUid) (\(currency))" }
+}
+
+/// Text from the bank or the config, made safe inside a Markdown table or paragraph.
+enum Markdown {
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "|": result += "\\|"
+            case "\\": result += "\\\\"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "`", "*", "_", "[", "]": result += "\\\(character)"
+            case "\n", "\r", "\r\n": result += " "
+            default: result.append(character)
+            }
+        }
+        return result
     }
 }
 

@@ -15,6 +15,13 @@ public struct RoundUpJob: Sendable {
     public static let writeScopes = ["savings-goal-transfer:create"]
     /// Needed only when a goal has to be created.
     public static let createGoalScope = "savings-goal:create"
+    /// Needed only when a minimum balance is configured.
+    public static let balanceScope = "balance:read"
+
+    /// The scopes a run with `settings` cannot do without.
+    public static func neededScopes(settings: Settings, dryRun: Bool) -> [String] {
+        readScopes + (settings.minimumBalances.isEmpty ? [] : [balanceScope]) + (dryRun ? [] : writeScopes)
+    }
 
     private let bank: BankClient
     private let ledger: Ledger
@@ -43,7 +50,7 @@ public struct RoundUpJob: Sendable {
         let accounts: [BankAccount]
         do {
             scopes = Set(try await bank.tokenIdentity().scopes)
-            let needed = RoundUpJob.readScopes + (dryRun ? [] : RoundUpJob.writeScopes)
+            let needed = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun)
             let missing = needed.filter { !scopes.contains($0) }
             guard missing.isEmpty else {
                 report.error = "the access token lacks the scopes \(missing.joined(separator: ", ")); "
@@ -138,42 +145,85 @@ public struct RoundUpJob: Sendable {
             try await resume(existing, plan: plan, dryRun: dryRun, report: &report)
             return
         }
-        guard plan.total.minorUnits > 0 else {
+        // A minimum balance may hold back some or all of the round-up.
+        var amount = plan.total
+        var note: String?
+        if plan.total.minorUnits > 0, let minimum = settings.minimumBalances[plan.currency.code] {
+            (amount, note) = try await applying(minimum, to: plan, account: account, report: &report)
+        }
+        guard amount.minorUnits > 0 else {
             report.status = dryRun ? .dryRun : .nothingToDo
-            report.detail = "no round-up this week: nothing to move"
+            report.detail = note ?? "no round-up this week: nothing to move"
             if !dryRun {
                 try record("record the week") {
                     try ledger.recordDecision(
                         LedgerEntry(
                             accountUid: account.uid, weekEnd: week.endDate, status: .nothing,
-                            currency: plan.currency.code, minorUnits: 0, accountName: account.name),
+                            currency: plan.currency.code, minorUnits: 0, accountName: account.name, note: note),
                         at: now())
                 }
             }
             return
         }
+        let reduced = note.map { " (\($0))" } ?? ""
 
         let goal = try await resolveGoal(for: account, dryRun: dryRun, scopes: scopes)
         report.goal = goal.report
         guard let goalUid = goal.uid else {
             report.status = .dryRun
-            report.detail = "a real run would create the goal \"\(goal.name)\" and move \(plan.total) into it"
+            report.detail = "a real run would create the goal \"\(goal.name)\" and move \(amount) into it\(reduced)"
             return
         }
         let transferUid = TransferUID.transferUid(accountUid: account.uid, goalUid: goalUid, weekEnd: week.endDate)
         report.transferUid = transferUid
         if dryRun {
             report.status = .dryRun
-            report.detail = "a real run would move \(plan.total) into \"\(goal.name)\""
+            report.detail = "a real run would move \(amount) into \"\(goal.name)\"\(reduced)"
             return
         }
         let entry = LedgerEntry(
             accountUid: account.uid, weekEnd: week.endDate, status: .pending, currency: plan.currency.code,
-            minorUnits: plan.total.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid,
-            accountName: account.name)
+            minorUnits: amount.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid,
+            accountName: account.name, note: note)
         try record("record the transfer before sending it") { try ledger.recordDecision(entry, at: now()) }
         try await transfer(entry, report: &report)
-        report.detail = "moved \(plan.total) into \"\(goal.name)\""
+        report.detail = "moved \(amount) into \"\(goal.name)\"\(reduced)"
+    }
+
+    /// What may move once `minimum` is kept in the account, read from its balance now, and
+    /// why less than the round-up moves, if it does.
+    private func applying(
+        _ minimum: MinimumBalance, to plan: RoundUpPlan, account: Account, report: inout AccountReport
+    ) async throws(AccountFailure) -> (Money, String?) {
+        let balance = try await bankCall { () async throws(BankError) in
+            try await bank.balance(accountUid: account.uid).effectiveBalance
+        }
+        guard balance.currency == plan.currency.code else {
+            throw AccountFailure(
+                .dataError,
+                "skipped: the bank gave the balance in '\(balance.currency.prefix(12))', but the account is in "
+                    + plan.currency.code)
+        }
+        let balanceMoney = Money(minorUnits: balance.minorUnits, currency: plan.currency)
+        let (move, heldBack) = minimum.apply(total: plan.total, balance: balanceMoney)
+        report.balance = balanceMoney.formattedAmount
+        report.minimumBalance = minimum.minimum.formattedAmount
+        report.total = move.formattedAmount
+        report.totalMinorUnits = move.minorUnits
+        logger.info(
+            "account \(label(account)): balance \(balanceMoney), minimum \(minimum.minimum): \(move) of \(plan.total) may move")
+        guard heldBack.minorUnits > 0 else { return (move, nil) }
+        report.heldBack = heldBack.formattedAmount
+        let why =
+            if move.minorUnits > 0 {
+                "reduced from \(plan.total) to keep the balance of \(balanceMoney) at or above the minimum of \(minimum.minimum)"
+            } else if balanceMoney.minorUnits <= minimum.minimum.minorUnits {
+                "held back \(plan.total): the balance of \(balanceMoney) is not above the minimum of \(minimum.minimum)"
+            } else {
+                "held back \(plan.total): moving it would take the balance of \(balanceMoney) below the minimum of "
+                    + "\(minimum.minimum) (belowMinimumBalance: skip)"
+            }
+        return (move, why)
     }
 
     /// The week already has a ledger entry: report it, or finish a transfer whose outcome

@@ -54,6 +54,12 @@ public struct AccountReport: Codable, Sendable {
     public var multiplier: Int?
     /// The weekly cap, when it cut the total.
     public var capApplied: String?
+    /// The minimum balance configured for this currency, when there is one.
+    public var minimumBalance: String?
+    /// The account's effective balance before the transfer, read when a minimum applies.
+    public var balance: String?
+    /// The part of the round-up the minimum balance held back.
+    public var heldBack: String?
     /// What was (or would be) moved, major units.
     public var total: String?
     public var totalMinorUnits: Int64?

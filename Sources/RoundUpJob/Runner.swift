@@ -18,15 +18,18 @@ public struct RunRequest: Sendable {
     /// Run every finished week since the newest one in the ledger, oldest first, up to
     /// `endDate` (at most `Runner.catchUpLimit` weeks per run).
     public var catchUp: Bool
+    /// How the summary is dressed for stdout.
+    public var style: TextStyle
 
     public init(endDate: String? = nil, dryRun: Bool = false, json: Bool = false, flags: SettingFlags = SettingFlags(),
-                ignoreConfigFile: Bool = false, catchUp: Bool = false) {
+                ignoreConfigFile: Bool = false, catchUp: Bool = false, style: TextStyle = .plain) {
         self.endDate = endDate
         self.dryRun = dryRun
         self.json = json
         self.flags = flags
         self.ignoreConfigFile = ignoreConfigFile
         self.catchUp = catchUp
+        self.style = style
     }
 }
 
@@ -158,7 +161,7 @@ public enum Runner {
                 result.diagnostics.append(
                     "roundup: \(account.name ?? account.accountUid) (\(account.currency)): \(account.detail ?? "failed")")
             }
-            summaries.append(report.summary(reportPath: result.reportPath))
+            summaries.append(report.summary(reportPath: result.reportPath, style: request.style))
             // Weeks go in order: after a failure the later ones wait for the next run.
             if result.status != .ok {
                 if week != weeks.last {

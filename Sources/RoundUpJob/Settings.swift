@@ -19,6 +19,8 @@ public struct Settings: Sendable {
     public var tokenFile: String?
     public var rule: SelectionRule
     public var policy: RoundUpPolicy
+    /// Balances the week's transfer must not cut into, by currency code.
+    public var minimumBalances: [String: MinimumBalance]
     /// How many requests may be in flight at once.
     public var concurrency: Int
     /// How long a second run waits for a running one before giving up.
@@ -120,13 +122,42 @@ extension Settings {
         let policy: RoundUpPolicy
         do {
             policy = try RoundUpPolicy(
-                multiplier: file.multiplier ?? 1, weeklyCaps: (file.weeklyCap ?? [:]).mapValues(\.value))
+                multiplier: file.multiplier ?? 1, weeklyCaps: (file.weeklyCap ?? [:]).mapValues(\.value),
+                wholeAmountsSaveAUnit: file.wholeAmountsSaveAUnit ?? false)
         } catch {
             throw SettingsError(origin: .file, message: error.description)
         }
-        for code in (file.weeklyCap ?? [:]).keys.sorted() + (file.newGoalTarget ?? [:]).keys.sorted()
-        where Currency(code: code) == nil {
-            throw SettingsError(origin: .file, message: "'\(code)' is not an ISO 4217 currency code")
+        let amountsByCurrency = [
+            ("weeklyCap", file.weeklyCap), ("newGoalTarget", file.newGoalTarget), ("minimumBalance", file.minimumBalance),
+        ]
+        for (key, amounts) in amountsByCurrency {
+            for (code, amount) in (amounts ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let currency = Currency(code: code) else {
+                    throw SettingsError(origin: .file, message: "\(key): '\(code)' is not an ISO 4217 currency code")
+                }
+                do {
+                    _ = try Money(amount: amount.value, currency: currency)
+                } catch {
+                    throw SettingsError(origin: .file, message: "\(key) for \(code): \(error.description)")
+                }
+            }
+        }
+        let whenBelow: BelowMinimum
+        if let text = file.belowMinimumBalance {
+            guard let value = BelowMinimum(rawValue: text) else {
+                throw SettingsError(
+                    origin: .file, message: "belowMinimumBalance must be 'reduce' or 'skip', not '\(text)'")
+            }
+            whenBelow = value
+        } else {
+            whenBelow = .reduce
+        }
+        var minimumBalances: [String: MinimumBalance] = [:]
+        for (code, amount) in file.minimumBalance ?? [:] {
+            // Checked just above: the code is a currency and the amount fits it.
+            if let currency = Currency(code: code), let money = try? Money(amount: amount.value, currency: currency) {
+                minimumBalances[code] = MinimumBalance(minimum: money, whenBelow: whenBelow)
+            }
         }
         func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
             guard let value else { return nil }
@@ -158,7 +189,7 @@ extension Settings {
             rule: SelectionRule(
                 excludedSources: Set(file.excludeSources ?? []),
                 excludedSpendingCategories: Set(file.excludeSpendingCategories ?? [])),
-            policy: policy, concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
+            policy: policy, minimumBalances: minimumBalances, concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
             requestTimeout: .seconds(requestTimeout))
     }
 
@@ -213,6 +244,9 @@ struct ConfigFile: Decodable {
     var weeklyCap: [String: ExactAmount]?
     var excludeSources: [String]?
     var excludeSpendingCategories: [String]?
+    var wholeAmountsSaveAUnit: Bool?
+    var minimumBalance: [String: ExactAmount]?
+    var belowMinimumBalance: String?
     var concurrency: Int?
     var lockWaitSeconds: Int?
     var retryAttempts: Int?
@@ -223,7 +257,8 @@ struct ConfigFile: Decodable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
-        case multiplier, weeklyCap, excludeSources, excludeSpendingCategories, concurrency, lockWaitSeconds
+        case multiplier, weeklyCap, excludeSources, excludeSpendingCategories, wholeAmountsSaveAUnit
+        case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
         case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
         case requestTimeoutSeconds
     }

@@ -58,6 +58,11 @@ public struct BankClient: Sendable {
     }
 
     /// `GET /api/v2/account/{accountUid}/savings-goals`.
+    /// The account's balance (needs `balance:read`).
+    public func balance(accountUid: String) async throws(BankError) -> AccountBalance {
+        try await get("/api/v2/accounts/\(segment(accountUid))/balance", as: AccountBalance.self)
+    }
+
     public func savingsGoals(accountUid: String) async throws(BankError) -> [SavingsGoal] {
         try await get("/api/v2/account/\(segment(accountUid))/savings-goals", as: SavingsGoalList.self)
             .savingsGoalList

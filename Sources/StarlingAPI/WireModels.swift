@@ -111,6 +111,14 @@ struct TopUpRequest: Encodable {
     let amount: CurrencyAndAmount
 }
 
+/// `GET /api/v2/accounts/{accountUid}/balance`. Amounts are signed: an overdrawn account
+/// has a negative balance. Only the effective balance (settled, less pending outgoing
+/// payments) is relied on.
+public struct AccountBalance: Decodable, Sendable {
+    public let effectiveBalance: CurrencyAndAmount
+    public let clearedBalance: CurrencyAndAmount?
+}
+
 /// The bank's answer to add-money.
 public struct TransferResponse: Decodable, Sendable {
     public let transferUid: String

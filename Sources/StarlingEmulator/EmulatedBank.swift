@@ -177,6 +177,8 @@ public actor EmulatedBank {
             return json(200, IdentityBody(scopes: state.scopes))
         case .accounts:
             return requiring(["account:read", "account-list:read"]) { accounts() }
+        case .balance:
+            return requiring(["balance:read"]) { balance(accountUid: rest[1]) }
         case .settledFeed:
             return requiring(["transaction:read"]) { settledFeed(accountUid: rest[2], query: request.query) }
         case .savingsGoals:
@@ -208,6 +210,19 @@ public actor EmulatedBank {
                         currency: $0.currency, createdAt: "2020-01-06T09:30:00.000Z", name: $0.name)
         }
         return json(200, ["accounts": list])
+    }
+
+    private func balance(accountUid: String) -> EmulatorResponse {
+        guard let account = state.accounts.first(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        let amount = EmulatedAmount(account.currency, account.balance)
+        return json(
+            200,
+            BalanceBody(
+                clearedBalance: amount, effectiveBalance: amount, pendingTransactions: EmulatedAmount(account.currency, 0),
+                acceptedOverdraft: EmulatedAmount(account.currency, 0), amount: amount, totalClearedBalance: amount,
+                totalEffectiveBalance: amount))
     }
 
     private func settledFeed(accountUid: String, query: [String: String]) -> EmulatorResponse {
@@ -339,6 +354,16 @@ private struct AccountBody: Encodable {
     var currency: String
     var createdAt: String
     var name: String
+}
+
+private struct BalanceBody: Encodable {
+    var clearedBalance: EmulatedAmount
+    var effectiveBalance: EmulatedAmount
+    var pendingTransactions: EmulatedAmount
+    var acceptedOverdraft: EmulatedAmount
+    var amount: EmulatedAmount
+    var totalClearedBalance: EmulatedAmount
+    var totalEffectiveBalance: EmulatedAmount
 }
 
 private struct GoalBody: Encodable {

@@ -1,6 +1,6 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
-    case identity, accounts, settledFeed, savingsGoals, createGoal, addMoney, unknown
+    case identity, accounts, balance, settledFeed, savingsGoals, createGoal, addMoney, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -12,6 +12,7 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             switch (method, rest.count) {
             case ("GET", 2) where rest == ["identity", "token"]: .identity
             case ("GET", 1) where rest[0] == "accounts": .accounts
+            case ("GET", 3) where rest[0] == "accounts" && rest[2] == "balance": .balance
             case ("GET", 4) where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
                 .settledFeed
             case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoals

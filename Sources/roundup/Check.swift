@@ -21,10 +21,12 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "Log each step on stderr.")
     var verbose = false
 
+    @OptionGroup var colour: ColourOptions
+
     func run() async throws {
         let result = await Check.run(
             flags: settings.flags(),
-            environment: ProcessInfo.processInfo.environment, logger: makeLogger(verbose: verbose))
+            environment: ProcessInfo.processInfo.environment, logger: makeLogger(verbose: verbose), style: colour.style)
         try finish(result)
     }
 }

@@ -40,7 +40,7 @@ struct Demo: AsyncParsableCommand {
         let request = RunRequest(
             endDate: week.endDate.description, dryRun: dryRun, json: output.json,
             flags: SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState),
-            ignoreConfigFile: true)
+            ignoreConfigFile: true, style: output.style)
         var result = await Runner.run(
             request, environment: demoEnvironment, now: now, logger: makeLogger(verbose: output.verbose))
         await server.stop()

@@ -28,6 +28,8 @@ struct HistoryCommand: ParsableCommand {
     @Flag(help: "Print the history as JSON.")
     var json = false
 
+    @OptionGroup var colour: ColourOptions
+
     func validate() throws {
         if let weeks, weeks < 1 { throw ValidationError("--weeks must be 1 or more, not \(weeks)") }
     }
@@ -35,7 +37,7 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         let result = History.run(
             flags: SettingFlags(configFile: config, stateDirectory: stateDir),
-            environment: ProcessInfo.processInfo.environment, json: json, weeks: weeks)
+            environment: ProcessInfo.processInfo.environment, json: json, weeks: weeks, style: colour.style)
         try finish(result)
     }
 }

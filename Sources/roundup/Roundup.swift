@@ -48,6 +48,39 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(help: "Log each step on stderr.")
     var verbose = false
+
+    @OptionGroup var colour: ColourOptions
+
+    var style: TextStyle { colour.style }
+}
+
+/// `--color`, for every command that prints tables.
+struct ColourOptions: ParsableArguments {
+    @Option(
+        name: .customLong("color"),
+        help: ArgumentHelp(
+            "Colour the summary: auto (only on a terminal, and not when NO_COLOR is set), always or never.",
+            valueName: "when"))
+    var choice: ColourChoice = .auto
+
+    /// The style for stdout.
+    var style: TextStyle {
+        TextStyle.choose(
+            choice.choice, isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+/// `--color auto|always|never`.
+enum ColourChoice: String, ExpressibleByArgument, CaseIterable {
+    case auto, always, never
+
+    var choice: TextStyle.Choice {
+        switch self {
+        case .auto: .auto
+        case .always: .always
+        case .never: .never
+        }
+    }
 }
 
 func makeLogger(verbose: Bool) -> Logger {

@@ -42,7 +42,7 @@ struct Run: AsyncParsableCommand {
         let request = RunRequest(
             endDate: endDate, dryRun: dryRun, json: output.json,
             flags: settings.flags(reportDirectory: reportDir),
-            catchUp: catchUp)
+            catchUp: catchUp, style: output.style)
         let result = await Runner.run(
             request, environment: ProcessInfo.processInfo.environment, now: Instant.now,
             logger: makeLogger(verbose: output.verbose))

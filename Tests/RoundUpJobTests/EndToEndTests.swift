@@ -36,7 +36,7 @@ import Testing
             #expect(gbp.goal?.created == true)
             #expect(gbp.leftOut == ["incoming": 1, "own-transfer": 1, "rounded-up-by-bank": 1, "other-category": 1,
                                     "outside-week": 1])
-            #expect(first.output.contains("2.98 GBP from 7 transactions"))
+            #expect(summaryRow(first.output, "Personal (GBP)") == ["Personal (GBP)", "7", "2.98 GBP", "Round-ups", "transferred"])
 
             let second = await harness.run(server, endDate: weekEnd)
             #expect(second.status == .ok)

@@ -99,4 +99,62 @@ import Testing
             #expect(inMinor == integerRoundUp(minor, exponent: 2))
         }
     }
+
+    @Test func aWholeAmountSavesAFullUnitOnlyWhenAskedAndZeroNever() {
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "45.00")!, wholeSavesAUnit: true) == 1)
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(1200), wholeSavesAUnit: true) == 1, "every yen amount is whole")
+        #expect(RoundUpArithmetic.roundUp(of: 0, wholeSavesAUnit: true) == 0)
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "4.35")!, wholeSavesAUnit: true) == Decimal(string: "0.65")!)
+    }
+
+    @Test func wholeAmountsAgreeWithIntegerMinorUnits() async {
+        await propertyCheck(count: 1000, input: Gen.int64(in: 0...1_000_000_000), Gen.int(in: 0...3)) { minor, pick in
+            let exponent = [0, 2, 3, 4][pick]
+            let currency = Currency(code: ["JPY", "GBP", "KWD", "CLF"][pick])!
+            let unit = Money.integerPowerOfTen(exponent)
+            let roundUp = RoundUpArithmetic.roundUp(
+                of: Money(minorUnits: minor, currency: currency).amount, wholeSavesAUnit: true)
+            let expected = minor > 0 && minor % unit == 0 ? unit : integerRoundUp(minor, exponent: exponent)
+            let inMinor = try Money(amount: roundUp, currency: currency).minorUnits
+            #expect(inMinor == expected)
+        }
+    }
+}
+
+@Suite struct MinimumBalanceTests {
+    let gbp = Currency(code: "GBP")!
+    func money(_ minor: Int64) -> Money { Money(minorUnits: minor, currency: gbp) }
+
+    @Test func examples() {
+        let reduce = MinimumBalance(minimum: money(100_00), whenBelow: .reduce)
+        let skip = MinimumBalance(minimum: money(100_00), whenBelow: .skip)
+        // Plenty of room: everything moves.
+        #expect(reduce.apply(total: money(607), balance: money(500_00)) == (money(607), money(0)))
+        // Exactly down to the minimum is allowed.
+        #expect(reduce.apply(total: money(607), balance: money(106_07)) == (money(607), money(0)))
+        // 2.00 of room: reduce moves 2.00, skip moves nothing.
+        #expect(reduce.apply(total: money(607), balance: money(102_00)) == (money(200), money(407)))
+        #expect(skip.apply(total: money(607), balance: money(102_00)) == (money(0), money(607)))
+        // At, below or far below the minimum, and overdrawn: nothing moves.
+        for balance: Int64 in [100_00, 50_00, -2_000_00, Int64.min] {
+            #expect(reduce.apply(total: money(607), balance: money(balance)) == (money(0), money(607)))
+        }
+        #expect(reduce.apply(total: money(607), balance: money(Int64.max)) == (money(607), money(0)))
+    }
+
+    @Test func neverCutsIntoTheMinimumAndNeverMovesMoreThanTheTotal() async {
+        await propertyCheck(
+            count: 2000, input: Gen.int64(in: 0...1_000_00), Gen.int64(in: -1_000_00...1_000_00),
+            Gen.int64(in: -50_00...1_000_00), Gen.bool
+        ) { total, balance, minimum, skips in
+            let rule = MinimumBalance(minimum: money(minimum), whenBelow: skips ? .skip : .reduce)
+            let (move, heldBack) = rule.apply(total: money(total), balance: money(balance))
+            #expect(move.minorUnits + heldBack.minorUnits == total)
+            #expect(move.minorUnits >= 0 && move.minorUnits <= total)
+            if move.minorUnits > 0 { #expect(balance - move.minorUnits >= minimum) }
+            if balance - total >= minimum { #expect(move.minorUnits == total, "room enough: all of it") }
+            if skips { #expect(move.minorUnits == 0 || move.minorUnits == total) }
+            if !skips, balance - total < minimum { #expect(move.minorUnits == max(0, balance - minimum)) }
+        }
+    }
 }

@@ -77,3 +77,11 @@ public struct TestBank: Sendable {
 public func londonWeek(_ endDate: String) -> Week {
     Week(endingOn: LocalDate(iso: endDate)!, in: TestBank.london)
 }
+
+/// The cells of the summary table's row for `account` (`Personal (GBP)`): account,
+/// transactions, amount, goal, status; nil when there is no such row.
+public func summaryRow(_ output: String, _ account: String) -> [String]? {
+    output.split(separator: "\n").first { $0.hasPrefix(account + "  ") }.map { line in
+        line.split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}

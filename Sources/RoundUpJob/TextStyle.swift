@@ -1,0 +1,44 @@
+/// How text for a terminal is dressed: plain, or with ANSI colours for statuses and
+/// headings. Colour is used only on a terminal, never when `NO_COLOR` is set (to anything
+/// but the empty string) or `TERM` is `dumb`, unless asked for with `--color always`.
+public struct TextStyle: Sendable, Equatable {
+    public var colour: Bool
+
+    public static let plain = TextStyle(colour: false)
+
+    public init(colour: Bool) { self.colour = colour }
+
+    /// When to colour, as `--color` says.
+    public enum Choice: String, Sendable, CaseIterable {
+        case auto, always, never
+    }
+
+    /// The style for output going to a terminal (or not), under `environment`.
+    public static func choose(_ choice: Choice, isTerminal: Bool, environment: [String: String]) -> TextStyle {
+        switch choice {
+        case .always: return TextStyle(colour: true)
+        case .never: return .plain
+        case .auto:
+            let noColour = !(environment["NO_COLOR"] ?? "").isEmpty
+            let dumb = environment["TERM"] == "dumb"
+            return TextStyle(colour: isTerminal && !noColour && !dumb)
+        }
+    }
+
+    func paint(_ text: String, _ code: String) -> String {
+        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    func bold(_ text: String) -> String { paint(text, "1") }
+    func dim(_ text: String) -> String { paint(text, "2") }
+
+    /// An account's status: green when money moved or had already, yellow when nothing
+    /// moved on purpose, red when it failed.
+    func status(_ status: AccountStatus, _ text: String) -> String {
+        switch status {
+        case .transferred, .alreadyTransferred: paint(text, "32")
+        case .nothingToDo, .dryRun: paint(text, "33")
+        case .failed: paint(text, "31")
+        }
+    }
+}
