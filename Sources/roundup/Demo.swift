@@ -11,6 +11,11 @@ struct Demo: AsyncParsableCommand {
             Starts the emulator on 127.0.0.1, seeded with a realistic week (a GBP and a EUR account) ending \
             yesterday, runs the job against it and shows the report. The demo keeps its own ledger and reports \
             under $XDG_STATE_HOME/roundup/demo, apart from real runs, so running it again moves nothing new.
+
+            Examples:
+              roundup demo                 # the job, the summary and the Markdown report
+              roundup demo                 # again: the ledger remembers the week, nothing moves
+              roundup demo --reset --json  # from scratch, the report as JSON
             """
     )
 

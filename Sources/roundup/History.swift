@@ -16,10 +16,10 @@ struct HistoryCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
+    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
-    @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"), completion: .directory)
     var stateDir: String?
 
     @Option(help: ArgumentHelp("Show only the newest this many weeks.", valueName: "n"))

@@ -11,6 +11,14 @@ struct Roundup: AsyncParsableCommand {
         abstract: "Rounds up a week of card spending and moves the spare change into a Starling savings goal.",
         discussion: """
             Start with `roundup demo`: the real job against a local emulator of the bank.
+
+            Examples:
+              roundup demo                 # see the whole job work, against the emulator
+              roundup check                # is the config, the token and each goal ready?
+              roundup run --dry-run        # what last week would move; moves nothing
+              roundup run --catch-up       # what cron and systemd run every Monday
+              roundup history              # what has been saved, week by week
+
             Exit codes: 0 ok, 64 usage, 65 bad data from the bank, 69 bank unavailable, \
             75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration.
             """,
@@ -22,7 +30,7 @@ struct Roundup: AsyncParsableCommand {
 
 /// Where settings come from and the ones with flags, shared by `run` and `check`.
 struct SettingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"))
+    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
     @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
@@ -31,7 +39,7 @@ struct SettingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
     var savingsGoal: String?
 
-    @Option(help: ArgumentHelp("Where the ledger and lock live.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where the ledger and lock live.", valueName: "dir"), completion: .directory)
     var stateDir: String?
 
     func flags(reportDirectory: String? = nil) -> SettingFlags {

@@ -33,7 +33,7 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var settings: SettingOptions
 
-    @Option(help: ArgumentHelp("Where reports are written.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where reports are written.", valueName: "dir"), completion: .directory)
     var reportDir: String?
 
     @OptionGroup var output: OutputOptions
