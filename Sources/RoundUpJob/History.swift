@@ -27,7 +27,8 @@ public enum History {
         public var updatedAt: String?
     }
 
-    /// The JSON document: `schemaVersion` changes whenever a field changes meaning or goes away.
+    /// The JSON document, documented in `schema/history-v1.schema.json`: `schemaVersion`
+    /// changes whenever a field changes meaning or goes away.
     public struct Document: Codable, Sendable {
         public var schemaVersion = 1
         public var stateDirectory: String

@@ -1,5 +1,6 @@
 /// What a run did, written as `roundup-<end-date>.json` (this structure) and `.md`.
-/// `schemaVersion` changes whenever a field changes meaning or goes away.
+/// Documented in `schema/report-v1.schema.json`: `schemaVersion` changes whenever a field
+/// changes meaning or goes away, and every new field goes into the schema.
 public struct RunReport: Codable, Sendable {
     public var schemaVersion = 1
     public var generator: String
