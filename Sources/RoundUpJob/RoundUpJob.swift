@@ -50,6 +50,7 @@ public struct RoundUpJob: Sendable {
         let accounts: [BankAccount]
         do {
             scopes = Set(try await bank.tokenIdentity().scopes)
+            logger.info("token: accepted, with \(scopes.count) scope(s)")
             let needed = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun)
             let missing = needed.filter { !scopes.contains($0) }
             guard missing.isEmpty else {
@@ -62,7 +63,7 @@ public struct RoundUpJob: Sendable {
                 logger.warning("the token lacks \(missing): a real run would fail")
             }
             accounts = try await bank.accounts()
-            logger.info("\(accounts.count) account(s); week \(week)")
+            logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
         } catch {
             report.error = error.description
             report.exitCode = ExitStatus(error)
@@ -97,7 +98,7 @@ public struct RoundUpJob: Sendable {
             report.status = .failed
             report.detail = error.message
             report.exitCode = error.status
-            logger.error("account \(label(account)): \(error.message)")
+            logger.error("\(label(account)): \(error.message)")
         }
         return report
     }
@@ -108,6 +109,7 @@ public struct RoundUpJob: Sendable {
         let feed = try await bankCall { () async throws(BankError) in
             try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
         }
+        logger.info("\(label(account)): \(feed.count) settled feed item(s) in the week")
         var transactions: [Transaction] = []
         transactions.reserveCapacity(feed.count)
         do throws(BankError) {
@@ -123,8 +125,10 @@ public struct RoundUpJob: Sendable {
             throw AccountFailure(.dataError, "skipped: \(error.description)")
         }
         report.fill(from: plan)
+        let multiplied = plan.multiplier != 1 ? " × \(plan.multiplier)" : ""
+        let capped = plan.capApplied.map { ", capped at \($0)" } ?? ""
         logger.info(
-            "account \(label(account)): \(plan.counted.count) of \(feed.count) feed items count, round-up \(plan.total)")
+            "\(label(account)): \(plan.counted.count) counted, round-up \(plan.roundUpSum)\(multiplied)\(capped) → \(plan.total)")
 
         let existing: LedgerEntry?
         let overlapping: [LedgerEntry]
@@ -142,6 +146,7 @@ public struct RoundUpJob: Sendable {
                     + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
         }
         if let existing {
+            logger.info("\(label(account)): the ledger has this week as \(existing.status.rawValue)")
             try await resume(existing, plan: plan, dryRun: dryRun, report: &report)
             return
         }
@@ -186,6 +191,7 @@ public struct RoundUpJob: Sendable {
             minorUnits: amount.minorUnits, goalUid: goalUid, goalName: goal.name, transferUid: transferUid,
             accountName: account.name, note: note)
         try record("record the transfer before sending it") { try ledger.recordDecision(entry, at: now()) }
+        logger.info("\(label(account)): recorded the transfer of \(amount) before sending it (transfer \(transferUid))")
         try await transfer(entry, report: &report)
         report.detail = "moved \(amount) into \"\(goal.name)\"\(reduced)"
     }
@@ -211,7 +217,7 @@ public struct RoundUpJob: Sendable {
         report.total = move.formattedAmount
         report.totalMinorUnits = move.minorUnits
         logger.info(
-            "account \(label(account)): balance \(balanceMoney), minimum \(minimum.minimum): \(move) of \(plan.total) may move")
+            "\(label(account)): balance \(balanceMoney), minimum \(minimum.minimum): \(move) of \(plan.total) may move")
         guard heldBack.minorUnits > 0 else { return (move, nil) }
         report.heldBack = heldBack.formattedAmount
         let why =
@@ -288,7 +294,11 @@ public struct RoundUpJob: Sendable {
                     + "the next run will resend it with the same transfer uid, which the bank does not repeat")
         }
         report.status = .transferred
-        logger.notice("transferred \(entry.minorUnits) minor units of \(entry.currency) (transfer \(transferUid))")
+        let who = "\(entry.accountName ?? entry.accountUid) (\(entry.currency))"
+        let moved = Currency(code: entry.currency).map { Money(minorUnits: entry.minorUnits, currency: $0).description }
+            ?? "\(entry.minorUnits) minor units of \(entry.currency)"
+        logger.notice(
+            "\(who): the bank confirmed \(moved) into \"\(entry.goalName ?? goalUid)\" (transfer \(transferUid))")
     }
 
     // MARK: - The goal
@@ -339,8 +349,9 @@ public struct RoundUpJob: Sendable {
         let matches = usable.filter { $0.isNamed(name) }
         if let goal = matches.first {
             if matches.count > 1 {
-                logger.warning("account \(label(account)): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
+                logger.warning("\(label(account)): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
             }
+            logger.info("\(label(account)): saves into \"\(goal.name)\" (\(goal.savingsGoalUid))")
             return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
         }
         if dryRun { return GoalChoice(uid: nil, name: name) }
@@ -366,7 +377,7 @@ public struct RoundUpJob: Sendable {
                     try await activeGoals(of: account).first { $0.isNamed(name) }?.savingsGoalUid
                 })
         }
-        logger.notice("account \(label(account)): created the goal \"\(name)\" (\(uid))")
+        logger.notice("\(label(account)): created the goal \"\(name)\" (\(uid))")
         return GoalChoice(uid: uid, name: name, created: true)
     }
 

@@ -160,12 +160,17 @@ public struct BankClient: Sendable {
         if body != nil { headers.append(("Content-Type", "application/json")) }
         let url = baseURL + path + (query.map { "?\($0)" } ?? "")
         let response: HTTPResponse
+        let started = ContinuousClock.now
         do {
             response = try await transport.send(
                 HTTPRequest(method: method, url: url, headers: headers, body: body, repeatable: repeatable))
         } catch {
+            logger.debug("\(endpoint): no answer (\(error.message))")
             throw .unreachable(endpoint: endpoint, error)
         }
+        // Method, path, status, size and time: never a header, so never the token.
+        let elapsed = (ContinuousClock.now - started).inSeconds
+        logger.debug("\(endpoint) → \(response.status), \(response.body.count) bytes in \(elapsed)")
         switch response.status {
         case 200..<300:
             do {

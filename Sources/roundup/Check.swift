@@ -18,15 +18,14 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var settings: SettingOptions
 
-    @Flag(help: "Log each step on stderr.")
-    var verbose = false
+    @OptionGroup var logging: LoggingOptions
 
     @OptionGroup var colour: ColourOptions
 
     func run() async throws {
         let result = await Check.run(
             flags: settings.flags(),
-            environment: ProcessInfo.processInfo.environment, logger: makeLogger(verbose: verbose), style: colour.style)
+            environment: ProcessInfo.processInfo.environment, logger: logging.logger, style: colour.style)
         try finish(result)
     }
 }

@@ -47,7 +47,7 @@ struct Demo: AsyncParsableCommand {
             flags: SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState),
             ignoreConfigFile: true, style: output.style)
         var result = await Runner.run(
-            request, environment: demoEnvironment, now: now, logger: makeLogger(verbose: output.verbose))
+            request, environment: demoEnvironment, now: now, logger: output.logging.logger)
         await server.stop()
 
         if !output.json, let report = result.report {

@@ -54,12 +54,59 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print the report as JSON instead of the summary.")
     var json = false
 
-    @Flag(help: "Log each step on stderr.")
-    var verbose = false
+    @OptionGroup var logging: LoggingOptions
 
     @OptionGroup var colour: ColourOptions
 
     var style: TextStyle { colour.style }
+}
+
+/// `--verbose` and `--log-level`, for every command that talks to the bank.
+struct LoggingOptions: ParsableArguments {
+    @Flag(help: "Log each step on stderr (the same as --log-level info).")
+    var verbose = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Log at this level and above on stderr: debug adds one line per HTTP request; default warning, or "
+                + "ROUNDUP_LOG_LEVEL.",
+            valueName: "level"))
+    var logLevel: LogLevel?
+
+    func validate() throws {
+        if logLevel == nil, let text = ProcessInfo.processInfo.environment["ROUNDUP_LOG_LEVEL"], !text.isEmpty,
+            LogLevel(rawValue: text) == nil
+        {
+            throw ValidationError(
+                "ROUNDUP_LOG_LEVEL '\(text)' is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    var level: Logger.Level {
+        if let logLevel { return logLevel.level }
+        if verbose { return .info }
+        let environment = ProcessInfo.processInfo.environment["ROUNDUP_LOG_LEVEL"] ?? ""
+        return LogLevel(rawValue: environment)?.level ?? .warning
+    }
+
+    var logger: Logger { makeLogger(level: level) }
+}
+
+/// The levels `--log-level` takes.
+enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
+        }
+    }
 }
 
 /// `--color`, for every command that prints tables.
@@ -91,9 +138,9 @@ enum ColourChoice: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-func makeLogger(verbose: Bool) -> Logger {
+func makeLogger(level: Logger.Level) -> Logger {
     var logger = Logger(label: "roundup") { label in StreamLogHandler.standardError(label: label) }
-    logger.logLevel = verbose ? .info : .warning
+    logger.logLevel = level
     return logger
 }
 

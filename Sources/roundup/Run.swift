@@ -45,7 +45,7 @@ struct Run: AsyncParsableCommand {
             catchUp: catchUp, style: output.style)
         let result = await Runner.run(
             request, environment: ProcessInfo.processInfo.environment, now: Instant.now,
-            logger: makeLogger(verbose: output.verbose))
+            logger: output.logging.logger)
         try finish(result)
     }
 }

