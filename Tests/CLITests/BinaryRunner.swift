@@ -39,34 +39,36 @@ func roundup(_ arguments: [String], environment: [String: String]) async throws 
 func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> Execution {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.environment = environment
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
             do {
-                try launch(process)
+                let out = try closeOnExecPipe()
+                let err = try closeOnExecPipe()
+                let child: Child
+                do {
+                    child = try Child.spawn(
+                        executable, arguments, environment: environment, stdout: out.write, stderr: err.write)
+                } catch {
+                    for end in [out.read, out.write, err.read, err.write] { close(end) }
+                    throw error
+                }
+                close(out.write)
+                close(err.write)
+                let errData = DataBox()
+                let group = DispatchGroup()
+                group.enter()
+                DispatchQueue.global().async {
+                    errData.data = readAll(err.read)
+                    group.leave()
+                }
+                let outData = readAll(out.read)
+                group.wait()
+                let ending = child.wait()
+                continuation.resume(
+                    returning: Execution(
+                        status: ending.status, stdout: String(decoding: outData, as: UTF8.self),
+                        stderr: String(decoding: errData.data, as: UTF8.self)))
             } catch {
                 continuation.resume(throwing: error)
-                return
             }
-            let errData = DataBox()
-            let group = DispatchGroup()
-            group.enter()
-            DispatchQueue.global().async {
-                errData.data = err.fileHandleForReading.readDataToEndOfFile()
-                group.leave()
-            }
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            group.wait()
-            process.waitUntilExit()
-            continuation.resume(
-                returning: Execution(
-                    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                    stderr: String(decoding: errData.data, as: UTF8.self)))
         }
     }
 }
@@ -76,11 +78,3 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
 private final class DataBox: @unchecked Sendable {
     var data = Data()
 }
-
-/// Starts `process`, one launch at a time: Foundation's `Process.run()` on Linux crashed
-/// (a bad pointer in its memcpy) when many tests launched processes at once.
-func launch(_ process: Process) throws {
-    try launchLock.withLock { try process.run() }
-}
-
-private let launchLock = NSLock()

@@ -148,60 +148,47 @@ func settle(_ bank: EmulatedBank) async {
 }
 
 /// The roundup binary started in the background, with stdout and stderr in files
-/// (`<output>.out`, `<output>.err`), to be killed or waited for.
-///
-/// `@unchecked Sendable`: `process` is set up in `init` and afterwards only kept alive, never
-/// touched; what is shared is the immutable pid, the stream, and the ending behind a `Mutex`.
-final class LaunchedRoundup: @unchecked Sendable {
-    enum Ending: Equatable, CustomStringConvertible {
-        case exit(Int32)
-        case signal(Int32)
+/// (`<output>.out`, `<output>.err`), to be killed or waited for. A thread waits for it and
+/// records how it ended; `kill` only signals a child that has not been reaped yet.
+final class LaunchedRoundup: Sendable {
+    typealias Ending = Child.Ending
 
-        var description: String {
-            switch self {
-            case .exit(let status): "with exit status \(status)"
-            case .signal(let signal): "by signal \(signal)"
-            }
-        }
-    }
-
-    private let process: Process
-    private let pid: Int32
+    private let child: Child
     private let ending = Box()
     private let ended: AsyncStream<Ending>
 
     init(_ arguments: [String], environment: [String: String], output: String) throws {
         let binary = try #require(roundupBinary, "the roundup binary was not built beside the tests")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = environment
-        FileManager.default.createFile(atPath: output + ".out", contents: nil)
-        FileManager.default.createFile(atPath: output + ".err", contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: output + ".out")
-        process.standardError = FileHandle(forWritingAtPath: output + ".err")
-        process.standardInput = FileHandle.nullDevice
+        let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+        let out = open(output + ".out", flags, 0o600)
+        let err = open(output + ".err", flags, 0o600)
+        defer {
+            close(out)
+            close(err)
+        }
+        child = try Child.spawn(binary, arguments, environment: environment, stdout: out, stderr: err)
         let (stream, continuation) = AsyncStream.makeStream(of: Ending.self)
-        let box = self.ending
-        process.terminationHandler = { process in
-            let end: Ending =
-                process.terminationReason == .uncaughtSignal
-                ? .signal(process.terminationStatus) : .exit(process.terminationStatus)
-            box.value.withLock { $0 = end }
-            continuation.yield(end)
+        ended = stream
+        let (child, box) = (child, ending)
+        Thread.detachNewThread {
+            // Reaped only under the lock that kill() takes, so kill() never signals a pid
+            // that has been reaped and perhaps reused.
+            child.waitUntilEnded()
+            let result = box.value.withLock { end in
+                let result = child.wait()
+                end = result
+                return result
+            }
+            continuation.yield(result)
             continuation.finish()
         }
-        try launch(process)
-        self.process = process
-        self.pid = process.processIdentifier
-        self.ended = stream
     }
 
     var isRunning: Bool { ending.value.withLock { $0 == nil } }
 
     /// Sends SIGKILL; false if the process had already ended.
     func kill() -> Bool {
-        ending.value.withLock { end in end == nil && Foundation.kill(pid, SIGKILL) == 0 }
+        ending.value.withLock { end in end == nil && Foundation.kill(child.pid, SIGKILL) == 0 }
     }
 
     /// Waits for the process to end, without blocking a thread.
