@@ -11,7 +11,9 @@ let package = Package(
     name: "roundup",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "roundup", targets: ["roundup"])
+        .executable(name: "roundup", targets: ["roundup"]),
+        .executable(name: "roundup-bench", targets: ["roundup-bench"]),
+        .executable(name: "plain-client", targets: ["plain-client"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -59,6 +61,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Starting processes with posix_spawn, for the binary's tests and the benchmark.
+        .target(name: "ChildProcess", swiftSettings: strict),
+        // The benchmark: roundup against a plain sequential client on the same emulator.
+        .executableTarget(
+            name: "roundup-bench",
+            dependencies: ["ChildProcess"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "plain-client", swiftSettings: strict),
         .target(
             name: "TestSupport",
             dependencies: ["StarlingEmulator", "RoundUp"],
@@ -88,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["roundup", "TestSupport"],
+            dependencies: ["roundup", "TestSupport", "ChildProcess"],
             swiftSettings: strict
         ),
     ]

@@ -9,14 +9,17 @@ public struct EmulatorRequest: Sendable {
     /// Header fields with lower-cased names.
     public var headers: [String: String]
     public var body: [UInt8]
+    /// The client's end of the connection the request came on (`127.0.0.1:51234`), when known.
+    public var connection: String?
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: [UInt8] = []) {
+                body: [UInt8] = [], connection: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.connection = connection
     }
 }
 
@@ -72,6 +75,9 @@ public actor EmulatedBank {
     public private(set) var requests: [RecordedRequest] = []
     /// Requests that have arrived, including those still being handled.
     public private(set) var arrivals = 0
+    /// The connections requests came on, by the client's address and port: how many
+    /// connections a client opened (and used).
+    public private(set) var connections: Set<String> = []
     private var faultRules: [ActiveRule] = []
     private let now: @Sendable () -> Instant
     private var nextUid = 1
@@ -89,6 +95,21 @@ public actor EmulatedBank {
     /// Transfers made so far, oldest first.
     public var transfers: [EmulatedTransfer] { state.transfers }
 
+    /// What clients have done so far, for benchmarks: `GET /_emulator/stats` serves it.
+    public struct Statistics: Codable, Sendable {
+        public var requests: Int
+        public var connections: Int
+        public var transfers: Int
+        /// The money moved into goals, in minor units, summed over currencies.
+        public var movedMinorUnits: Int64
+    }
+
+    public var statistics: Statistics {
+        Statistics(
+            requests: arrivals, connections: connections.count, transfers: state.transfers.count,
+            movedMinorUnits: state.transfers.reduce(0) { $0 + $1.amount.minorUnits })
+    }
+
     /// Injects faults from now on, by these rules; the first rule that picks a request wins.
     /// An empty list stops injecting.
     public func injectFaults(_ rules: [FaultRule]) {
@@ -103,6 +124,7 @@ public actor EmulatedBank {
     /// Handles one request, with any fault the rules pick for it.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         arrivals += 1
+        if let connection = request.connection { connections.insert(connection) }
         let arrived = now()
         let (endpoint, segments) = Endpoint.parse(method: request.method, path: request.path)
         var fault: Fault?

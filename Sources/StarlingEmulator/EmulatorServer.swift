@@ -57,15 +57,26 @@ public final class EmulatorServer: Sendable {
         for (name, value) in request.headers {
             headers[name.rawValue.lowercased()] = value
         }
+        if request.path == "/_emulator/stats" {
+            // Outside the bank's API: what clients did, for benchmarks. Not counted itself.
+            let body = try JSONEncoder().encode(await bank.statistics)
+            return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: body)
+        }
         var query: [String: String] = [:]
         for item in request.query {
             query[item.name] = item.value
         }
         let body = try await request.bodyData
+        let connection: String? =
+            switch request.remoteAddress {
+            case .ip4(let address, let port), .ip6(let address, let port): "\(address):\(port)"
+            case .unix(let path): path
+            case nil: nil
+            }
         let answer = await bank.handle(
             EmulatorRequest(
                 method: request.method.rawValue, path: request.path, query: query, headers: headers,
-                body: Array(body)))
+                body: Array(body), connection: connection))
         if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
         if answer.dropConnection { return FlyingFox.HTTPResponse(webSocket: HangUp()) }
         var responseHeaders = HTTPHeaders()

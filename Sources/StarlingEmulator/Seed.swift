@@ -150,6 +150,51 @@ public enum Seed {
             ])
     }
 
+    /// A holder with `accounts` GBP accounts, each with an active "Round-ups" goal and
+    /// `items` settled card payments spread over the week ending `endDate` (London), for
+    /// benchmarks. Deterministic: amounts come from a fixed generator, so two clients run
+    /// against the same seed must move the same money. Returns the state and the total
+    /// round-up per account in pence.
+    public static func benchmark(accounts: Int, items: Int, endingOn endDate: LocalDate, token: String)
+        -> (state: BankState, roundUpPerAccount: [Int64])
+    {
+        let zone = TimeZone(identifier: "Europe/London") ?? .gmt
+        let week = Week(endingOn: endDate, in: zone)
+        let span = max(1, week.end.millisecondsSince1970 - week.start.millisecondsSince1970 - 1)
+        var state = BankState(token: token)
+        var totals: [Int64] = []
+        var random = SeededRandom(seed: 2026)
+        for number in 1...max(1, accounts) {
+            let uid = String(format: "ac000000-0000-4000-8000-%012d", number)
+            let category = String(format: "ca000000-0000-4000-8000-%012d", number)
+            state.accounts.append(
+                EmulatedAccount(uid: uid, defaultCategory: category, currency: "GBP", name: "Account \(number)",
+                                balance: 100_000_000_00))
+            state.goals[uid] = [
+                EmulatedGoal(uid: String(format: "90a10000-0000-4000-8000-%012d", number), name: "Round-ups",
+                             currency: "GBP")
+            ]
+            var feed: [EmulatedFeedItem] = []
+            feed.reserveCapacity(items)
+            var total: Int64 = 0
+            for index in 0..<items {
+                let pence = Int64(random.next() % 20_000) + 1
+                total += (100 - pence % 100) % 100
+                let settled = Instant(
+                    millisecondsSince1970: week.start.millisecondsSince1970 + Int64(index) * span / Int64(max(1, items)))
+                feed.append(
+                    EmulatedFeedItem(
+                        uid: String(format: "fe%06d-0000-4000-8000-%012d", number, index), categoryUid: category,
+                        amount: EmulatedAmount("GBP", pence), transactionTime: settled, settlementTime: settled,
+                        counterPartyUid: "c0000000-0000-4000-8000-000000000001", counterPartyName: "Shop \(index % 500)",
+                        reference: "CARD PAYMENT", spendingCategory: "SHOPPING"))
+            }
+            state.feeds[uid] = feed
+            totals.append(total)
+        }
+        return (state, totals)
+    }
+
     /// The instant of a local wall-clock time.
     public static func localInstant(_ date: LocalDate, hour: Int, minute: Int, in timeZone: TimeZone) -> Instant {
         var calendar = Calendar(identifier: .gregorian)

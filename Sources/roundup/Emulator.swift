@@ -29,6 +29,18 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed that chooses which requests fail, to repeat a sequence.", valueName: "n"))
     var faultSeed: UInt64 = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve this many GBP accounts with generated card payments instead of the demo week (for benchmarks).",
+            valueName: "n"))
+    var accounts: Int?
+
+    @Option(help: ArgumentHelp("Settled card payments per generated account.", valueName: "n"))
+    var items: Int = 20
+
+    @Option(help: ArgumentHelp("Answer every request this many milliseconds late.", valueName: "ms"))
+    var latency: Int = 0
+
     func run() async throws {
         guard let zone = TimeZone(identifier: "Europe/London") else { throw ExitCode(78) }
         var week = Week.endingYesterday(now: Instant.now, in: zone)
@@ -39,16 +51,33 @@ struct Emulator: AsyncParsableCommand {
             week = Week(endingOn: date, in: zone)
         }
         guard (0...100).contains(faultRate) else { throw ValidationError("--fault-rate must be from 0 to 100") }
-        let bank = EmulatedBank(state: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone))
-        if faultRate > 0 {
-            await bank.injectFaults([
-                FaultRule(
-                    when: .randomly(probability: Double(faultRate) / 100, seed: faultSeed), faults: Fault.transientKinds)
-            ])
+        guard (0...60_000).contains(latency) else { throw ValidationError("--latency must be from 0 to 60000") }
+        let state: BankState
+        var seeded = "week \(week)"
+        if let accounts {
+            guard (1...1000).contains(accounts), (0...1_000_000).contains(items) else {
+                throw ValidationError("--accounts must be from 1 to 1000 and --items from 0 to 1000000")
+            }
+            state = Seed.benchmark(accounts: accounts, items: items, endingOn: week.endDate, token: Seed.demoToken).state
+            seeded += ", \(accounts) account(s) of \(items) payments"
+        } else {
+            state = Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)
         }
+        let bank = EmulatedBank(state: state)
+        var rules: [FaultRule] = []
+        if faultRate > 0 {
+            rules.append(
+                FaultRule(
+                    when: .randomly(probability: Double(faultRate) / 100, seed: faultSeed), faults: Fault.transientKinds))
+        }
+        if latency > 0 {
+            rules.append(FaultRule(when: .always, faults: [.latency(.milliseconds(latency))]))
+            seeded += ", \(latency) ms latency"
+        }
+        await bank.injectFaults(rules)
         let server = try await EmulatorServer.start(bank: bank, port: port)
         let faults = faultRate > 0 ? "; failing \(faultRate)% of requests" : ""
-        let banner = "Emulated bank listening on \(server.baseURL) (week \(week)\(faults)); token: \(Seed.demoToken)\n"
+        let banner = "Emulated bank listening on \(server.baseURL) (\(seeded)\(faults)); token: \(Seed.demoToken)\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
         try await server.wait()
     }

@@ -1,25 +1,26 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, for the tests of the built binary.
+/// A child process started with `posix_spawn`, for the tests of the built binary and the
+/// benchmark, which also needs the child's CPU time and peak memory.
 ///
 /// Foundation's `Process.run()` on Linux crashed now and then (a bad pointer in a memcpy
 /// inside it) while the test process was busy, even with launches one at a time, so the
-/// tests start processes themselves. Every descriptor the tests open is close-on-exec, so a
+/// tests start processes themselves. Every descriptor opened here is close-on-exec, so a
 /// child inherits only its own stdin, stdout and stderr, and a pipe reaches end of file as
 /// soon as its one child exits.
-struct Child: Sendable {
-    let pid: pid_t
+public struct Child: Sendable {
+    public let pid: pid_t
 
     /// How a child ended.
-    enum Ending: Equatable, Sendable, CustomStringConvertible {
+    public enum Ending: Equatable, Sendable, CustomStringConvertible {
         case exit(Int32)
         case signal(Int32)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .exit(let status): "with exit status \(status)"
             case .signal(let signal): "by signal \(signal)"
@@ -27,7 +28,7 @@ struct Child: Sendable {
         }
 
         /// As a shell reports it: the exit status, or 128 plus the signal.
-        var status: Int32 {
+        public var status: Int32 {
             switch self {
             case .exit(let status): status
             case .signal(let signal): 128 + signal
@@ -35,15 +36,15 @@ struct Child: Sendable {
         }
     }
 
-    struct SpawnError: Error, CustomStringConvertible {
+    public struct SpawnError: Error, CustomStringConvertible {
         let call: String
         let code: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+        public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
     }
 
     /// Starts `executable` with `arguments` and exactly `environment`, stdin from
     /// /dev/null, and stdout and stderr on the given descriptors.
-    static func spawn(
+    public static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String], stdout: Int32, stderr: Int32
     ) throws(SpawnError) -> Child {
         var actions = posix_spawn_file_actions_t()
@@ -77,26 +78,40 @@ struct Child: Sendable {
     }
 
     /// Blocks until the child has ended, without reaping it: its pid stays its own.
-    func waitUntilEnded() {
+    public func waitUntilEnded() {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
     }
 
     /// Blocks until the child ends, and reaps it.
-    func wait() -> Ending {
+    public func wait() -> Ending { waitWithUsage().ending }
+
+    /// What the child used: CPU time in user and kernel mode, and its peak resident memory.
+    public struct Usage: Sendable {
+        public var cpuSeconds: Double
+        public var peakMemoryBytes: Int
+    }
+
+    /// Blocks until the child ends, reaps it, and reports what it used.
+    public func waitWithUsage() -> (ending: Ending, usage: Usage) {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            if errno != EINTR { return .exit(-1) }
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 {
+            if errno != EINTR { return (.exit(-1), Usage(cpuSeconds: 0, peakMemoryBytes: 0)) }
         }
         let signal = status & 0x7f
-        return signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
+        let ending: Ending = signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        // ru_maxrss is in kilobytes on Linux.
+        return (ending, Usage(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+                              peakMemoryBytes: usage.ru_maxrss * 1024))
     }
 }
 
 /// A one-way channel whose two ends are close-on-exec from the start (a Unix socket pair:
 /// `pipe2` is not visible to Swift, and setting the flag after `pipe` would race with a
 /// spawn on another thread).
-func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
+public func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
     var ends: [Int32] = [0, 0]
     let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     guard socketpair(AF_UNIX, kind, 0, &ends) == 0 else { throw Child.SpawnError(call: "socketpair", code: errno) }
@@ -106,7 +121,7 @@ func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
 }
 
 /// Reads `descriptor` to end of file, then closes it.
-func readAll(_ descriptor: Int32) -> Data {
+public func readAll(_ descriptor: Int32) -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {

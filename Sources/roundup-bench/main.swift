@@ -1,0 +1,214 @@
+// The benchmark: roundup and a plain sequential client (plain-client) side by side, each
+// run as its own process against the same emulator data, with the emulator in a process of
+// its own. Reports wall time, the client's CPU time and peak memory, the connections the
+// emulator saw, and checks that both clients moved the same money.
+//
+// Usage: roundup-bench [--runs N] [--quick]     (scripts/bench builds it for release)
+
+import ChildProcess
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct Options {
+    var runs = 3
+    var quick = false
+    var concurrency = 10
+    var latency = 30
+
+    init(_ arguments: [String]) {
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--runs": runs = rest.popFirst().flatMap(Int.init) ?? runs
+            case "--quick": quick = true
+            case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
+            case "--latency": latency = rest.popFirst().flatMap(Int.init) ?? latency
+            default:
+                FileHandle.standardError.write(
+                    Data("usage: roundup-bench [--runs N] [--quick] [--concurrency N] [--latency MS]\n".utf8))
+                exit(64)
+            }
+        }
+    }
+}
+
+enum Client: String, CaseIterable {
+    case roundup, plain = "plain client"
+}
+
+struct Measurement {
+    var wall: Double
+    var cpu: Double
+    var peakMemory: Int
+    var connections: Int
+    var requests: Int
+    var moved: Int64
+}
+
+struct Statistics: Decodable {
+    var requests: Int
+    var connections: Int
+    var transfers: Int
+    var movedMinorUnits: Int64
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+}
+
+let options = Options(CommandLine.arguments)
+let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+let roundupBinary = directory + "/roundup"
+let plainBinary = directory + "/plain-client"
+let token = "demo-token-for-the-local-emulator"
+// A November week: London time is UTC, so the plain client's window is plain UTC midnights.
+let endDate = "2026-11-15"
+let windowStart = "2026-11-09T00:00:00.000Z"
+let windowEnd = "2026-11-16T00:00:00.000Z"
+let scratch = NSTemporaryDirectory() + "roundup-bench-" + UUID().uuidString
+try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+/// Starts `roundup emulator` with generated accounts and returns it with its base URL.
+func startEmulator(accounts: Int, items: Int, latency: Int) throws -> (Child, String) {
+    let out = try closeOnExecPipe()
+    let log = open(scratch + "/emulator.err", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    defer { close(log) }
+    let child = try Child.spawn(
+        roundupBinary,
+        ["emulator", "--port", "0", "--end-date", endDate, "--accounts", "\(accounts)", "--items", "\(items)",
+         "--latency", "\(latency)"],
+        environment: ["PATH": "/usr/bin:/bin"], stdout: out.write, stderr: log)
+    close(out.write)
+    // The banner's first line names the URL: "Emulated bank listening on http://127.0.0.1:PORT (…".
+    var line = Data()
+    var byte: UInt8 = 0
+    while read(out.read, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+    close(out.read)
+    let text = String(decoding: line, as: UTF8.self)
+    guard let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
+        kill(child.pid, SIGKILL)
+        _ = child.wait()
+        throw BenchError(description: "the emulator did not start: \(text)")
+    }
+    return (child, String(text[range]))
+}
+
+func statistics(_ baseURL: String) async throws -> Statistics {
+    let (data, _) = try await URLSession.shared.data(from: URL(string: baseURL + "/_emulator/stats")!)
+    return try JSONDecoder().decode(Statistics.self, from: data)
+}
+
+/// One run of one client against a fresh emulator.
+func measure(_ client: Client, accounts: Int, items: Int, latency: Int) async throws -> Measurement {
+    let (emulator, baseURL) = try startEmulator(accounts: accounts, items: items, latency: latency)
+    defer {
+        kill(emulator.pid, SIGTERM)
+        _ = emulator.wait()
+    }
+    let run = scratch + "/\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+    let config = run + "/config.yaml"
+    try "concurrency: \(options.concurrency)\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let (executable, arguments): (String, [String]) =
+        switch client {
+        case .roundup:
+            (roundupBinary, ["run", "--end-date", endDate, "--api-base-url", baseURL, "--state-dir", run + "/state",
+                             "--config", config])
+        case .plain:
+            (plainBinary, [baseURL, windowStart, windowEnd])
+        }
+    let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+    let out = open(run + "/out", flags, 0o600)
+    let err = open(run + "/err", flags, 0o600)
+    let started = ContinuousClock.now
+    let child = try Child.spawn(
+        executable, arguments,
+        environment: ["PATH": "/usr/bin:/bin", "HOME": run, "STARLING_ACCESS_TOKEN": token], stdout: out, stderr: err)
+    close(out)
+    close(err)
+    let (ending, usage) = child.waitWithUsage()
+    let wall = ContinuousClock.now - started
+    guard ending == .exit(0) else {
+        let stderr = (try? String(contentsOfFile: run + "/err", encoding: .utf8)) ?? ""
+        throw BenchError(description: "\(client.rawValue) ended \(ending): \(stderr)")
+    }
+    let stats = try await statistics(baseURL)
+    try? FileManager.default.removeItem(atPath: run)
+    let (seconds, attoseconds) = wall.components
+    return Measurement(
+        wall: Double(seconds) + Double(attoseconds) / 1e18, cpu: usage.cpuSeconds, peakMemory: usage.peakMemoryBytes,
+        connections: stats.connections, requests: stats.requests, moved: stats.movedMinorUnits)
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+/// The median of `options.runs` runs of each client, alternating between them.
+func compare(accounts: Int, items: Int, latency: Int) async throws -> [Client: Measurement] {
+    var runs: [Client: [Measurement]] = [:]
+    for _ in 0..<options.runs {
+        for client in Client.allCases {
+            runs[client, default: []].append(try await measure(client, accounts: accounts, items: items, latency: latency))
+        }
+    }
+    var result: [Client: Measurement] = [:]
+    for (client, list) in runs {
+        result[client] = Measurement(
+            wall: median(list.map(\.wall)), cpu: median(list.map(\.cpu)),
+            peakMemory: Int(median(list.map { Double($0.peakMemory) })), connections: list.map(\.connections).max() ?? 0,
+            requests: list.map(\.requests).max() ?? 0, moved: list[0].moved)
+        guard Set(list.map(\.moved)).count == 1 else { throw BenchError(description: "\(client) moved different sums") }
+    }
+    guard result[.roundup]?.moved == result[.plain]?.moved, (result[.roundup]?.moved ?? 0) > 0 else {
+        throw BenchError(
+            description: "the clients moved different money: roundup \(result[.roundup]?.moved ?? -1), "
+                + "plain \(result[.plain]?.moved ?? -1) (\(accounts) accounts, \(items) items)")
+    }
+    return result
+}
+
+func seconds(_ value: Double) -> String { value < 10 ? String(format: "%.3f s", value) : String(format: "%.1f s", value) }
+func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2f×", a / b) : "—" }
+
+nonisolated(unsafe) var rows: [[String]] = []
+@MainActor func row(_ label: String, _ results: [Client: Measurement], _ value: (Measurement) -> Double,
+         _ format: (Double) -> String, target: String) {
+    guard let ours = results[.roundup], let theirs = results[.plain] else { return }
+    rows.append([label, format(value(ours)), format(value(theirs)), ratio(value(ours), value(theirs)), target])
+}
+
+print("roundup-bench: \(options.runs) run(s) of each client per line (medians); roundup concurrency \(options.concurrency)")
+print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; emulator latency \(options.latency) ms for wall times")
+print("")
+for accounts in [1, 10] {
+    let results = try await compare(accounts: accounts, items: 20, latency: options.latency)
+    row("wall time, \(accounts) account\(accounts == 1 ? "" : "s") × 20 payments, \(options.latency) ms latency",
+        results, \.wall, seconds, target: accounts == 10 ? "≤ 0.30×" : "")
+    if accounts == 10 {
+        row("connections opened, 10 accounts", results, { Double($0.connections) }, { String(Int($0)) },
+            target: "roundup ≤ \(options.concurrency)")
+        row("requests, 10 accounts", results, { Double($0.requests) }, { String(Int($0)) }, target: "")
+    }
+}
+for items in options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
+    let results = try await compare(accounts: 1, items: items, latency: 0)
+    let label = items.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_GB")))
+    row("client CPU, \(label) payments", results, \.cpu, seconds, target: items == 100_000 ? "≤ 0.50×" : "")
+    row("peak memory, \(label) payments", results, { Double($0.peakMemory) }, { megabytes(Int($0)) },
+        target: items == 100_000 ? "roundup < 100 MB" : "")
+    row("wall time, \(label) payments, no latency", results, \.wall, seconds, target: "")
+}
+
+let header = ["measure", "roundup", "plain client", "roundup ÷ plain", "target"]
+print("| " + header.joined(separator: " | ") + " |")
+print("|---|---:|---:|---:|---|")
+for row in rows { print("| " + row.joined(separator: " | ") + " |") }
+print("")
+print("Both clients moved the same money in every run.")
