@@ -50,11 +50,23 @@ public final class CurlHTTPClient: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        try await perform(request, consumer: nil)
+    }
+
+    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer)
+        async throws(TransportError) -> HTTPResponse
+    {
+        try await perform(request, consumer: consumer)
+    }
+
+    private func perform(_ request: HTTPRequest, consumer: (any ResponseBodyConsumer)?) async throws(TransportError)
+        -> HTTPResponse
+    {
         let lane = await pool.acquire()
         let configuration = self.configuration
         let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
             lane.queue.async {
-                continuation.resume(returning: lane.perform(request, configuration: configuration))
+                continuation.resume(returning: lane.perform(request, configuration: configuration, consumer: consumer))
             }
         }
         await pool.release(lane)
@@ -109,10 +121,12 @@ private final class CurlLane: @unchecked Sendable {
 
     deinit { curl_easy_cleanup(handle) }
 
-    func perform(_ request: HTTPRequest, configuration: CurlHTTPConfiguration) -> Result<HTTPResponse, TransportError> {
+    func perform(
+        _ request: HTTPRequest, configuration: CurlHTTPConfiguration, consumer: (any ResponseBodyConsumer)?
+    ) -> Result<HTTPResponse, TransportError> {
         // Reset clears the options of the previous request but keeps live connections.
         curl_easy_reset(handle)
-        let collector = ResponseCollector()
+        let collector = ResponseCollector(handle: handle, consumer: consumer)
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -159,8 +173,7 @@ private final class CurlLane: @unchecked Sendable {
                     guard let data, let context else { return 0 }
                     let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
                     let length = size * count
-                    collector.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
-                    return length
+                    return collector.body(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
                 }))
                 set(roundup_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
                 set(roundup_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
@@ -176,7 +189,9 @@ private final class CurlLane: @unchecked Sendable {
             }
         }
 
-        guard code == CURLE_OK else {
+        // A consumer that stopped the transfer has what it needs to say why; the answer
+        // itself arrived.
+        guard code == CURLE_OK || (code == CURLE_WRITE_ERROR && collector.consumerStopped) else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(TransportError(kind: kind(of: code), message: detail.isEmpty ? describe(code) : detail))
         }
@@ -188,8 +203,35 @@ private final class CurlLane: @unchecked Sendable {
 
 /// Gathers the response as libcurl hands it over; used only on its lane's queue.
 private final class ResponseCollector {
+    let handle: UnsafeMutableRawPointer
+    let consumer: (any ResponseBodyConsumer)?
     var body: [UInt8] = []
     var headers: [String: String] = [:]
+    /// Whether the body goes to the consumer: decided at its first piece, once the status
+    /// is known.
+    private var streaming: Bool?
+    private(set) var consumerStopped = false
+
+    init(handle: UnsafeMutableRawPointer, consumer: (any ResponseBodyConsumer)?) {
+        self.handle = handle
+        self.consumer = consumer
+    }
+
+    /// Takes a piece of the body; false stops the transfer.
+    func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if streaming == nil {
+            var status = 0
+            _ = roundup_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            streaming = consumer != nil && (200..<300).contains(status)
+        }
+        if streaming == true, let consumer {
+            if consumer.consume(bytes) { return true }
+            consumerStopped = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
 
     func headerLine(_ bytes: UnsafeRawBufferPointer) {
         let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()

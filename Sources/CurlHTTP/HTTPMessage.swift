@@ -84,4 +84,31 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, whatever its status.
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
+
+    /// Sends `request`; a successful (2xx) answer's body goes to `consumer` piece by piece
+    /// as it arrives and is not kept, so the returned response's body is empty. Any other
+    /// answer is returned whole, and `consumer` sees none of it.
+    func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer) async throws(TransportError)
+        -> HTTPResponse
+}
+
+extension HTTPTransport {
+    /// For transports that read bodies whole: the consumer gets a 2xx body in one piece.
+    public func send(_ request: HTTPRequest, streamingBodyTo consumer: any ResponseBodyConsumer)
+        async throws(TransportError) -> HTTPResponse
+    {
+        var response = try await send(request)
+        guard (200..<300).contains(response.status) else { return response }
+        _ = response.body.withUnsafeBytes { consumer.consume($0) }
+        response.body = []
+        return response
+    }
+}
+
+/// Takes a response body piece by piece, on the transport's thread, while the request is
+/// in flight; the request's caller reads the result after `send` returns.
+public protocol ResponseBodyConsumer: AnyObject, Sendable {
+    /// Takes the next piece of the body; returning false stops the transfer (the consumer
+    /// has seen enough to know the body is unusable).
+    func consume(_ bytes: UnsafeRawBufferPointer) -> Bool
 }

@@ -106,17 +106,15 @@ public struct RoundUpJob: Sendable {
     private func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>, report: inout AccountReport)
         async throws(AccountFailure)
     {
-        let feed = try await bankCall { () async throws(BankError) in
-            try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
-        }
-        logger.info("\(label(account)): \(feed.count) settled feed item(s) in the week")
-        var transactions: [Transaction] = []
-        transactions.reserveCapacity(feed.count)
+        let transactions: [Transaction]
         do throws(BankError) {
-            for item in feed { transactions.append(try item.transaction()) }
+            transactions = try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
         } catch {
-            throw AccountFailure(.dataError, "skipped: \(error.description)")
+            // A feed item the domain cannot take (a settlement time that is not one).
+            if case .malformedResponse = error { throw AccountFailure(.dataError, "skipped: \(error.description)") }
+            throw AccountFailure(ExitStatus(error), error.description)
         }
+        logger.info("\(label(account)): \(transactions.count) settled feed item(s) in the week")
         let plan: RoundUpPlan
         do {
             plan = try RoundUpPlan(

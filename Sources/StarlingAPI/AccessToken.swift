@@ -20,9 +20,32 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
     var authorizationValue: String { "Bearer \(secret)" }
 
     /// `text` with every occurrence of the token replaced by `<redacted>`: for text that
-    /// came from elsewhere (a bank that echoes the token in an error message, say).
+    /// came from elsewhere (a bank that echoes the token in an error message, say). Text
+    /// without the token, nearly always, is only searched (a byte search, fast on reports
+    /// of many megabytes) and returned as it is.
     public func redacted(in text: String) -> String {
-        text.contains(secret) ? text.replacingOccurrences(of: secret, with: "<redacted>") : text
+        var text = text
+        let found = text.withUTF8 { occurs(in: UnsafeRawBufferPointer($0)) }
+        return found ? text.replacingOccurrences(of: secret, with: "<redacted>") : text
+    }
+
+    /// Whether the token's bytes occur in `bytes`.
+    func occurs(in bytes: UnsafeRawBufferPointer) -> Bool {
+        let needle = Array(secret.utf8)
+        guard let haystack = bytes.baseAddress, bytes.count >= needle.count, let firstByte = needle.first else {
+            return false
+        }
+        return needle.withUnsafeBytes { pattern -> Bool in
+            // memchr finds each candidate first byte at machine speed; memcmp checks the rest.
+            var offset = 0
+            while bytes.count - offset >= pattern.count {
+                let window = bytes.count - offset - pattern.count + 1
+                guard let hit = memchr(haystack + offset, Int32(firstByte), window) else { return false }
+                if memcmp(hit, pattern.baseAddress!, pattern.count) == 0 { return true }
+                offset = haystack.distance(to: UnsafeRawPointer(hit)) + 1
+            }
+            return false
+        }
     }
 
     public var description: String { "<redacted>" }

@@ -49,12 +49,23 @@ public struct BankClient: Sendable {
     /// `GET …/settled-transactions-between`: feed items whose settlement time lies
     /// between `start` and `end`. The bank does not document whether the bounds are
     /// inclusive, so callers filter again themselves.
+    /// The account's feed items that settled between `start` and `end`, as transactions.
+    /// The body is decoded as it arrives and never kept whole (see `FeedDecoder`).
     public func settledTransactions(accountUid: String, from start: Instant, to end: Instant) async throws(BankError)
-        -> [FeedItem]
+        -> [Transaction]
     {
         let path = "/api/v2/feed/account/\(segment(accountUid))/settled-transactions-between"
         let query = "minTransactionTimestamp=\(start.iso8601)&maxTransactionTimestamp=\(end.iso8601)"
-        return try await get(path, query: query, as: FeedItemList.self).feedItems
+        let endpoint = "GET \(path)"
+        let decoder = try await retrying(endpoint) { (_) async throws(BankError) -> FeedDecoder in
+            let decoder = FeedDecoder()
+            _ = try await exchange(.get, path, query: query, body: nil, repeatable: true, consumer: decoder)
+            try decoder.checkStructure(endpoint: endpoint)
+            return decoder
+        }
+        // A settlement time that is not a timestamp is in the data, not in the delivery:
+        // it is not retried.
+        return try decoder.transactionsOrConversionError()
     }
 
     /// `GET /api/v2/account/{accountUid}/savings-goals`.
@@ -147,11 +158,26 @@ public struct BankClient: Sendable {
         }
     }
 
-    /// One attempt of one request, with no retry.
+    /// One attempt of one request, with no retry, its body decoded whole.
     private func once<Body: Decodable>(
         _ method: HTTPMethod, _ path: String, query: String?, body: [UInt8]?, repeatable: Bool = true,
         as type: Body.Type
     ) async throws(BankError) -> Body {
+        let response = try await exchange(method, path, query: query, body: body, repeatable: repeatable, consumer: nil)
+        do {
+            return try JSONDecoder().decode(Body.self, from: Data(response.body))
+        } catch {
+            throw .malformedResponse(
+                endpoint: "\(method.rawValue) \(path)", detail: token.redacted(in: describe(error, body: response.body)))
+        }
+    }
+
+    /// One attempt of one request: the 2xx response (its body given to `consumer` when
+    /// there is one), or the failure.
+    private func exchange(
+        _ method: HTTPMethod, _ path: String, query: String?, body: [UInt8]?, repeatable: Bool,
+        consumer: (any ResponseBodyConsumer)?
+    ) async throws(BankError) -> HTTPResponse {
         let endpoint = "\(method.rawValue) \(path)"
         var headers: [(name: String, value: String)] = [
             ("Authorization", token.authorizationValue),
@@ -159,26 +185,26 @@ public struct BankClient: Sendable {
         ]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         let url = baseURL + path + (query.map { "?\($0)" } ?? "")
+        let request = HTTPRequest(method: method, url: url, headers: headers, body: body, repeatable: repeatable)
         let response: HTTPResponse
         let started = ContinuousClock.now
         do {
-            response = try await transport.send(
-                HTTPRequest(method: method, url: url, headers: headers, body: body, repeatable: repeatable))
+            if let consumer {
+                response = try await transport.send(request, streamingBodyTo: consumer)
+            } else {
+                response = try await transport.send(request)
+            }
         } catch {
             logger.debug("\(endpoint): no answer (\(error.message))")
             throw .unreachable(endpoint: endpoint, error)
         }
         // Method, path, status, size and time: never a header, so never the token.
         let elapsed = (ContinuousClock.now - started).inSeconds
-        logger.debug("\(endpoint) → \(response.status), \(response.body.count) bytes in \(elapsed)")
+        let size = consumer != nil && (200..<300).contains(response.status) ? "streamed" : "\(response.body.count) bytes"
+        logger.debug("\(endpoint) → \(response.status), \(size) in \(elapsed)")
         switch response.status {
         case 200..<300:
-            do {
-                return try JSONDecoder().decode(Body.self, from: Data(response.body))
-            } catch {
-                throw .malformedResponse(
-                    endpoint: endpoint, detail: token.redacted(in: describe(error, body: response.body)))
-            }
+            return response
         case 401, 403:
             throw .tokenRejected(endpoint: endpoint, status: response.status, messages: messages(in: response))
         case 429:
@@ -216,9 +242,11 @@ private func kind(_ type: Any.Type) -> String {
     }
 }
 
-/// A decoding error in words: which field, what was wrong.
-func describe(_ error: any Error, body: [UInt8]) -> String {
+/// A decoding error in words: which field, what was wrong. `under` is the path of the
+/// decoded value within a larger body (a feed item's place in the feed).
+func describe(_ error: any Error, body: [UInt8], under prefix: [any CodingKey] = []) -> String {
     func path(_ codingPath: [any CodingKey]) -> String {
+        let codingPath = prefix + codingPath
         let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         return text.isEmpty ? "the top level" : String(text.drop { $0 == "." })
     }

@@ -69,6 +69,18 @@ func fixture(_ name: String) throws -> Data {
         #expect(throws: BankError.self) { try item.transaction() }
     }
 
+    @Test func redactionFindsTheTokenAnywhere() throws {
+        let token = try #require(AccessToken("aab"))
+        #expect(token.redacted(in: "aab") == "<redacted>")
+        #expect(token.redacted(in: "aaab, then xaab") == "a<redacted>, then x<redacted>", "a near miss just before")
+        #expect(token.redacted(in: "aa ab a") == "aa ab a")
+        #expect(token.redacted(in: "") == "")
+        #expect(token.redacted(in: "é aab é") == "é <redacted> é")
+        let long = String(repeating: "ab", count: 500_000)
+        #expect(token.redacted(in: long) == long)
+        #expect(token.redacted(in: long + "aab").hasSuffix("<redacted>"))
+    }
+
     @Test func theTokenNeverPrints() throws {
         let token = try #require(AccessToken("  secret-value-123\n"))
         #expect("\(token)" == "<redacted>")

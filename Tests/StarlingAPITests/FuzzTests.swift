@@ -50,12 +50,8 @@ struct CannedTransport: HTTPTransport {
         } catch { check(error) }
         let week = Week(endingOn: LocalDate(iso: "2026-11-15")!, in: TimeZone(identifier: "Europe/London")!)
         do throws(BankError) {
-            let items = try await client.settledTransactions(accountUid: "a", from: week.start, to: week.end)
+            let transactions = try await client.settledTransactions(accountUid: "a", from: week.start, to: week.end)
             decoded += 1
-            var transactions: [Transaction] = []
-            for item in items {
-                do throws(BankError) { transactions.append(try item.transaction()) } catch { check(error) }
-            }
             let account = Account(uid: "a", defaultCategory: "22222222-2222-4222-8222-000000000001", currencyCode: "GBP")
             let policy = try! RoundUpPolicy()
             do throws(PlanError) {

@@ -1,0 +1,821 @@
+public import CurlHTTP
+import Foundation
+public import RoundUp
+
+/// Decodes the settled feed (`{"feedItems":[…]}`) while it arrives, into the domain's
+/// transactions, without keeping the body: a week of a busy business account is tens of
+/// megabytes of JSON, of which the job needs a few fields per item.
+///
+/// The body is scanned once for its structure. Each feed item, once its closing brace has
+/// arrived, is read by a strict parser that takes the fields the job uses and checks the
+/// rest is valid JSON; the item's bytes are then dropped. An item that parser does not
+/// take as it is (an escape, a byte outside ASCII, a field of an unexpected type, a number
+/// that is not a plain integer) is decoded by `JSONDecoder` instead, so every item means
+/// exactly what `JSONDecoder` makes of it, and failures are described in the same words.
+/// A body whose top level is not `{"feedItems":[`… in that order is kept whole and
+/// decoded by `JSONDecoder` too.
+///
+/// Failures follow `JSONDecoder`'s order: a body that is not valid JSON anywhere, then the
+/// first item that does not decode, then a missing `feedItems`, then the first settlement
+/// time that is not a timestamp.
+///
+/// `@unchecked Sendable`: the transport calls `consume` on one thread while the request is
+/// in flight, and the caller reads the result only after `send` has returned, which orders
+/// the two.
+public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
+    private enum State {
+        case start
+        case memberStart(first: Bool)
+        case key
+        case colon
+        case value
+        case otherValue
+        case itemStart(first: Bool)
+        case item
+        case notAnItem
+        case afterItem
+        case memberEnd
+        case end
+        /// The top level is not the usual shape: keep everything for `JSONDecoder`.
+        case whole
+    }
+
+    /// What kind of value is being captured, known from its first byte.
+    private enum CaptureKind {
+        case none, string, container, scalar
+    }
+
+    private var buffer: [UInt8] = []
+    /// The next byte of `buffer` to look at.
+    private var scan = 0
+    /// Where the value, key or item being captured starts in `buffer`.
+    private var captureStart = 0
+    private var state = State.start
+    private var depth = 0
+    private var capture = CaptureKind.none
+    private var inString = false
+    private var escaped = false
+    private var key: [UInt8] = []
+    private var seenFeedItems = false
+    private var index = 0
+    private var received = 0
+    private var syntaxError = false
+    private var decodeError: String?
+    private var conversionError: BankError?
+    private var transactions: [Transaction] = []
+
+    /// Transactions kept per item at most; reserved up front so the array grows rarely.
+    init(expectedItems: Int = 0) {
+        transactions.reserveCapacity(expectedItems)
+    }
+
+    public func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        received += bytes.count
+        buffer.append(contentsOf: bytes)
+        if case .whole = state { return true }
+        process()
+        compact()
+        // Not valid JSON: nothing that follows can change that, so stop the transfer.
+        return !syntaxError
+    }
+
+    /// After the whole body: throws if it is not a usable feed (not JSON, an item that
+    /// does not decode, no `feedItems`), as `JSONDecoder` would have.
+    func checkStructure(endpoint: String) throws(BankError) {
+        if case .whole = state {
+            try decodeWhole(endpoint: endpoint)
+            return
+        }
+        if received == 0 { throw .malformedResponse(endpoint: endpoint, detail: "the body is empty") }
+        guard !syntaxError, case .end = state else {
+            throw .malformedResponse(endpoint: endpoint, detail: "the body is not valid JSON")
+        }
+        if let decodeError { throw .malformedResponse(endpoint: endpoint, detail: decodeError) }
+        guard seenFeedItems else { throw .malformedResponse(endpoint: endpoint, detail: "feedItems is missing") }
+    }
+
+    /// The transactions of a feed that passed `checkStructure`, or the first settlement
+    /// time that is not a timestamp.
+    func transactionsOrConversionError() throws(BankError) -> [Transaction] {
+        if let conversionError { throw conversionError }
+        return transactions
+    }
+
+    // MARK: - Structure
+
+    /// Foundation's JSON reader takes a comma before a closing bracket (`[1,]`); so does
+    /// this one, so that the two agree on every body.
+    static let trailingCommas = true
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+    private static let feedItemsKey = Array("feedItems".utf8)
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private func process() {
+        while scan < buffer.count, !syntaxError {
+            switch state {
+            case .item:
+                scanCapture(endsItem: true)
+            case .otherValue, .notAnItem:
+                scanCapture(endsItem: false)
+            case .key:
+                scanKey()
+            case .whole:
+                return
+            default:
+                let byte = buffer[scan]
+                if FeedDecoder.isWhitespace(byte) {
+                    scan += 1
+                    continue
+                }
+                structural(byte)
+            }
+        }
+    }
+
+    /// A byte outside any string or captured value: where the top level goes next.
+    private func structural(_ byte: UInt8) {
+        switch state {
+        case .start:
+            if byte == UInt8(ascii: "{") {
+                state = .memberStart(first: true)
+                scan += 1
+            } else {
+                state = .whole
+            }
+        case .memberStart(let first):
+            if byte == FeedDecoder.quote {
+                state = .key
+                captureStart = scan
+                scan += 1
+                escaped = false
+            } else if byte == UInt8(ascii: "}") && (first || Self.trailingCommas) {
+                state = .end
+                scan += 1
+            } else {
+                syntaxError = true
+            }
+        case .colon:
+            if byte == UInt8(ascii: ":") {
+                state = .value
+                scan += 1
+            } else {
+                syntaxError = true
+            }
+        case .value:
+            if key == FeedDecoder.feedItemsKey && !seenFeedItems {
+                guard byte == UInt8(ascii: "[") else {
+                    // feedItems is null, or not a list: JSONDecoder says which, in its words.
+                    state = .whole
+                    return
+                }
+                seenFeedItems = true
+                state = .itemStart(first: true)
+                scan += 1
+            } else {
+                beginCapture(.otherValue)
+            }
+        case .itemStart(let first):
+            if byte == UInt8(ascii: "{") {
+                beginCapture(.item)
+            } else if byte == UInt8(ascii: "]") && (first || Self.trailingCommas) {
+                state = .memberEnd
+                scan += 1
+            } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: ",") {
+                syntaxError = true
+            } else {
+                beginCapture(.notAnItem)
+            }
+        case .afterItem:
+            if byte == UInt8(ascii: ",") {
+                state = .itemStart(first: false)
+                scan += 1
+            } else if byte == UInt8(ascii: "]") {
+                state = .memberEnd
+                scan += 1
+            } else {
+                syntaxError = true
+            }
+        case .memberEnd:
+            if byte == UInt8(ascii: ",") {
+                state = .memberStart(first: false)
+                scan += 1
+            } else if byte == UInt8(ascii: "}") {
+                state = .end
+                scan += 1
+            } else {
+                syntaxError = true
+            }
+        case .end:
+            syntaxError = true
+        case .key, .item, .otherValue, .notAnItem, .whole:
+            break
+        }
+    }
+
+    private func beginCapture(_ next: State) {
+        state = next
+        captureStart = scan
+        capture = .none
+        depth = 0
+        inString = false
+        escaped = false
+    }
+
+    /// Reads a key up to its closing quote.
+    private func scanKey() {
+        buffer.withUnsafeBufferPointer { bytes in
+            while scan < bytes.count {
+                let byte = bytes[scan]
+                scan += 1
+                if escaped {
+                    escaped = false
+                } else if byte == FeedDecoder.backslash {
+                    escaped = true
+                } else if byte == FeedDecoder.quote {
+                    // Checked as a JSON string; a key with escapes never equals "feedItems" here,
+                    // which only matters to a bank that spells it with escapes.
+                    let token = UnsafeBufferPointer(rebasing: bytes[captureStart..<scan])
+                    var cursor = JSONCursor(token)
+                    if cursor.skipString() == nil || cursor.position != token.count { syntaxError = true }
+                    key = Array(bytes[(captureStart + 1)..<(scan - 1)])
+                    state = .colon
+                    return
+                }
+            }
+        }
+    }
+
+    /// Follows a captured value (an item, or another value) to its end: strings are
+    /// skipped, brackets counted. A scalar ends at the first byte that cannot be part of it.
+    private func scanCapture(endsItem: Bool) {
+        var finished: Int?
+        buffer.withUnsafeBufferPointer { bytes in
+            let count = bytes.count
+            var position = scan
+            if capture == .none {
+                // The value's first byte decides its kind.
+                let first = bytes[position]
+                if first == FeedDecoder.quote {
+                    capture = .string
+                    inString = true
+                    position += 1
+                } else if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+                    capture = .container
+                    depth = 1
+                    position += 1
+                } else {
+                    capture = .scalar
+                }
+            }
+            if capture == .scalar {
+                // A number or a literal: up to the next delimiter.
+                while position < count {
+                    let byte = bytes[position]
+                    if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
+                        || FeedDecoder.isWhitespace(byte)
+                    {
+                        finished = position
+                        break
+                    }
+                    position += 1
+                }
+                scan = position
+                return
+            }
+            while position < count {
+                let byte = bytes[position]
+                position += 1
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == FeedDecoder.backslash {
+                        escaped = true
+                    } else if byte == FeedDecoder.quote {
+                        inString = false
+                        if depth == 0 {
+                            finished = position
+                            break
+                        }
+                    }
+                } else if byte == FeedDecoder.quote {
+                    inString = true
+                } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    depth += 1
+                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 {
+                        finished = position
+                        break
+                    }
+                }
+            }
+            scan = position
+        }
+        guard let end = finished else { return }
+        scan = end
+        let start = captureStart
+        switch state {
+        case .item:
+            item(from: start, to: end)
+            state = .afterItem
+        case .notAnItem:
+            notAnItem(from: start, to: end)
+            state = .afterItem
+        default:
+            if !isValidJSON(from: start, to: end) { syntaxError = true }
+            state = .memberEnd
+        }
+    }
+
+    private func isValidJSON(from start: Int, to end: Int) -> Bool {
+        buffer.withUnsafeBufferPointer { bytes in
+            var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            return cursor.skipValue(depth: 0) && cursor.position == end - start
+        }
+    }
+
+    /// Drops bytes no longer needed: everything before what is being captured.
+    private func compact() {
+        let keep: Int
+        switch state {
+        case .key, .item, .otherValue, .notAnItem: keep = seenFeedItems ? captureStart : 0
+        case .whole: return
+        case .start, .memberStart, .colon, .value, .itemStart, .afterItem, .memberEnd, .end:
+            // Nothing is dropped before the items begin: a top level that turns out unusual
+            // is then still whole for JSONDecoder.
+            keep = seenFeedItems ? scan : 0
+        }
+        guard keep > 0 else { return }
+        buffer.removeSubrange(0..<keep)
+        scan -= keep
+        captureStart -= min(captureStart, keep)
+    }
+
+    // MARK: - Items
+
+    private func item(from start: Int, to end: Int) {
+        defer { index += 1 }
+        let fast: ParsedItem? = buffer.withUnsafeBufferPointer { bytes in
+            var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            return cursor.feedItem()
+        }
+        if let fast {
+            accept(fast)
+            return
+        }
+        // The strict parser left it to JSONDecoder: an escape, non-ASCII text, a field of
+        // another type, an unusual number, or invalid JSON.
+        let slice = Array(buffer[start..<end])
+        do {
+            let decoded = try JSONDecoder().decode(FeedItem.self, from: Data(slice))
+            accept(
+                ParsedItem(
+                    uid: decoded.feedItemUid, categoryUid: decoded.categoryUid, currency: decoded.amount.currency,
+                    minorUnits: decoded.amount.minorUnits, direction: decoded.direction, status: decoded.status,
+                    settlementTime: decoded.settlementTime, source: decoded.source,
+                    counterPartyType: decoded.counterPartyType, counterPartyName: decoded.counterPartyName,
+                    spendingCategory: decoded.spendingCategory, roundUp: decoded.hasBankRoundUp))
+        } catch {
+            if (try? JSONSerialization.jsonObject(with: Data(slice), options: [.fragmentsAllowed])) == nil {
+                syntaxError = true
+            } else if decodeError == nil {
+                decodeError = describe(error, body: slice, under: [FeedItemsKey.items, FeedItemsKey(intValue: index)])
+            }
+        }
+    }
+
+    /// An element of `feedItems` that is not an object: JSONDecoder's words for it, if the
+    /// element is valid JSON at all.
+    private func notAnItem(from start: Int, to end: Int) {
+        defer { index += 1 }
+        guard isValidJSON(from: start, to: end) else {
+            syntaxError = true
+            return
+        }
+        if decodeError == nil {
+            let isNull = end - start == 4 && buffer[start] == UInt8(ascii: "n")
+            decodeError = "feedItems[\(index)] " + (isNull ? "is null, expected an object" : "is not an object")
+        }
+    }
+
+    private func accept(_ item: ParsedItem) {
+        guard decodeError == nil, conversionError == nil else { return }
+        var settled: Instant?
+        if let text = item.settlementTime {
+            guard let instant = Instant(iso8601: text) else {
+                conversionError = .malformedResponse(
+                    endpoint: "the settled feed",
+                    detail: "feed item \(item.uid) has settlementTime '\(text.prefix(40))', not an ISO 8601 timestamp")
+                return
+            }
+            settled = instant
+        }
+        transactions.append(
+            Transaction(
+                uid: item.uid, categoryUid: item.categoryUid, minorUnits: item.minorUnits, currencyCode: item.currency,
+                direction: item.direction, status: item.status, source: item.source,
+                counterPartyType: item.counterPartyType, counterPartyName: item.counterPartyName,
+                spendingCategory: item.spendingCategory, settlementTime: settled, isRoundedUpByBank: item.roundUp))
+    }
+
+    /// A body that is not `{"feedItems":[…` at its top: decoded whole, as before streaming.
+    private func decodeWhole(endpoint: String) throws(BankError) {
+        let list: FeedItemList
+        do {
+            list = try JSONDecoder().decode(FeedItemList.self, from: Data(buffer))
+        } catch {
+            throw .malformedResponse(endpoint: endpoint, detail: describe(error, body: buffer))
+        }
+        buffer = []
+        transactions = []
+        for item in list.feedItems {
+            do throws(BankError) {
+                transactions.append(try item.transaction())
+            } catch {
+                conversionError = error
+                return
+            }
+        }
+    }
+}
+
+/// The coding path of a feed item, for describing its failures as `feedItems[3].amount`.
+struct FeedItemsKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        self.intValue = nil
+    }
+
+    init(intValue: Int) {
+        self.stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+
+    static let items = FeedItemsKey(stringValue: "feedItems")
+}
+
+/// The fields of a feed item the job uses.
+struct ParsedItem {
+    var uid: String
+    var categoryUid: String
+    var currency: String
+    var minorUnits: Int64
+    var direction: String
+    var status: String
+    var settlementTime: String?
+    var source: String?
+    var counterPartyType: String?
+    var counterPartyName: String?
+    var spendingCategory: String?
+    var roundUp: Bool
+}
+
+/// A strict reader of JSON bytes that are all present: checks the grammar as it goes, and
+/// gives up (nil or false) on anything it does not take as it is.
+struct JSONCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var position = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private var atEnd: Bool { position >= bytes.count }
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            let byte = bytes[position]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+            position += 1
+        }
+    }
+
+    /// A string at `position`: the range of its contents, and whether it is plain (ASCII,
+    /// no escapes). Nil when it is not a valid JSON string.
+    mutating func skipString() -> (start: Int, end: Int, plain: Bool)? {
+        guard !atEnd, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        position += 1
+        let start = position
+        var plain = true
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return (start, position - 1, plain)
+            }
+            if byte < 0x20 { return nil }
+            if byte >= 0x80 {
+                // Checked by the caller's fallback (JSONDecoder), which knows UTF-8.
+                plain = false
+            } else if byte == UInt8(ascii: "\\") {
+                plain = false
+                position += 1
+                guard !atEnd else { return nil }
+                switch bytes[position] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"):
+                    for _ in 0..<4 {
+                        position += 1
+                        guard !atEnd, bytes[position].isHexDigit else { return nil }
+                    }
+                default:
+                    return nil
+                }
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    /// A number at `position`, by JSON's grammar; its value when it is a plain integer that
+    /// fits in 64 bits.
+    mutating func skipNumber() -> (valid: Bool, integer: Int64?) {
+        let start = position
+        var negative = false
+        if !atEnd, bytes[position] == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
+        guard !atEnd, bytes[position].isDigit else { return (false, nil) }
+        var value: Int64? = 0
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while !atEnd, bytes[position].isDigit {
+                let digit = Int64(bytes[position] - UInt8(ascii: "0"))
+                if let current = value {
+                    let (times, overflow1) = current.multipliedReportingOverflow(by: 10)
+                    let (next, overflow2) =
+                        negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+                    value = overflow1 || overflow2 ? nil : next
+                }
+                position += 1
+            }
+        }
+        var integral = true
+        if !atEnd, bytes[position] == UInt8(ascii: ".") {
+            integral = false
+            position += 1
+            guard !atEnd, bytes[position].isDigit else { return (false, nil) }
+            while !atEnd, bytes[position].isDigit { position += 1 }
+        }
+        if !atEnd, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            integral = false
+            position += 1
+            if !atEnd, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard !atEnd, bytes[position].isDigit else { return (false, nil) }
+            while !atEnd, bytes[position].isDigit { position += 1 }
+        }
+        // "-0" is a valid number but not one the fast path hands out.
+        let isNegativeZero = negative && position - start == 2
+        return (true, integral && !isNegativeZero ? value : nil)
+    }
+
+    private mutating func skipLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { return false }
+        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
+        position += count
+        return true
+    }
+
+    /// Any JSON value, checked; false if it is not valid (or nested too deeply to follow).
+    mutating func skipValue(depth: Int) -> Bool {
+        skipWhitespace()
+        guard !atEnd, depth < 256 else { return false }
+        switch bytes[position] {
+        case UInt8(ascii: "\""):
+            guard skipString() != nil else { return false }
+        case UInt8(ascii: "{"):
+            position += 1
+            skipWhitespace()
+            if !atEnd, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                break
+            }
+            while true {
+                skipWhitespace()
+                if !atEnd, bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    break
+                }
+                guard skipString() != nil else { return false }
+                skipWhitespace()
+                guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return false }
+                position += 1
+                guard skipValue(depth: depth + 1) else { return false }
+                skipWhitespace()
+                guard !atEnd else { return false }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    break
+                } else {
+                    return false
+                }
+            }
+        case UInt8(ascii: "["):
+            position += 1
+            skipWhitespace()
+            if !atEnd, bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                break
+            }
+            while true {
+                skipWhitespace()
+                if !atEnd, bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    break
+                }
+                guard skipValue(depth: depth + 1) else { return false }
+                skipWhitespace()
+                guard !atEnd else { return false }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    break
+                } else {
+                    return false
+                }
+            }
+        case UInt8(ascii: "t"):
+            guard skipLiteral("true") else { return false }
+        case UInt8(ascii: "f"):
+            guard skipLiteral("false") else { return false }
+        case UInt8(ascii: "n"):
+            guard skipLiteral("null") else { return false }
+        default:
+            guard skipNumber().valid else { return false }
+        }
+        skipWhitespace()
+        return true
+    }
+
+    /// A plain string field's value; nil when the value is not a plain string.
+    private mutating func plainString() -> String? {
+        skipWhitespace()
+        guard let (start, end, plain) = skipString(), plain else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// An optional plain string field: `.some(nil)` for null, nil when it is something else.
+    private mutating func optionalPlainString() -> String?? {
+        skipWhitespace()
+        if !atEnd, bytes[position] == UInt8(ascii: "n") {
+            return skipLiteral("null") ? .some(nil) : nil
+        }
+        return plainString().map { .some($0) }
+    }
+
+    private func key(_ start: Int, _ end: Int, is name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard end - start == count else { return false }
+        return memcmp(bytes.baseAddress! + start, name.utf8Start, count) == 0
+    }
+
+    /// `{"currency": "GBP", "minorUnits": 1234, …}`.
+    private mutating func amount() -> (String, Int64)? {
+        skipWhitespace()
+        guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return nil }
+        position += 1
+        var currency: String?
+        var minorUnits: Int64?
+        skipWhitespace()
+        if !atEnd, bytes[position] == UInt8(ascii: "}") { return nil }
+        while true {
+            skipWhitespace()
+            if !atEnd, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                break
+            }
+            guard let (start, end, plain) = skipString(), plain else { return nil }
+            skipWhitespace()
+            guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return nil }
+            position += 1
+            if key(start, end, is: "currency") {
+                guard currency == nil, let value = plainString() else { return nil }
+                currency = value
+            } else if key(start, end, is: "minorUnits") {
+                skipWhitespace()
+                guard minorUnits == nil, let value = skipNumber().integer else { return nil }
+                minorUnits = value
+            } else {
+                guard skipValue(depth: 2) else { return nil }
+            }
+            skipWhitespace()
+            guard !atEnd else { return nil }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+            } else if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                break
+            } else {
+                return nil
+            }
+        }
+        guard let currency, let minorUnits else { return nil }
+        return (currency, minorUnits)
+    }
+
+    /// The whole of `bytes` as one feed item, or nil for JSONDecoder to decide.
+    mutating func feedItem() -> ParsedItem? {
+        skipWhitespace()
+        guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return nil }
+        position += 1
+        var uid: String?, categoryUid: String?, direction: String?, status: String?
+        var amount: (String, Int64)?
+        var settlementTime: String??, source: String??, counterPartyType: String??, counterPartyName: String??
+        var spendingCategory: String??
+        var roundUp: Bool?
+        skipWhitespace()
+        if !atEnd, bytes[position] == UInt8(ascii: "}") { return nil }
+        while true {
+            skipWhitespace()
+            if !atEnd, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                break
+            }
+            guard let (start, end, plain) = skipString(), plain else { return nil }
+            skipWhitespace()
+            guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return nil }
+            position += 1
+            // Each field the job uses, once; anything else is checked and passed over.
+            if key(start, end, is: "feedItemUid") {
+                guard uid == nil, let value = plainString() else { return nil }
+                uid = value
+            } else if key(start, end, is: "categoryUid") {
+                guard categoryUid == nil, let value = plainString() else { return nil }
+                categoryUid = value
+            } else if key(start, end, is: "amount") {
+                guard amount == nil, let value = self.amount() else { return nil }
+                amount = value
+            } else if key(start, end, is: "direction") {
+                guard direction == nil, let value = plainString() else { return nil }
+                direction = value
+            } else if key(start, end, is: "status") {
+                guard status == nil, let value = plainString() else { return nil }
+                status = value
+            } else if key(start, end, is: "settlementTime") {
+                guard settlementTime == nil, let value = optionalPlainString() else { return nil }
+                settlementTime = value
+            } else if key(start, end, is: "source") {
+                guard source == nil, let value = optionalPlainString() else { return nil }
+                source = value
+            } else if key(start, end, is: "counterPartyType") {
+                guard counterPartyType == nil, let value = optionalPlainString() else { return nil }
+                counterPartyType = value
+            } else if key(start, end, is: "counterPartyName") {
+                guard counterPartyName == nil, let value = optionalPlainString() else { return nil }
+                counterPartyName = value
+            } else if key(start, end, is: "spendingCategory") {
+                guard spendingCategory == nil, let value = optionalPlainString() else { return nil }
+                spendingCategory = value
+            } else if key(start, end, is: "roundUp") {
+                guard roundUp == nil else { return nil }
+                skipWhitespace()
+                let isNull = bytes.count - position >= 4 && bytes[position] == UInt8(ascii: "n")
+                guard skipValue(depth: 1) else { return nil }
+                roundUp = !isNull
+            } else {
+                guard skipValue(depth: 1) else { return nil }
+            }
+            skipWhitespace()
+            guard !atEnd else { return nil }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+            } else if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                break
+            } else {
+                return nil
+            }
+        }
+        skipWhitespace()
+        guard atEnd, let uid, let categoryUid, let direction, let status, let (currency, minorUnits) = amount else {
+            return nil
+        }
+        return ParsedItem(
+            uid: uid, categoryUid: categoryUid, currency: currency, minorUnits: minorUnits, direction: direction,
+            status: status, settlementTime: settlementTime ?? nil, source: source ?? nil,
+            counterPartyType: counterPartyType ?? nil, counterPartyName: counterPartyName ?? nil,
+            spendingCategory: spendingCategory ?? nil, roundUp: roundUp ?? false)
+    }
+}
+
+extension UInt8 {
+    fileprivate var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+    fileprivate var isHexDigit: Bool {
+        isDigit || (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "f"))
+            || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "F"))
+    }
+}

@@ -1,0 +1,123 @@
+import CurlHTTP
+import Foundation
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+@testable import StarlingAPI
+
+/// The streaming feed decoder against `JSONDecoder`: for any body, fed in any pieces, the
+/// same transactions, or a refusal in words where `JSONDecoder` refuses. (Which of several
+/// problems a refusal names may differ: `JSONDecoder` stops at the first problem on its way
+/// through the values it decodes, the stream at the first problem in the order of the bytes.)
+@Suite struct FeedDecoderTests {
+    /// Why a body was refused, in words.
+    struct Refusal: Error, Equatable {
+        let words: String
+        init(_ words: String) { self.words = words }
+    }
+
+    /// What decoding the whole body with JSONDecoder gives, as before streaming.
+    static func reference(_ body: [UInt8]) -> Result<[Transaction], Refusal> {
+        do {
+            let list = try JSONDecoder().decode(FeedItemList.self, from: Data(body))
+            var transactions: [Transaction] = []
+            for item in list.feedItems {
+                do throws(BankError) { transactions.append(try item.transaction()) } catch {
+                    return .failure(Refusal("\(error.underlying)"))
+                }
+            }
+            return .success(transactions)
+        } catch {
+            return .failure(Refusal(describe(error, body: body)))
+        }
+    }
+
+    /// What the streaming decoder gives when the body arrives in pieces of these sizes.
+    static func streamed(_ body: [UInt8], pieces: [Int]) -> Result<[Transaction], Refusal> {
+        let decoder = FeedDecoder()
+        var offset = 0
+        var sizes = pieces.makeIterator()
+        while offset < body.count {
+            let size = min(max(1, sizes.next() ?? body.count), body.count - offset)
+            let more = body[offset..<(offset + size)].withUnsafeBytes { decoder.consume($0) }
+            offset += size
+            if !more { break }
+        }
+        do throws(BankError) {
+            try decoder.checkStructure(endpoint: "GET feed")
+            return .success(try decoder.transactionsOrConversionError())
+        } catch {
+            if case .malformedResponse(_, let detail) = error, !detail.contains("not an ISO 8601 timestamp") {
+                return .failure(Refusal(detail))
+            }
+            return .failure(Refusal("\(error.underlying)"))
+        }
+    }
+
+    /// Both decoded to the same transactions, or both refused.
+    static func agree(_ a: Result<[Transaction], Refusal>, _ b: Result<[Transaction], Refusal>) -> Bool {
+        switch (a, b) {
+        case (.success(let x), .success(let y)): x == y
+        case (.failure(let refusal), .failure): !refusal.words.isEmpty
+        default: false
+        }
+    }
+
+    static func pieces(_ random: inout SeededRandom) -> [Int] {
+        switch random.next() % 4 {
+        case 0: [Int.max]
+        case 1: Array(repeating: 1, count: 100_000)
+        default: (0..<1000).map { _ in Int(random.next() % 200) + 1 }
+        }
+    }
+
+    @Test func theSeededWeekDecodesAsJSONDecoderDoesInAnyPieces() throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london)
+        let encoder = JSONEncoder()
+        var random = SeededRandom(seed: 5)
+        for items in state.feeds.values {
+            let body = Array(try encoder.encode(["feedItems": items]))
+            let expected = Self.reference(body)
+            #expect(try expected.get().count == items.count)
+            for _ in 0..<20 {
+                #expect(Self.streamed(body, pieces: Self.pieces(&random)) == expected)
+            }
+        }
+    }
+
+    @Test func bodiesThatAreNotTheUsualShapeAreDescribedAlike() {
+        let bodies = [
+            "", " ", "[]", "{}", "null", #"{"feedItems":null}"#, #"{"feedItems":7}"#, #"{"feedItems":[]}"#,
+            #"{"feedItems":[7]}"#, #"{"feedItems":[null]}"#, #"{"feedItems":[{}]}"#, #"{"feedItems":[],}"#,
+            #"{"feedItems":[{}],"x":tru}"#, #"{"x":1,"feedItems":[]}"#, #"{"feedItems":[]} x"#, #"{"feedItems":[,]}"#,
+            #"{"feedItems":[{"a":01}]}"#, #"{"feedItems":[{},]}"#, #"{"feedItems":[,{}]}"#, #"{,"feedItems":[]}"#, #"{"feedItems":[ ]  }"#, #"{"feedItems":[{"feedItemUid":"\u0041"}]}"#,
+        ]
+        for body in bodies {
+            let bytes = Array(body.utf8)
+            let expected = Self.reference(bytes)
+            #expect(Self.agree(Self.streamed(bytes, pieces: [Int.max]), expected), "\(body)")
+            #expect(Self.agree(Self.streamed(bytes, pieces: Array(repeating: 1, count: 100)), expected), "\(body)")
+        }
+    }
+
+    @Test("mutated feeds decode exactly as JSONDecoder decodes them, in any pieces")
+    func mutatedFeedsAgree() async throws {
+        let original = try Array(fixture("feed"))
+        var random = SeededRandom(seed: 42)
+        var agreed = 0
+        var failed = 0
+        for round in 0..<3000 {
+            if round % 50 == 0 { await Task.yield() }
+            var body = original
+            for _ in 0...(round % 4) { mutate(&body, tokens: DecodingFuzzTests.tokens, &random) }
+            let expected = Self.reference(body)
+            let actual = Self.streamed(body, pieces: Self.pieces(&random))
+            #expect(Self.agree(actual, expected), "\(actual) \(expected) \(String(decoding: body, as: UTF8.self))")
+            if Self.agree(actual, expected) { agreed += 1 }
+            if case .failure = expected { failed += 1 }
+        }
+        print("feed decoder: 3000 mutated feeds, \(agreed) decoded as JSONDecoder decodes them (\(failed) of them refused)")
+    }
+}
