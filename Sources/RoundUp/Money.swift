@@ -19,11 +19,13 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
         var whole = Decimal()
         NSDecimalRound(&whole, &scaled, 0, .plain)
         guard whole == scaled else { throw .tooPrecise(amount: amount, currency: currency.code) }
-        guard whole <= Decimal(Int64.max), whole >= Decimal(Int64.min),
-            let minor = Int64(NSDecimalNumber(decimal: whole).stringValue)
-        else { throw .overflow(currency: currency.code) }
-        self.init(minorUnits: minor, currency: currency)
+        guard whole <= Money.largest, whole >= Money.smallest else { throw .overflow(currency: currency.code) }
+        // A whole number within Int64's range: NSDecimalNumber converts it exactly.
+        self.init(minorUnits: NSDecimalNumber(decimal: whole).int64Value, currency: currency)
     }
+
+    private static let largest = Decimal(Int64.max)
+    private static let smallest = Decimal(Int64.min)
 
     /// The amount in major units, exact.
     public var amount: Decimal {

@@ -1,12 +1,9 @@
 public import Foundation
+public import StarlingAPI
 
 extension RunReport {
     /// The report as indented JSON with sorted keys.
-    public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
-    }
+    public func json() -> Data { Data(ReportJSON.encode(self)) }
 
     /// The report as Markdown, for people: the run, a table of the accounts, then each
     /// account's transactions.
@@ -68,11 +65,22 @@ extension RunReport {
                 lines.append("")
                 lines.append("| Settled (UTC) | Counterparty | Amount | Round-up |")
                 lines.append("|---|---|---:|---:|")
+                // One string for all the rows: a busy week has a hundred thousand of them.
+                var rows = ""
+                rows.reserveCapacity(account.transactions.count * 80)
                 for item in account.transactions {
-                    lines.append(
-                        "| \(item.settlementTime) | \(Markdown.escape(item.counterParty ?? "")) | \(item.amount) | "
-                            + "\(item.roundUp) |")
+                    rows += "| "
+                    rows += item.settlementTime
+                    rows += " | "
+                    Markdown.escape(item.counterParty ?? "", into: &rows)
+                    rows += " | "
+                    rows += item.amount
+                    rows += " | "
+                    rows += item.roundUp
+                    rows += " |\n"
                 }
+                rows.removeLast()
+                lines.append(rows)
             }
             if !account.leftOut.isEmpty {
                 lines.append("")
@@ -130,6 +138,16 @@ extension AccountReport {
 enum Markdown {
     static func escape(_ text: String) -> String {
         var result = ""
+        escape(text, into: &result)
+        return result
+    }
+
+    /// Appends `text`, escaped, to `result`; text with nothing to escape is appended whole.
+    static func escape(_ text: String, into result: inout String) {
+        if !text.utf8.contains(where: needsEscape) {
+            result += text
+            return
+        }
         for character in text {
             switch character {
             case "|": result += "\\|"
@@ -141,23 +159,63 @@ enum Markdown {
             default: result.append(character)
             }
         }
-        return result
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "|"), UInt8(ascii: "\\"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"),
+            UInt8(ascii: "*"), UInt8(ascii: "_"), UInt8(ascii: "["), UInt8(ascii: "]"), 0x0A, 0x0D:
+            true
+        default: false
+        }
     }
 }
 
 /// Writes reports into the report directory, each file atomically.
 public enum ReportWriter {
-    /// Writes `roundup-<end-date>.json` and `.md`, each passed through `redact` last;
-    /// returns the Markdown file's path.
-    public static func write(_ report: RunReport, to directory: String, redact: (String) -> String = { $0 }) throws
-        -> String
-    {
+    /// Writes `roundup-<end-date>.json` and `.md`, with any occurrence of `token` removed
+    /// last; returns the Markdown file's path.
+    public static func write(_ report: RunReport, to directory: String, token: AccessToken?) throws -> String {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let base = "\(directory)/roundup-\(report.week.endDate)"
-        let json = redact(String(decoding: try report.json(), as: UTF8.self))
-        try Data(json.utf8).write(to: URL(fileURLWithPath: base + ".json"), options: .atomic)
-        try Data(redact(report.markdown).utf8).write(to: URL(fileURLWithPath: base + ".md"), options: .atomic)
+        func scrub(_ bytes: [UInt8]) -> [UInt8] { token?.redacted(inUTF8: bytes) ?? bytes }
+        try writeAtomically(scrub(ReportJSON.encode(report)), to: base + ".json")
+        try writeAtomically(scrub(Array(report.markdown.utf8)), to: base + ".md")
         return base + ".md"
     }
+
+    /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
+    /// reader never sees half a report.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".partial"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ReportError(path: path, code: errno) }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        let code = errno
+        close(descriptor)
+        guard ok, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw ReportError(path: path, code: ok ? errno : code)
+        }
+    }
+}
+
+/// A report file that could not be written.
+struct ReportError: Error, CustomStringConvertible {
+    let path: String
+    let code: Int32
+    var description: String { "cannot write \(path): \(String(cString: strerror(code)))" }
+    var localizedDescription: String { description }
 }

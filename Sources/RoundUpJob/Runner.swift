@@ -149,8 +149,7 @@ public enum Runner {
             reports.append(report)
             if result.status == .ok { result.status = report.exitCode }
             do {
-                result.reportPath = try ReportWriter.write(
-                    report, to: settings.reportDirectory, redact: token.redacted(in:))
+                result.reportPath = try ReportWriter.write(report, to: settings.reportDirectory, token: token)
             } catch {
                 result.diagnostics.append(
                     "roundup: could not write the report to \(settings.reportDirectory): \(error.localizedDescription)")
@@ -172,10 +171,8 @@ public enum Runner {
         }
         result.diagnostics += notes.map { "roundup: \($0)" }
         if request.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = request.catchUp ? try? encoder.encode(reports) : try? reports.first.map { try $0.json() }
-            result.output = data.map { String(decoding: $0, as: UTF8.self) + "\n" } ?? ""
+            let bytes = request.catchUp ? ReportJSON.encode(reports) : reports.first.map(ReportJSON.encode) ?? []
+            result.output = bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self) + "\n"
         } else {
             result.output = summaries.joined(separator: "\n")
         }

@@ -29,6 +29,14 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
         return found ? text.replacingOccurrences(of: secret, with: "<redacted>") : text
     }
 
+    /// `bytes` (UTF-8 text) with every occurrence of the token replaced by `<redacted>`;
+    /// the same array, uncopied, when the token is not in it.
+    public func redacted(inUTF8 bytes: [UInt8]) -> [UInt8] {
+        let found = bytes.withUnsafeBytes { occurs(in: $0) }
+        guard found else { return bytes }
+        return Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: secret, with: "<redacted>").utf8)
+    }
+
     /// Whether the token's bytes occur in `bytes`.
     func occurs(in bytes: UnsafeRawBufferPointer) -> Bool {
         let needle = Array(secret.utf8)

@@ -52,8 +52,17 @@ import Testing
         }
     }
 
+    @Test func theExtremesConvertExactly() throws {
+        for minor: Int64 in [Int64.min, Int64.min + 1, -1, 0, 1, Int64.max - 1, Int64.max, 9_007_199_254_740_993] {
+            for currency in [gbp, jpy, kwd] {
+                let money = Money(minorUnits: minor, currency: currency)
+                #expect(try Money(amount: money.amount, currency: currency) == money, "\(minor)")
+            }
+        }
+    }
+
     @Test func majorUnitsAreExact() async {
-        await propertyCheck(count: 500, input: Gen.int64(in: 0...Int64.max), Gen.int(in: 0...3)) { minor, pick in
+        await propertyCheck(count: 500, input: Gen.int64(in: Int64.min...Int64.max), Gen.int(in: 0...3)) { minor, pick in
             let currency = [jpy, gbp, kwd, Currency(code: "CLF")!][pick]
             let money = Money(minorUnits: minor, currency: currency)
             let back = try Money(amount: money.amount, currency: currency)

@@ -1,0 +1,191 @@
+/// The report as JSON, written by hand: a week of a busy account has a hundred thousand
+/// transactions, and `JSONEncoder` spent more time on them than decoding the feed did.
+///
+/// The output is what `JSONEncoder` with `.prettyPrinted`, `.sortedKeys` and
+/// `.withoutEscapingSlashes` makes of `RunReport` (a test holds the two to the same JSON),
+/// and `schema/report-v1.schema.json` documents it. A field added to the report must be
+/// added here, in its sorted place.
+struct ReportJSON {
+    private(set) var bytes: [UInt8] = []
+    private var depth = 0
+    /// Whether the container being written has a member yet.
+    private var hasMember: [Bool] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    static func encode(_ report: RunReport) -> [UInt8] {
+        let transactions = report.accounts.reduce(0) { $0 + $1.transactions.count }
+        var writer = ReportJSON(capacity: 4096 + transactions * 260)
+        writer.write(report)
+        return writer.bytes
+    }
+
+    static func encode(_ reports: [RunReport]) -> [UInt8] {
+        var writer = ReportJSON(capacity: 4096)
+        writer.open(UInt8(ascii: "["))
+        for report in reports {
+            writer.element()
+            writer.write(report)
+        }
+        writer.close(UInt8(ascii: "]"))
+        return writer.bytes
+    }
+
+    // MARK: - The report's structures, keys in sorted order
+
+    private mutating func write(_ report: RunReport) {
+        open(UInt8(ascii: "{"))
+        key("accounts")
+        open(UInt8(ascii: "["))
+        for account in report.accounts {
+            element()
+            write(account)
+        }
+        close(UInt8(ascii: "]"))
+        key("dryRun", report.dryRun)
+        key("error", report.error)
+        key("exitCode", Int64(report.exitCode.rawValue))
+        key("generatedAt", report.generatedAt)
+        key("generator", report.generator)
+        key("retries", report.retries.map(Int64.init))
+        key("schemaVersion", Int64(report.schemaVersion))
+        key("week")
+        write(report.week)
+        close(UInt8(ascii: "}"))
+    }
+
+    private mutating func write(_ week: WeekReport) {
+        open(UInt8(ascii: "{"))
+        key("endDate", week.endDate)
+        key("endLocal", week.endLocal)
+        key("endUTC", week.endUTC)
+        key("hours", Int64(week.hours))
+        key("startDate", week.startDate)
+        key("startLocal", week.startLocal)
+        key("startUTC", week.startUTC)
+        key("timeZone", week.timeZone)
+        close(UInt8(ascii: "}"))
+    }
+
+    private mutating func write(_ account: AccountReport) {
+        open(UInt8(ascii: "{"))
+        key("accountUid", account.accountUid)
+        key("balance", account.balance)
+        key("capApplied", account.capApplied)
+        key("currency", account.currency)
+        key("detail", account.detail)
+        key("exitCode", Int64(account.exitCode.rawValue))
+        if let goal = account.goal {
+            key("goal")
+            open(UInt8(ascii: "{"))
+            key("created", goal.created)
+            key("name", goal.name)
+            key("uid", goal.uid)
+            key("wouldCreate", goal.wouldCreate)
+            close(UInt8(ascii: "}"))
+        }
+        key("heldBack", account.heldBack)
+        key("leftOut")
+        open(UInt8(ascii: "{"))
+        for (reason, count) in account.leftOut.sorted(by: { $0.key < $1.key }) {
+            key(reason, Int64(count))
+        }
+        close(UInt8(ascii: "}"))
+        key("minimumBalance", account.minimumBalance)
+        key("multiplier", account.multiplier.map(Int64.init))
+        key("name", account.name)
+        key("roundUpSum", account.roundUpSum)
+        key("status", account.status.rawValue)
+        key("total", account.total)
+        key("totalMinorUnits", account.totalMinorUnits)
+        key("transactions")
+        open(UInt8(ascii: "["))
+        for transaction in account.transactions {
+            element()
+            open(UInt8(ascii: "{"))
+            key("amount", transaction.amount)
+            key("counterParty", transaction.counterParty)
+            key("feedItemUid", transaction.feedItemUid)
+            key("roundUp", transaction.roundUp)
+            key("settlementTime", transaction.settlementTime)
+            close(UInt8(ascii: "}"))
+        }
+        close(UInt8(ascii: "]"))
+        key("transferUid", account.transferUid)
+        close(UInt8(ascii: "}"))
+    }
+
+    // MARK: - JSON
+
+    private mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
+        depth += 1
+        hasMember.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        if hasMember.removeLast() { newline() }
+        bytes.append(bracket)
+    }
+
+    /// Starts the next element of an array or member of an object.
+    private mutating func element() {
+        if hasMember[hasMember.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        hasMember[hasMember.count - 1] = true
+        newline()
+    }
+
+    /// A member's key; its value follows.
+    private mutating func key(_ name: String) {
+        element()
+        string(name)
+        bytes.append(contentsOf: [0x20, UInt8(ascii: ":"), 0x20])
+    }
+
+    private mutating func key(_ name: String, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+    }
+
+    private mutating func key(_ name: String, _ value: Int64?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    private mutating func key(_ name: String, _ value: Bool) {
+        key(name)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    /// A string, escaped as JSON requires: quotes, backslashes and control characters.
+    private mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(ReportJSON.hex[Int(byte >> 4)])
+                bytes.append(ReportJSON.hex[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
