@@ -10,6 +10,9 @@ struct ReportJSON {
     private var depth = 0
     /// Whether the container being written has a member yet.
     private var hasMember: [Bool] = []
+    /// Takes what has been written so far, when writing to a file: a big report then never
+    /// sits whole in memory.
+    private var sink: ((inout [UInt8]) throws -> Void)?
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
@@ -19,6 +22,30 @@ struct ReportJSON {
         writer.write(report)
         return writer.bytes
     }
+
+    /// Writes `report` to `file` a piece at a time.
+    static func write(_ report: RunReport, to file: ReportFile) throws {
+        var writer = ReportJSON(capacity: ReportFile.pieceSize + 4096)
+        writer.sink = { bytes in try file.append(bytes) }
+        writer.write(report)
+        if let failure = writer.failure { throw failure }
+        try file.append(writer.bytes)
+    }
+
+    /// Hands what is written so far to the sink, once there is enough of it.
+    private mutating func flushIfLarge() {
+        guard let sink, bytes.count >= ReportFile.pieceSize else { return }
+        do {
+            try sink(&bytes)
+            bytes.removeAll(keepingCapacity: true)
+        } catch {
+            failure = error
+            self.sink = nil
+        }
+    }
+
+    /// The first error writing to the sink; the report is then abandoned by the caller.
+    private(set) var failure: (any Error)?
 
     static func encode(_ reports: [RunReport]) -> [UInt8] {
         var writer = ReportJSON(capacity: 4096)
@@ -101,6 +128,7 @@ struct ReportJSON {
         key("transactions")
         open(UInt8(ascii: "["))
         for transaction in account.transactions {
+            flushIfLarge()
             element()
             open(UInt8(ascii: "{"))
             key("amount", transaction.amount)
@@ -170,6 +198,18 @@ struct ReportJSON {
     /// A string, escaped as JSON requires: quotes, backslashes and control characters.
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Nearly every string needs no escape: copied in one go.
+        let plain = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

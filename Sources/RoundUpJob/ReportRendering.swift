@@ -8,7 +8,24 @@ extension RunReport {
     /// The report as Markdown, for people: the run, a table of the accounts, then each
     /// account's transactions.
     public var markdown: String {
+        var text = ""
+        try? renderMarkdown { text += $0 }
+        return text
+    }
+
+    /// Writes the Markdown report to `file` as it is rendered.
+    func writeMarkdown(to file: ReportFile) throws {
+        try renderMarkdown { try file.append($0) }
+    }
+
+    /// Renders the Markdown report, handing it to `emit` a part at a time.
+    private func renderMarkdown(_ emit: (String) throws -> Void) throws {
         var lines: [String] = []
+        func flush() throws {
+            guard !lines.isEmpty else { return }
+            try emit(lines.joined(separator: "\n") + "\n")
+            lines.removeAll(keepingCapacity: true)
+        }
         lines.append("# Round-up for the week \(week.startDate) – \(week.endDate)\(dryRun ? " (dry run)" : "")")
         lines.append("")
         lines.append("| Run | |")
@@ -65,10 +82,16 @@ extension RunReport {
                 lines.append("")
                 lines.append("| Settled (UTC) | Counterparty | Amount | Round-up |")
                 lines.append("|---|---|---:|---:|")
-                // One string for all the rows: a busy week has a hundred thousand of them.
+                // Rows are gathered in one string and handed on a thousand at a time: a busy
+                // week has a hundred thousand of them.
+                try flush()
                 var rows = ""
-                rows.reserveCapacity(account.transactions.count * 80)
-                for item in account.transactions {
+                rows.reserveCapacity(min(account.transactions.count, 1000) * 100)
+                for (number, item) in account.transactions.enumerated() {
+                    if number > 0, number % 1000 == 0 {
+                        try emit(rows)
+                        rows.removeAll(keepingCapacity: true)
+                    }
                     rows += "| "
                     rows += item.settlementTime
                     rows += " | "
@@ -79,8 +102,7 @@ extension RunReport {
                     rows += item.roundUp
                     rows += " |\n"
                 }
-                rows.removeLast()
-                lines.append(rows)
+                try emit(rows)
             }
             if !account.leftOut.isEmpty {
                 lines.append("")
@@ -91,7 +113,7 @@ extension RunReport {
                 }
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        try flush()
     }
 
     /// For stdout: the week, a table with a row per account, what each did, and where
@@ -173,42 +195,107 @@ enum Markdown {
 
 /// Writes reports into the report directory, each file atomically.
 public enum ReportWriter {
-    /// Writes `roundup-<end-date>.json` and `.md`, with any occurrence of `token` removed
-    /// last; returns the Markdown file's path.
+    /// Writes `roundup-<end-date>.json` and `.md`, with any occurrence of `token` removed;
+    /// returns the Markdown file's path.
     public static func write(_ report: RunReport, to directory: String, token: AccessToken?) throws -> String {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let base = "\(directory)/roundup-\(report.week.endDate)"
-        func scrub(_ bytes: [UInt8]) -> [UInt8] { token?.redacted(inUTF8: bytes) ?? bytes }
-        try writeAtomically(scrub(ReportJSON.encode(report)), to: base + ".json")
-        try writeAtomically(scrub(Array(report.markdown.utf8)), to: base + ".md")
+        let json = try ReportFile(path: base + ".json", token: token)
+        do {
+            try ReportJSON.write(report, to: json)
+            try json.commit()
+        } catch {
+            json.abandon()
+            throw error
+        }
+        let markdown = try ReportFile(path: base + ".md", token: token)
+        do {
+            try report.writeMarkdown(to: markdown)
+            try markdown.commit()
+        } catch {
+            markdown.abandon()
+            throw error
+        }
         return base + ".md"
     }
+}
 
-    /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`, so a
-    /// reader never sees half a report.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".partial"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+/// A report file being written: into a temporary file beside it, a piece at a time, then
+/// renamed over it, so that a reader never sees half a report. Every piece is searched for
+/// the token before it is written; the last few bytes are held back until the next piece,
+/// so that a token split across two pieces is found too.
+final class ReportFile {
+    /// How much is gathered before it is written.
+    static let pieceSize = 1 << 20
+
+    private let path: String
+    private let temporary: String
+    private let token: AccessToken?
+    private var descriptor: Int32
+    private var pending: [UInt8] = []
+
+    init(path: String, token: AccessToken?) throws {
+        self.path = path
+        self.temporary = path + ".partial"
+        self.token = token
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ReportError(path: path, code: errno) }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += count
-            }
-            return true
-        }
-        let code = errno
+        pending.reserveCapacity(ReportFile.pieceSize + 4096)
+    }
+
+    deinit {
+        if descriptor >= 0 { abandon() }
+    }
+
+    func append(_ bytes: [UInt8]) throws {
+        pending.append(contentsOf: bytes)
+        if pending.count >= ReportFile.pieceSize { try flush(all: false) }
+    }
+
+    func append(_ text: String) throws {
+        pending.append(contentsOf: text.utf8)
+        if pending.count >= ReportFile.pieceSize { try flush(all: false) }
+    }
+
+    /// Writes everything and puts the file in its place.
+    func commit() throws {
+        try flush(all: true)
         close(descriptor)
-        guard ok, rename(temporary, path) == 0 else {
+        descriptor = -1
+        guard rename(temporary, path) == 0 else {
+            let code = errno
             unlink(temporary)
-            throw ReportError(path: path, code: ok ? errno : code)
+            throw ReportError(path: path, code: code)
         }
+    }
+
+    /// Gives up: the temporary file goes, and whatever was at `path` stays.
+    func abandon() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        unlink(temporary)
+    }
+
+    private func flush(all: Bool) throws {
+        if let token { pending = token.redacted(inUTF8: pending) }
+        // Bytes that could be the start of a token completed by the next piece wait for it.
+        let keep = all ? 0 : min(pending.count, token?.length ?? 0)
+        let count = pending.count - keep
+        var written = 0
+        let failed = pending.withUnsafeBytes { buffer -> Bool in
+            while written < count {
+                let result = Glibc.write(descriptor, buffer.baseAddress! + written, count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                written += result
+            }
+            return false
+        }
+        if failed { throw ReportError(path: path, code: errno) }
+        pending.removeFirst(count)
     }
 }
 

@@ -106,7 +106,7 @@ public struct RoundUpJob: Sendable {
     private func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>, report: inout AccountReport)
         async throws(AccountFailure)
     {
-        let transactions: [Transaction]
+        var transactions: [Transaction]
         do throws(BankError) {
             transactions = try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
         } catch {
@@ -122,6 +122,8 @@ public struct RoundUpJob: Sendable {
         } catch {
             throw AccountFailure(.dataError, "skipped: \(error.description)")
         }
+        // The plan has what it needs of the feed; a busy week's feed is large.
+        transactions = []
         report.fill(from: plan)
         let multiplied = plan.multiplier != 1 ? " × \(plan.multiplier)" : ""
         let capped = plan.capApplied.map { ", capped at \($0)" } ?? ""

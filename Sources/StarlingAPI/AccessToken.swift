@@ -19,6 +19,9 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
 
     var authorizationValue: String { "Bearer \(secret)" }
 
+    /// How many bytes the token has (not what they are).
+    public var length: Int { secret.utf8.count }
+
     /// `text` with every occurrence of the token replaced by `<redacted>`: for text that
     /// came from elsewhere (a bank that echoes the token in an error message, say). Text
     /// without the token, nearly always, is only searched (a byte search, fast on reports

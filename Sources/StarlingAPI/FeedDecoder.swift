@@ -31,6 +31,8 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         case value
         case otherValue
         case itemStart(first: Bool)
+        /// An item begun but not yet read: waiting for the rest of its bytes.
+        case itemPending
         case item
         case notAnItem
         case afterItem
@@ -63,6 +65,10 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private var decodeError: String?
     private var conversionError: BankError?
     private var transactions: [Transaction] = []
+    /// The category uids seen so far, so that a hundred thousand items share one string.
+    private var categories: [String] = []
+    /// Set once the body has ended: a pending item cannot get more bytes.
+    private var finishing = false
 
     /// Transactions kept per item at most; reserved up front so the array grows rarely.
     init(expectedItems: Int = 0) {
@@ -87,6 +93,12 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             return
         }
         if received == 0 { throw .malformedResponse(endpoint: endpoint, detail: "the body is empty") }
+        if case .itemPending = state {
+            // The body ended inside an item: follow it as far as it goes.
+            finishing = true
+            scan = captureStart
+            process()
+        }
         guard !syntaxError, case .end = state else {
             throw .malformedResponse(endpoint: endpoint, detail: "the body is not valid JSON")
         }
@@ -118,6 +130,11 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private func process() {
         while scan < buffer.count, !syntaxError {
             switch state {
+            case .itemPending:
+                let before = scan
+                parsePendingItem()
+                // Still waiting: the rest of the item has not arrived.
+                if case .itemPending = state, scan == before { return }
             case .item:
                 scanCapture(endsItem: true)
             case .otherValue, .notAnItem:
@@ -181,7 +198,9 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             }
         case .itemStart(let first):
             if byte == UInt8(ascii: "{") {
-                beginCapture(.item)
+                captureStart = scan
+                state = .itemPending
+                parsePendingItem()
             } else if byte == UInt8(ascii: "]") && (first || Self.trailingCommas) {
                 state = .memberEnd
                 scan += 1
@@ -212,7 +231,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             }
         case .end:
             syntaxError = true
-        case .key, .item, .otherValue, .notAnItem, .whole:
+        case .key, .item, .itemPending, .otherValue, .notAnItem, .whole:
             break
         }
     }
@@ -343,7 +362,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private func compact() {
         let keep: Int
         switch state {
-        case .key, .item, .otherValue, .notAnItem: keep = seenFeedItems ? captureStart : 0
+        case .key, .item, .itemPending, .otherValue, .notAnItem: keep = seenFeedItems ? captureStart : 0
         case .whole: return
         case .start, .memberStart, .colon, .value, .itemStart, .afterItem, .memberEnd, .end:
             // Nothing is dropped before the items begin: a top level that turns out unusual
@@ -358,11 +377,34 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     // MARK: - Items
 
+    /// Reads the item that starts at `captureStart` straight from the buffer, when all of
+    /// it is there and the strict parser takes it; one that it does not take is followed
+    /// to its end and handed to `item(from:to:)`.
+    private func parsePendingItem() {
+        let (parsed, length, ranOut) = buffer.withUnsafeBufferPointer { bytes in
+            var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[captureStart...]))
+            let parsed = cursor.feedItem(requireEnd: false, categories: &categories)
+            return (parsed, cursor.position, cursor.position >= cursor.bytes.count)
+        }
+        if let parsed {
+            accept(parsed)
+            index += 1
+            scan = captureStart + length
+            state = .afterItem
+        } else if ranOut && !finishing {
+            // Perhaps only cut off by the end of what has arrived: try again with more.
+            scan = buffer.count
+        } else {
+            scan = captureStart
+            beginCapture(.item)
+        }
+    }
+
     private func item(from start: Int, to end: Int) {
         defer { index += 1 }
         let fast: ParsedItem? = buffer.withUnsafeBufferPointer { bytes in
             var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-            return cursor.feedItem()
+            return cursor.feedItem(requireEnd: true, categories: &categories)
         }
         if let fast {
             accept(fast)
@@ -668,6 +710,23 @@ struct JSONCursor {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
+    /// A plain string, the same instance as an equal one in `known` (which it joins if new).
+    private mutating func internedString(_ known: inout [String]) -> String? {
+        skipWhitespace()
+        guard let (start, end, plain) = skipString(), plain else { return nil }
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard !text.isEmpty else { return "" }
+        for candidate in known where candidate.utf8.count == text.count {
+            let same = candidate.utf8.withContiguousStorageIfAvailable {
+                memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0
+            }
+            if same == true { return candidate }
+        }
+        let value = String(decoding: text, as: UTF8.self)
+        if known.count < 16 { known.append(value) }
+        return value
+    }
+
     /// An optional plain string field: `.some(nil)` for null, nil when it is something else.
     private mutating func optionalPlainString() -> String?? {
         skipWhitespace()
@@ -727,8 +786,9 @@ struct JSONCursor {
         return (currency, minorUnits)
     }
 
-    /// The whole of `bytes` as one feed item, or nil for JSONDecoder to decide.
-    mutating func feedItem() -> ParsedItem? {
+    /// A feed item at the start of `bytes` (all of `bytes` when `requireEnd`), or nil for
+    /// JSONDecoder to decide. Category uids are taken from `categories` when seen before.
+    mutating func feedItem(requireEnd: Bool, categories: inout [String]) -> ParsedItem? {
         skipWhitespace()
         guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return nil }
         position += 1
@@ -754,7 +814,7 @@ struct JSONCursor {
                 guard uid == nil, let value = plainString() else { return nil }
                 uid = value
             } else if key(start, end, is: "categoryUid") {
-                guard categoryUid == nil, let value = plainString() else { return nil }
+                guard categoryUid == nil, let value = internedString(&categories) else { return nil }
                 categoryUid = value
             } else if key(start, end, is: "amount") {
                 guard amount == nil, let value = self.amount() else { return nil }
@@ -800,8 +860,11 @@ struct JSONCursor {
                 return nil
             }
         }
-        skipWhitespace()
-        guard atEnd, let uid, let categoryUid, let direction, let status, let (currency, minorUnits) = amount else {
+        if requireEnd {
+            skipWhitespace()
+            guard atEnd else { return nil }
+        }
+        guard let uid, let categoryUid, let direction, let status, let (currency, minorUnits) = amount else {
             return nil
         }
         return ParsedItem(

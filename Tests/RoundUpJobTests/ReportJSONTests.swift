@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+import StarlingAPI
 import StarlingEmulator
 import TestSupport
 import Testing
@@ -48,5 +49,37 @@ import Testing
             let many = Data(ReportJSON.encode(reports))
             #expect(try Self.sameJSON(many, Self.encoded(reports)))
         }
+    }
+}
+
+/// Report files: written a piece at a time, with the token removed even where it falls
+/// across two pieces, and put in place only when whole.
+@Suite struct ReportFileTests {
+    @Test func aTokenAcrossTwoPiecesIsStillRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let token = try #require(AccessToken("Secret-Token-123"))
+        let path = directory.path + "/report.json"
+        let file = try ReportFile(path: path, token: token)
+        // The token starts 5 bytes before the first piece is due to be written.
+        try file.append(Array(repeating: UInt8(ascii: "a"), count: ReportFile.pieceSize - 5))
+        try file.append("Secret-Token-123 and again Secret-Token-123\n")
+        #expect(!FileManager.default.fileExists(atPath: path), "nothing in place before the commit")
+        try file.commit()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("Secret-Token-123"))
+        #expect(text.hasSuffix("<redacted> and again <redacted>\n"))
+        #expect(text.utf8.count == ReportFile.pieceSize - 5 + "<redacted> and again <redacted>\n".utf8.count)
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+    }
+
+    @Test func anAbandonedFileLeavesTheOldOneInPlace() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/report.md"
+        try "old".write(toFile: path, atomically: true, encoding: .utf8)
+        let file = try ReportFile(path: path, token: nil)
+        try file.append("new")
+        file.abandon()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
     }
 }

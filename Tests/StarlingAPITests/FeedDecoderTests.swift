@@ -77,7 +77,8 @@ import Testing
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london)
         let encoder = JSONEncoder()
         var random = SeededRandom(seed: 5)
-        for items in state.feeds.values {
+        let generated = Seed.benchmark(accounts: 1, items: 500, endingOn: LocalDate(iso: "2026-11-15")!, token: "t")
+        for items in Array(state.feeds.values) + Array(generated.state.feeds.values) {
             let body = Array(try encoder.encode(["feedItems": items]))
             let expected = Self.reference(body)
             #expect(try expected.get().count == items.count)
