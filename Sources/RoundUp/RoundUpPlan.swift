@@ -38,9 +38,13 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A counted transaction and what it rounds up by.
+/// A counted transaction and what it rounds up by: what a report shows of it, and no
+/// more, since a busy week counts a hundred thousand of them.
 public struct CountedTransaction: Hashable, Sendable {
-    public let transaction: Transaction
+    /// The bank's feed item uid.
+    public let uid: String
+    public let settlementTime: Instant?
+    public let counterPartyName: String?
     public let amount: Money
     public let roundUp: Money
 }
@@ -71,6 +75,7 @@ public struct RoundUpPlan: Sendable {
             throw .unknownCurrency(account.currencyCode)
         }
         var counted: [CountedTransaction] = []
+        counted.reserveCapacity(feed.count)
         var leftOut: [Exclusion: Int] = [:]
         var sum = Decimal(0)
         for transaction in feed {
@@ -90,7 +95,8 @@ public struct RoundUpPlan: Sendable {
             sum += roundUp
             counted.append(
                 CountedTransaction(
-                    transaction: transaction, amount: amount,
+                    uid: transaction.uid, settlementTime: transaction.settlementTime,
+                    counterPartyName: transaction.counterPartyName, amount: amount,
                     roundUp: try RoundUpPlan.money(roundUp, currency)))
         }
         var total = sum * Decimal(policy.multiplier)

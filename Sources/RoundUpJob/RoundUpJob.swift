@@ -433,9 +433,9 @@ extension AccountReport {
     mutating func fill(from plan: RoundUpPlan) {
         transactions = plan.counted.map { counted in
             TransactionReport(
-                feedItemUid: counted.transaction.uid,
-                settlementTime: counted.transaction.settlementTime?.iso8601 ?? "",
-                counterParty: counted.transaction.counterPartyName, amount: counted.amount.formattedAmount,
+                feedItemUid: counted.uid,
+                settlementTime: counted.settlementTime?.iso8601 ?? "",
+                counterParty: counted.counterPartyName, amount: counted.amount.formattedAmount,
                 roundUp: counted.roundUp.formattedAmount)
         }
         leftOut = Dictionary(uniqueKeysWithValues: plan.leftOut.map { ($0.key.rawValue, $0.value) })
