@@ -103,7 +103,9 @@ func statistics(_ baseURL: String) async throws -> Statistics {
 }
 
 /// One run of one client against a fresh emulator.
-func measure(_ client: Client, accounts: Int, items: Int, latency: Int) async throws -> Measurement {
+func measure(_ client: Client, accounts: Int, items: Int, latency: Int, dryRun: Bool = false) async throws
+    -> Measurement
+{
     let (emulator, baseURL) = try startEmulator(accounts: accounts, items: items, latency: latency)
     defer {
         kill(emulator.pid, SIGTERM)
@@ -117,7 +119,7 @@ func measure(_ client: Client, accounts: Int, items: Int, latency: Int) async th
         switch client {
         case .roundup:
             (roundupBinary, ["run", "--end-date", endDate, "--api-base-url", baseURL, "--state-dir", run + "/state",
-                             "--config", config])
+                             "--config", config] + (dryRun ? ["--dry-run"] : []))
         case .plain:
             (plainBinary, [baseURL, windowStart, windowEnd])
         }
@@ -204,6 +206,46 @@ for items in options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
     row("peak memory, \(label) payments", results, { Double($0.peakMemory) }, { megabytes(Int($0)) },
         target: items == 100_000 ? "roundup < 100 MB" : "")
     row("wall time, \(label) payments, no latency", results, \.wall, seconds, target: "")
+}
+
+// Overhead: start-up alone, and a dry run with nothing to do, roundup only.
+var startups: [Child.Usage] = []
+var startupWalls: [Double] = []
+for _ in 0..<max(options.runs, 5) {
+    let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+    let started = ContinuousClock.now
+    let child = try Child.spawn(roundupBinary, ["--version"], environment: [:], stdout: null, stderr: null)
+    close(null)
+    let (_, usage) = child.waitWithUsage()
+    let (seconds, attoseconds) = (ContinuousClock.now - started).components
+    startupWalls.append(Double(seconds) + Double(attoseconds) / 1e18)
+    startups.append(usage)
+}
+rows.append(["start-up (`roundup --version`): wall time", seconds(median(startupWalls)), "—", "—", ""])
+rows.append(["start-up: peak memory", megabytes(Int(median(startups.map { Double($0.peakMemoryBytes) }))), "—", "—", ""])
+var idle: [Measurement] = []
+for _ in 0..<options.runs {
+    idle.append(try await measure(.roundup, accounts: 1, items: 0, latency: 0, dryRun: true))
+}
+rows.append(["dry run with nothing to do: wall time", seconds(median(idle.map(\.wall))), "—", "—", ""])
+rows.append(["dry run with nothing to do: CPU", seconds(median(idle.map(\.cpu))), "—", "—", ""])
+rows.append(["dry run with nothing to do: peak memory", megabytes(Int(median(idle.map { Double($0.peakMemory) }))), "—", "—", ""])
+/// The size of `binary` with its symbols stripped, as `scripts/install` installs it.
+func strippedSize(_ binary: String) -> Int? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strip") else { return nil }
+    let copy = scratch + "/stripped-" + URL(fileURLWithPath: binary).lastPathComponent
+    try? FileManager.default.removeItem(atPath: copy)
+    guard (try? FileManager.default.copyItem(atPath: binary, toPath: copy)) != nil,
+        let child = try? Child.spawn("/usr/bin/strip", [copy], environment: [:], stdout: 2, stderr: 2),
+        child.wait() == .exit(0)
+    else { return nil }
+    return (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? nil
+}
+if let size = strippedSize(roundupBinary), let plainSize = strippedSize(plainBinary) {
+    rows.append([
+        "binary size, stripped (Swift runtime and Foundation shared)", megabytes(size), megabytes(plainSize),
+        ratio(Double(size), Double(plainSize)), "",
+    ])
 }
 
 let header = ["measure", "roundup", "plain client", "roundup ÷ plain", "target"]
