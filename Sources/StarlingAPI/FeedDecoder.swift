@@ -15,9 +15,9 @@ public import RoundUp
 /// A body whose top level is not `{"feedItems":[`… in that order is kept whole and
 /// decoded by `JSONDecoder` too.
 ///
-/// Failures follow `JSONDecoder`'s order: a body that is not valid JSON anywhere, then the
-/// first item that does not decode, then a missing `feedItems`, then the first settlement
-/// time that is not a timestamp.
+/// A body is refused when `JSONDecoder` refuses it. When a body has several problems, the
+/// one named is the first in this order: not valid JSON anywhere, the first item that does
+/// not decode, no `feedItems`, the first settlement time that is not a timestamp.
 ///
 /// `@unchecked Sendable`: the transport calls `consume` on one thread while the request is
 /// in flight, and the caller reads the result only after `send` has returned, which orders
@@ -69,11 +69,6 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private var categories: [String] = []
     /// Set once the body has ended: a pending item cannot get more bytes.
     private var finishing = false
-
-    /// Transactions kept per item at most; reserved up front so the array grows rarely.
-    init(expectedItems: Int = 0) {
-        transactions.reserveCapacity(expectedItems)
-    }
 
     public func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
         received += bytes.count
@@ -637,34 +632,7 @@ struct JSONCursor {
         case UInt8(ascii: "\""):
             guard skipString() != nil else { return false }
         case UInt8(ascii: "{"):
-            position += 1
-            skipWhitespace()
-            if !atEnd, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                break
-            }
-            while true {
-                skipWhitespace()
-                if !atEnd, bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    break
-                }
-                guard skipString() != nil else { return false }
-                skipWhitespace()
-                guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return false }
-                position += 1
-                guard skipValue(depth: depth + 1) else { return false }
-                skipWhitespace()
-                guard !atEnd else { return false }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                } else if bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    break
-                } else {
-                    return false
-                }
-            }
+            guard members({ cursor, _, _ in cursor.skipValue(depth: depth + 1) }) else { return false }
         case UInt8(ascii: "["):
             position += 1
             skipWhitespace()
@@ -736,130 +704,137 @@ struct JSONCursor {
         return plainString().map { .some($0) }
     }
 
+    /// Whether the string contents in `start..<end` have an escape or a byte outside ASCII.
+    private func hasEscape(_ start: Int, _ end: Int) -> Bool {
+        UnsafeBufferPointer(rebasing: bytes[start..<end]).contains { $0 == UInt8(ascii: "\\") || $0 >= 0x80 }
+    }
+
     private func key(_ start: Int, _ end: Int, is name: StaticString) -> Bool {
         let count = name.utf8CodeUnitCount
         guard end - start == count else { return false }
         return memcmp(bytes.baseAddress! + start, name.utf8Start, count) == 0
     }
 
-    /// `{"currency": "GBP", "minorUnits": 1234, …}`.
-    private mutating func amount() -> (String, Int64)? {
+    /// Reads the object at `position`: for each member, its key's range goes to `member`,
+    /// which reads the value (false gives up). False when this is not a valid object, or
+    /// `member` gave up.
+    private mutating func members(_ member: (inout JSONCursor, _ start: Int, _ end: Int) -> Bool) -> Bool {
         skipWhitespace()
-        guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return nil }
+        guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return false }
         position += 1
-        var currency: String?
-        var minorUnits: Int64?
-        skipWhitespace()
-        if !atEnd, bytes[position] == UInt8(ascii: "}") { return nil }
         while true {
             skipWhitespace()
             if !atEnd, bytes[position] == UInt8(ascii: "}") {
                 position += 1
-                break
+                return true
             }
-            guard let (start, end, plain) = skipString(), plain else { return nil }
+            guard let (start, end, _) = skipString() else { return false }
             skipWhitespace()
-            guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return nil }
+            guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return false }
             position += 1
-            if key(start, end, is: "currency") {
-                guard currency == nil, let value = plainString() else { return nil }
-                currency = value
-            } else if key(start, end, is: "minorUnits") {
-                skipWhitespace()
-                guard minorUnits == nil, let value = skipNumber().integer else { return nil }
-                minorUnits = value
-            } else {
-                guard skipValue(depth: 2) else { return nil }
-            }
+            guard member(&self, start, end) else { return false }
             skipWhitespace()
-            guard !atEnd else { return nil }
+            guard !atEnd else { return false }
             if bytes[position] == UInt8(ascii: ",") {
                 position += 1
             } else if bytes[position] == UInt8(ascii: "}") {
                 position += 1
-                break
+                return true
             } else {
-                return nil
+                return false
             }
         }
-        guard let currency, let minorUnits else { return nil }
+    }
+
+    /// Whether the object at `position` is `{}`.
+    private func isEmptyObject() -> Bool {
+        var probe = self
+        probe.skipWhitespace()
+        guard !probe.atEnd, probe.bytes[probe.position] == UInt8(ascii: "{") else { return false }
+        probe.position += 1
+        probe.skipWhitespace()
+        return !probe.atEnd && probe.bytes[probe.position] == UInt8(ascii: "}")
+    }
+
+    /// `{"currency": "GBP", "minorUnits": 1234, …}`; nil for `{}`, which JSONDecoder describes.
+    private mutating func amount() -> (String, Int64)? {
+        guard !isEmptyObject() else { return nil }
+        var currency: String?
+        var minorUnits: Int64?
+        let read = members { cursor, start, end in
+            if cursor.key(start, end, is: "currency") {
+                guard currency == nil, let value = cursor.plainString() else { return false }
+                currency = value
+            } else if cursor.key(start, end, is: "minorUnits") {
+                cursor.skipWhitespace()
+                guard minorUnits == nil, let value = cursor.skipNumber().integer else { return false }
+                minorUnits = value
+            } else {
+                guard !cursor.hasEscape(start, end) else { return false }
+                return cursor.skipValue(depth: 2)
+            }
+            return true
+        }
+        guard read, let currency, let minorUnits else { return nil }
         return (currency, minorUnits)
     }
 
     /// A feed item at the start of `bytes` (all of `bytes` when `requireEnd`), or nil for
     /// JSONDecoder to decide. Category uids are taken from `categories` when seen before.
     mutating func feedItem(requireEnd: Bool, categories: inout [String]) -> ParsedItem? {
-        skipWhitespace()
-        guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return nil }
-        position += 1
+        guard !isEmptyObject() else { return nil }
         var uid: String?, categoryUid: String?, direction: String?, status: String?
         var amount: (String, Int64)?
         var settlementTime: String??, source: String??, counterPartyType: String??, counterPartyName: String??
         var spendingCategory: String??
         var roundUp: Bool?
-        skipWhitespace()
-        if !atEnd, bytes[position] == UInt8(ascii: "}") { return nil }
-        while true {
-            skipWhitespace()
-            if !atEnd, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                break
-            }
-            guard let (start, end, plain) = skipString(), plain else { return nil }
-            skipWhitespace()
-            guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return nil }
-            position += 1
-            // Each field the job uses, once; anything else is checked and passed over.
-            if key(start, end, is: "feedItemUid") {
-                guard uid == nil, let value = plainString() else { return nil }
+        // Each field the job uses, once, from a key without escapes; anything else is
+        // checked and passed over.
+        let read = members { cursor, start, end in
+            if cursor.key(start, end, is: "feedItemUid") {
+                guard uid == nil, let value = cursor.plainString() else { return false }
                 uid = value
-            } else if key(start, end, is: "categoryUid") {
-                guard categoryUid == nil, let value = internedString(&categories) else { return nil }
+            } else if cursor.key(start, end, is: "categoryUid") {
+                guard categoryUid == nil, let value = cursor.internedString(&categories) else { return false }
                 categoryUid = value
-            } else if key(start, end, is: "amount") {
-                guard amount == nil, let value = self.amount() else { return nil }
+            } else if cursor.key(start, end, is: "amount") {
+                guard amount == nil, let value = cursor.amount() else { return false }
                 amount = value
-            } else if key(start, end, is: "direction") {
-                guard direction == nil, let value = plainString() else { return nil }
+            } else if cursor.key(start, end, is: "direction") {
+                guard direction == nil, let value = cursor.plainString() else { return false }
                 direction = value
-            } else if key(start, end, is: "status") {
-                guard status == nil, let value = plainString() else { return nil }
+            } else if cursor.key(start, end, is: "status") {
+                guard status == nil, let value = cursor.plainString() else { return false }
                 status = value
-            } else if key(start, end, is: "settlementTime") {
-                guard settlementTime == nil, let value = optionalPlainString() else { return nil }
+            } else if cursor.key(start, end, is: "settlementTime") {
+                guard settlementTime == nil, let value = cursor.optionalPlainString() else { return false }
                 settlementTime = value
-            } else if key(start, end, is: "source") {
-                guard source == nil, let value = optionalPlainString() else { return nil }
+            } else if cursor.key(start, end, is: "source") {
+                guard source == nil, let value = cursor.optionalPlainString() else { return false }
                 source = value
-            } else if key(start, end, is: "counterPartyType") {
-                guard counterPartyType == nil, let value = optionalPlainString() else { return nil }
+            } else if cursor.key(start, end, is: "counterPartyType") {
+                guard counterPartyType == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyType = value
-            } else if key(start, end, is: "counterPartyName") {
-                guard counterPartyName == nil, let value = optionalPlainString() else { return nil }
+            } else if cursor.key(start, end, is: "counterPartyName") {
+                guard counterPartyName == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyName = value
-            } else if key(start, end, is: "spendingCategory") {
-                guard spendingCategory == nil, let value = optionalPlainString() else { return nil }
+            } else if cursor.key(start, end, is: "spendingCategory") {
+                guard spendingCategory == nil, let value = cursor.optionalPlainString() else { return false }
                 spendingCategory = value
-            } else if key(start, end, is: "roundUp") {
-                guard roundUp == nil else { return nil }
-                skipWhitespace()
-                let isNull = bytes.count - position >= 4 && bytes[position] == UInt8(ascii: "n")
-                guard skipValue(depth: 1) else { return nil }
+            } else if cursor.key(start, end, is: "roundUp") {
+                guard roundUp == nil else { return false }
+                cursor.skipWhitespace()
+                let isNull = cursor.bytes.count - cursor.position >= 4 && cursor.bytes[cursor.position] == UInt8(ascii: "n")
+                guard cursor.skipValue(depth: 1) else { return false }
                 roundUp = !isNull
             } else {
-                guard skipValue(depth: 1) else { return nil }
+                // Keys with escapes land here: JSONDecoder then decides, as the key may be one of the above.
+                guard !cursor.hasEscape(start, end) else { return false }
+                return cursor.skipValue(depth: 1)
             }
-            skipWhitespace()
-            guard !atEnd else { return nil }
-            if bytes[position] == UInt8(ascii: ",") {
-                position += 1
-            } else if bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                break
-            } else {
-                return nil
-            }
+            return true
         }
+        guard read else { return nil }
         if requireEnd {
             skipWhitespace()
             guard atEnd else { return nil }

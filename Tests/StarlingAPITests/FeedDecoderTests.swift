@@ -77,7 +77,7 @@ import Testing
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london)
         let encoder = JSONEncoder()
         var random = SeededRandom(seed: 5)
-        let generated = Seed.benchmark(accounts: 1, items: 500, endingOn: LocalDate(iso: "2026-11-15")!, token: "t")
+        let generated = Seed.benchmark(accounts: 1, items: 150, endingOn: LocalDate(iso: "2026-11-15")!, token: "t")
         for items in Array(state.feeds.values) + Array(generated.state.feeds.values) {
             let body = Array(try encoder.encode(["feedItems": items]))
             let expected = Self.reference(body)
