@@ -1,5 +1,5 @@
 import Foundation
-public import RoundUp
+import RoundUp
 
 /// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
 /// Reads the state directory only; needs no token and never talks to the bank.

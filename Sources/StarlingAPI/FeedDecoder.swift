@@ -1,6 +1,6 @@
 public import CurlHTTP
 import Foundation
-public import RoundUp
+import RoundUp
 
 /// Decodes the settled feed (`{"feedItems":[…]}`) while it arrives, into the domain's
 /// transactions, without keeping the body: a week of a busy business account is tens of

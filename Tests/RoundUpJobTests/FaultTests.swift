@@ -74,7 +74,6 @@ import Testing
 
     @Test("connection refused: exit 69, nothing recorded, a plain message")
     func connectionRefused() async throws {
-        let week = GeneratedWeek(seed: 1, token: "tok-refused")
         let harness = try JobHarness(token: "tok-refused")
         let closed = try ClosedPort()
         let result = await harness.run(baseURL: closed.baseURL, endDate: weekEnd)

@@ -39,7 +39,7 @@ struct JobHarness {
     func run(baseURL: String, endDate: String, dryRun: Bool = false, token: String? = nil,
              goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
         let configPath = directory.path + "/config.yaml"
-        FileManager.default.createFile(atPath: configPath, contents: Data(config.utf8))
+        try? Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
         let request = RunRequest(
             endDate: endDate, dryRun: dryRun,
             flags: SettingFlags(
