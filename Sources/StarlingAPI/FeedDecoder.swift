@@ -372,6 +372,10 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     // MARK: - Items
 
+    /// An item this long is followed to its end before it is parsed, rather than parsed
+    /// again from its start as each piece arrives.
+    static let largeItem = 1 << 16
+
     /// Reads the item that starts at `captureStart` straight from the buffer, when all of
     /// it is there and the strict parser takes it; one that it does not take is followed
     /// to its end and handed to `item(from:to:)`.
@@ -386,7 +390,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             index += 1
             scan = captureStart + length
             state = .afterItem
-        } else if ranOut && !finishing {
+        } else if ranOut && !finishing && buffer.count - captureStart < FeedDecoder.largeItem {
             // Perhaps only cut off by the end of what has arrived: try again with more.
             scan = buffer.count
         } else {

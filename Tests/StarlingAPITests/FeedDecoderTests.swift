@@ -88,6 +88,17 @@ import Testing
         }
     }
 
+    /// An item longer than `FeedDecoder.largeItem` is followed to its end first, then read.
+    @Test func aHugeItemArrivingInSmallPiecesDecodesAlike() throws {
+        let name = String(repeating: "x", count: 2_000_000)
+        let body = Array(
+            (#"{"feedItems":[{"feedItemUid":"u","categoryUid":"c","direction":"OUT","status":"SETTLED","#
+                + #""amount":{"currency":"GBP","minorUnits":125},"counterPartyName":"\#(name)"}]}"#).utf8)
+        let result = Self.streamed(body, pieces: Array(repeating: 16_384, count: 200))
+        #expect(result == Self.reference(body))
+        #expect(try result.get().first?.counterPartyName?.count == name.count)
+    }
+
     @Test func bodiesThatAreNotTheUsualShapeAreDescribedAlike() {
         let bodies = [
             "", " ", "[]", "{}", "null", #"{"feedItems":null}"#, #"{"feedItems":7}"#, #"{"feedItems":[]}"#,
