@@ -4,6 +4,33 @@ import RoundUp
 /// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
 /// Reads the state directory only; needs no token and never talks to the bank.
 public enum History {
+    /// Where a week stands, as the history says it.
+    public enum Status: String, Codable, Sendable {
+        case transferred
+        case nothingToMove = "nothing to move"
+        /// A minimum balance kept all of the round-up.
+        case heldBack = "held back"
+        /// Sent, or about to be, with no answer yet: the next run resends it.
+        case unconfirmed
+
+        init(_ entry: LedgerEntry) {
+            switch entry.status {
+            case .done: self = .transferred
+            case .nothing: self = entry.note == nil ? .nothingToMove : .heldBack
+            case .pending: self = .unconfirmed
+            }
+        }
+
+        /// The colour it shows in, as the run's own statuses do.
+        var colour: AccountStatus {
+            switch self {
+            case .transferred: .transferred
+            case .nothingToMove, .heldBack: .nothingToDo
+            case .unconfirmed: .failed
+            }
+        }
+    }
+
     /// One row of the history, as `--json` writes it.
     public struct Row: Codable, Sendable, Equatable {
         public var weekStart: String
@@ -17,9 +44,7 @@ public enum History {
         public var goalName: String?
         public var goalUid: String?
         public var transferUid: String?
-        /// `transferred`, `nothing to move`, `held back` (a minimum balance kept all of it)
-        /// or `unconfirmed`.
-        public var status: String
+        public var status: Status
         /// Why an unconfirmed transfer has not been confirmed yet.
         public var lastError: String?
         /// Why less than the week's round-up moved (a minimum balance).
@@ -80,17 +105,11 @@ public enum History {
 
     static func row(for entry: LedgerEntry) -> Row {
         let money = Currency(code: entry.currency).map { Money(minorUnits: entry.minorUnits, currency: $0) }
-        let status =
-            switch entry.status {
-            case .done: "transferred"
-            case .nothing: entry.note == nil ? "nothing to move" : "held back"
-            case .pending: "unconfirmed"
-            }
         return Row(
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: money?.formattedAmount ?? "\(entry.minorUnits) minor units", minorUnits: entry.minorUnits,
-            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: status,
+            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Status(entry),
             lastError: entry.lastError, note: entry.note, updatedAt: entry.updatedAt)
     }
 
@@ -115,18 +134,11 @@ public enum History {
             [
                 "\(row.weekStart) – \(row.weekEnd)", row.accountName ?? row.accountUid, "\(row.amount) \(row.currency)",
                 row.goalName ?? "—",
-                row.status + (row.status == "unconfirmed" ? " (the next run resends it)" : ""),
+                row.status.rawValue + (row.status == .unconfirmed ? " (the next run resends it)" : ""),
             ]
         }
         var lines = TextTable.render(header: header, rows: body, rightAligned: [2]) { row, column, cell in
-            guard column == 4 else { return cell }
-            let status: AccountStatus =
-                switch document.weeks[row].status {
-                case "transferred": .transferred
-                case "unconfirmed": .failed
-                default: .nothingToDo
-                }
-            return style.status(status, cell)
+            column == 4 ? style.status(document.weeks[row].status.colour, cell) : cell
         }
         let notes = document.weeks.compactMap { row in
             (row.lastError ?? row.note).map { "\(row.weekEnd) \(row.accountName ?? row.accountUid): \($0)" }

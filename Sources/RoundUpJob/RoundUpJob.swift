@@ -361,14 +361,8 @@ public struct RoundUpJob: Sendable {
                 "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
                     + "\(RoundUpJob.createGoalScope) to create one")
         }
-        var target: CurrencyAndAmount?
-        if let major = settings.newGoalTargets[account.currencyCode], let currency = Currency(code: account.currencyCode) {
-            do {
-                target = CurrencyAndAmount(
-                    currency: currency.code, minorUnits: try Money(amount: major, currency: currency).minorUnits)
-            } catch {
-                throw AccountFailure(.configuration, "newGoalTarget for \(currency.code): \(error.description)")
-            }
+        let target = settings.newGoalTargets[account.currencyCode].map {
+            CurrencyAndAmount(currency: $0.currency.code, minorUnits: $0.minorUnits)
         }
         let uid = try await bankCall { () async throws(BankError) in
             try await bank.createSavingsGoal(

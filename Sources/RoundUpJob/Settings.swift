@@ -12,8 +12,8 @@ public struct Settings: Sendable {
     public var savingsGoalName: String
     /// Goals chosen by uid, by account uid; these win over the name.
     public var goalUids: [String: String]
-    /// Targets, in major units by currency code, for goals the job creates.
-    public var newGoalTargets: [String: Decimal]
+    /// Targets, by currency code, for goals the job creates.
+    public var newGoalTargets: [String: Money]
     public var stateDirectory: String
     public var reportDirectory: String
     public var tokenFile: String?
@@ -119,45 +119,39 @@ extension Settings {
                                 message: "the savings goal name must have 1 to 255 characters")
         }
 
-        let policy: RoundUpPolicy
-        do {
-            policy = try RoundUpPolicy(
-                multiplier: file.multiplier ?? 1, weeklyCaps: (file.weeklyCap ?? [:]).mapValues(\.value),
-                wholeAmountsSaveAUnit: file.wholeAmountsSaveAUnit ?? false)
-        } catch {
-            throw SettingsError(origin: .file, message: error.description)
-        }
-        let amountsByCurrency = [
-            ("weeklyCap", file.weeklyCap), ("newGoalTarget", file.newGoalTarget), ("minimumBalance", file.minimumBalance),
-        ]
-        for (key, amounts) in amountsByCurrency {
-            for (code, amount) in (amounts ?? [:]).sorted(by: { $0.key < $1.key }) {
+        /// Amounts by currency code, each an ISO 4217 code and an amount that currency can hold.
+        func amounts(_ key: String, _ written: [String: ExactAmount]?) throws(SettingsError) -> [String: Money] {
+            var result: [String: Money] = [:]
+            for (code, amount) in (written ?? [:]).sorted(by: { $0.key < $1.key }) {
                 guard let currency = Currency(code: code) else {
                     throw SettingsError(origin: .file, message: "\(key): '\(code)' is not an ISO 4217 currency code")
                 }
                 do {
-                    _ = try Money(amount: amount.value, currency: currency)
+                    result[code] = try Money(amount: amount.value, currency: currency)
                 } catch {
                     throw SettingsError(origin: .file, message: "\(key) for \(code): \(error.description)")
                 }
             }
+            return result
         }
-        let whenBelow: BelowMinimum
+        let weeklyCaps = try amounts("weeklyCap", file.weeklyCap)
+        let newGoalTargets = try amounts("newGoalTarget", file.newGoalTarget)
+        let minimums = try amounts("minimumBalance", file.minimumBalance)
+        let policy: RoundUpPolicy
+        do {
+            policy = try RoundUpPolicy(
+                multiplier: file.multiplier ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
+                wholeAmountsSaveAUnit: file.wholeAmountsSaveAUnit ?? false)
+        } catch {
+            throw SettingsError(origin: .file, message: error.description)
+        }
+        var whenBelow = BelowMinimum.reduce
         if let text = file.belowMinimumBalance {
             guard let value = BelowMinimum(rawValue: text) else {
                 throw SettingsError(
                     origin: .file, message: "belowMinimumBalance must be 'reduce' or 'skip', not '\(text)'")
             }
             whenBelow = value
-        } else {
-            whenBelow = .reduce
-        }
-        var minimumBalances: [String: MinimumBalance] = [:]
-        for (code, amount) in file.minimumBalance ?? [:] {
-            // Checked just above: the code is a currency and the amount fits it.
-            if let currency = Currency(code: code), let money = try? Money(amount: amount.value, currency: currency) {
-                minimumBalances[code] = MinimumBalance(minimum: money, whenBelow: whenBelow)
-            }
         }
         func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
             guard let value else { return nil }
@@ -183,13 +177,15 @@ extension Settings {
         let lockWait = try bounded(file.lockWaitSeconds, "lockWaitSeconds", 0...3600) ?? 10
         return Settings(
             apiBaseURL: baseURL, timeZone: timeZone, savingsGoalName: goalName, goalUids: file.goals ?? [:],
-            newGoalTargets: (file.newGoalTarget ?? [:]).mapValues(\.value), stateDirectory: stateDirectory,
+            newGoalTargets: newGoalTargets, stateDirectory: stateDirectory,
             reportDirectory: reportDirectory,
             tokenFile: (env("ROUNDUP_TOKEN_FILE") ?? file.tokenFile).map { expand($0, home: home) },
             rule: SelectionRule(
                 excludedSources: Set(file.excludeSources ?? []),
                 excludedSpendingCategories: Set(file.excludeSpendingCategories ?? [])),
-            policy: policy, minimumBalances: minimumBalances, concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
+            policy: policy,
+            minimumBalances: minimums.mapValues { MinimumBalance(minimum: $0, whenBelow: whenBelow) },
+            concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
             requestTimeout: .seconds(requestTimeout))
     }
 

@@ -6,6 +6,8 @@ import Foundation
 /// a log line.
 public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let secret: String
+    /// The secret's bytes, for searching large texts.
+    private let secretBytes: [UInt8]
 
     /// Wraps `value`, trimmed of surrounding white space (a token file usually ends in a
     /// newline). Nil when nothing is left or it holds characters a header cannot carry.
@@ -15,12 +17,13 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
             trimmed.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         else { return nil }
         self.secret = trimmed
+        self.secretBytes = Array(trimmed.utf8)
     }
 
     var authorizationValue: String { "Bearer \(secret)" }
 
     /// How many bytes the token has (not what they are).
-    public var length: Int { secret.utf8.count }
+    public var length: Int { secretBytes.count }
 
     /// `text` with every occurrence of the token replaced by `<redacted>`: for text that
     /// came from elsewhere (a bank that echoes the token in an error message, say). Text
@@ -42,7 +45,7 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// Whether the token's bytes occur in `bytes`.
     func occurs(in bytes: UnsafeRawBufferPointer) -> Bool {
-        let needle = Array(secret.utf8)
+        let needle = secretBytes
         guard let haystack = bytes.baseAddress, bytes.count >= needle.count, let firstByte = needle.first else {
             return false
         }

@@ -198,10 +198,10 @@ public struct BankClient: Sendable {
             logger.debug("\(endpoint): no answer (\(error.message))")
             throw .unreachable(endpoint: endpoint, error)
         }
-        // Method, path, status, size and time: never a header, so never the token.
-        let elapsed = (ContinuousClock.now - started).inSeconds
-        let size = consumer != nil && (200..<300).contains(response.status) ? "streamed" : "\(response.body.count) bytes"
-        logger.debug("\(endpoint) → \(response.status), \(size) in \(elapsed)")
+        // Method, path, status, size and time: never a header, so never the token. (The
+        // message is only put together when debug logging is on.)
+        logger.debug(
+            "\(endpoint) → \(response.status), \(consumer != nil && (200..<300).contains(response.status) ? "streamed" : "\(response.body.count) bytes") in \((ContinuousClock.now - started).inSeconds)")
         switch response.status {
         case 200..<300:
             return response

@@ -25,12 +25,14 @@ import RoundUp
 public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private enum State {
         case start
-        case memberStart(first: Bool)
+        /// A key or the end of the object. A closing brace may follow a comma: Foundation's
+        /// JSON reader takes `{"a":1,}` and `[1,]`, and so does this one.
+        case memberStart
         case key
         case colon
         case value
         case otherValue
-        case itemStart(first: Bool)
+        case itemStart
         /// An item begun but not yet read: waiting for the rest of its bytes.
         case itemPending
         case item
@@ -110,10 +112,6 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     // MARK: - Structure
 
-    /// Foundation's JSON reader takes a comma before a closing bracket (`[1,]`); so does
-    /// this one, so that the two agree on every body.
-    static let trailingCommas = true
-
     private static let quote = UInt8(ascii: "\"")
     private static let backslash = UInt8(ascii: "\\")
     private static let feedItemsKey = Array("feedItems".utf8)
@@ -154,18 +152,18 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         switch state {
         case .start:
             if byte == UInt8(ascii: "{") {
-                state = .memberStart(first: true)
+                state = .memberStart
                 scan += 1
             } else {
                 state = .whole
             }
-        case .memberStart(let first):
+        case .memberStart:
             if byte == FeedDecoder.quote {
                 state = .key
                 captureStart = scan
                 scan += 1
                 escaped = false
-            } else if byte == UInt8(ascii: "}") && (first || Self.trailingCommas) {
+            } else if byte == UInt8(ascii: "}") {
                 state = .end
                 scan += 1
             } else {
@@ -186,27 +184,27 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
                     return
                 }
                 seenFeedItems = true
-                state = .itemStart(first: true)
+                state = .itemStart
                 scan += 1
             } else {
                 beginCapture(.otherValue)
             }
-        case .itemStart(let first):
+        case .itemStart:
             if byte == UInt8(ascii: "{") {
                 captureStart = scan
                 state = .itemPending
                 parsePendingItem()
-            } else if byte == UInt8(ascii: "]") && (first || Self.trailingCommas) {
+            } else if byte == UInt8(ascii: "]") {
                 state = .memberEnd
                 scan += 1
-            } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: ",") {
+            } else if byte == UInt8(ascii: ",") {
                 syntaxError = true
             } else {
                 beginCapture(.notAnItem)
             }
         case .afterItem:
             if byte == UInt8(ascii: ",") {
-                state = .itemStart(first: false)
+                state = .itemStart
                 scan += 1
             } else if byte == UInt8(ascii: "]") {
                 state = .memberEnd
@@ -216,7 +214,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             }
         case .memberEnd:
             if byte == UInt8(ascii: ",") {
-                state = .memberStart(first: false)
+                state = .memberStart
                 scan += 1
             } else if byte == UInt8(ascii: "}") {
                 state = .end
@@ -413,14 +411,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         // another type, an unusual number, or invalid JSON.
         let slice = Array(buffer[start..<end])
         do {
-            let decoded = try JSONDecoder().decode(FeedItem.self, from: Data(slice))
-            accept(
-                ParsedItem(
-                    uid: decoded.feedItemUid, categoryUid: decoded.categoryUid, currency: decoded.amount.currency,
-                    minorUnits: decoded.amount.minorUnits, direction: decoded.direction, status: decoded.status,
-                    settlementTime: decoded.settlementTime, source: decoded.source,
-                    counterPartyType: decoded.counterPartyType, counterPartyName: decoded.counterPartyName,
-                    spendingCategory: decoded.spendingCategory, roundUp: decoded.hasBankRoundUp))
+            accept(ParsedItem(try JSONDecoder().decode(FeedItem.self, from: Data(slice))))
         } catch {
             if (try? JSONSerialization.jsonObject(with: Data(slice), options: [.fragmentsAllowed])) == nil {
                 syntaxError = true
@@ -446,22 +437,11 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     private func accept(_ item: ParsedItem) {
         guard decodeError == nil, conversionError == nil else { return }
-        var settled: Instant?
-        if let text = item.settlementTime {
-            guard let instant = Instant(iso8601: text) else {
-                conversionError = .malformedResponse(
-                    endpoint: "the settled feed",
-                    detail: "feed item \(item.uid) has settlementTime '\(text.prefix(40))', not an ISO 8601 timestamp")
-                return
-            }
-            settled = instant
+        do throws(BankError) {
+            transactions.append(try item.transaction())
+        } catch {
+            conversionError = error
         }
-        transactions.append(
-            Transaction(
-                uid: item.uid, categoryUid: item.categoryUid, minorUnits: item.minorUnits, currencyCode: item.currency,
-                direction: item.direction, status: item.status, source: item.source,
-                counterPartyType: item.counterPartyType, counterPartyName: item.counterPartyName,
-                spendingCategory: item.spendingCategory, settlementTime: settled, isRoundedUpByBank: item.roundUp))
     }
 
     /// A body that is not `{"feedItems":[…` at its top: decoded whole, as before streaming.
@@ -501,22 +481,6 @@ struct FeedItemsKey: CodingKey {
     }
 
     static let items = FeedItemsKey(stringValue: "feedItems")
-}
-
-/// The fields of a feed item the job uses.
-struct ParsedItem {
-    var uid: String
-    var categoryUid: String
-    var currency: String
-    var minorUnits: Int64
-    var direction: String
-    var status: String
-    var settlementTime: String?
-    var source: String?
-    var counterPartyType: String?
-    var counterPartyName: String?
-    var spendingCategory: String?
-    var roundUp: Bool
 }
 
 /// A strict reader of JSON bytes that are all present: checks the grammar as it goes, and
@@ -750,19 +714,8 @@ struct JSONCursor {
         }
     }
 
-    /// Whether the object at `position` is `{}`.
-    private func isEmptyObject() -> Bool {
-        var probe = self
-        probe.skipWhitespace()
-        guard !probe.atEnd, probe.bytes[probe.position] == UInt8(ascii: "{") else { return false }
-        probe.position += 1
-        probe.skipWhitespace()
-        return !probe.atEnd && probe.bytes[probe.position] == UInt8(ascii: "}")
-    }
-
-    /// `{"currency": "GBP", "minorUnits": 1234, …}`; nil for `{}`, which JSONDecoder describes.
+    /// `{"currency": "GBP", "minorUnits": 1234, …}`.
     private mutating func amount() -> (String, Int64)? {
-        guard !isEmptyObject() else { return nil }
         var currency: String?
         var minorUnits: Int64?
         let read = members { cursor, start, end in
@@ -786,7 +739,6 @@ struct JSONCursor {
     /// A feed item at the start of `bytes` (all of `bytes` when `requireEnd`), or nil for
     /// JSONDecoder to decide. Category uids are taken from `categories` when seen before.
     mutating func feedItem(requireEnd: Bool, categories: inout [String]) -> ParsedItem? {
-        guard !isEmptyObject() else { return nil }
         var uid: String?, categoryUid: String?, direction: String?, status: String?
         var amount: (String, Int64)?
         var settlementTime: String??, source: String??, counterPartyType: String??, counterPartyName: String??

@@ -7,6 +7,7 @@
 
 import ChildProcess
 import Foundation
+import StarlingEmulator
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -46,13 +47,6 @@ struct Measurement {
     var connections: Int
     var requests: Int
     var moved: Int64
-}
-
-struct Statistics: Decodable {
-    var requests: Int
-    var connections: Int
-    var transfers: Int
-    var movedMinorUnits: Int64
 }
 
 struct BenchError: Error, CustomStringConvertible {
@@ -97,9 +91,9 @@ func startEmulator(accounts: Int, items: Int, latency: Int) throws -> (Child, St
     return (child, String(text[range]))
 }
 
-func statistics(_ baseURL: String) async throws -> Statistics {
+func statistics(_ baseURL: String) async throws -> EmulatedBank.Statistics {
     let (data, _) = try await URLSession.shared.data(from: URL(string: baseURL + "/_emulator/stats")!)
-    return try JSONDecoder().decode(Statistics.self, from: data)
+    return try JSONDecoder().decode(EmulatedBank.Statistics.self, from: data)
 }
 
 /// One run of one client against a fresh emulator.

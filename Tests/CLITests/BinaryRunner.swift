@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import TestSupport
 import Testing
 
 /// The built `roundup` executable, found beside the test bundle (SwiftPM puts products
@@ -19,6 +20,12 @@ let roundupBinary: String? = {
     }
     return nil
 }()
+
+/// The environment the binary runs with in most tests: a home of its own, a plain PATH,
+/// and the token.
+func binaryEnvironment(_ home: TemporaryDirectory, token: String) -> [String: String] {
+    ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+}
 
 struct Execution {
     var status: Int32

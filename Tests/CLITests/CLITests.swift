@@ -203,7 +203,7 @@ import Testing
         for (week, amount) in zip(weeks, [Int64(404), 101, 202, 303]) {
             bank.spend(account, amount, settled: londonWeek(week).start.adding(milliseconds: 60_000))
         }
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        let environment = binaryEnvironment(home, token: token)
         try await withEmulator(bank.state) { server in
             let base = ["run", "--api-base-url", server.baseURL, "--state-dir", home.path + "/state"]
             let first = try await roundup(base + ["--end-date", weeks[0]], environment: environment)
@@ -241,7 +241,7 @@ import Testing
             bank.spend(account, 150, settled: londonWeek(end.description).start.adding(milliseconds: 60_000))
             end = end.adding(days: 7)
         }
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        let environment = binaryEnvironment(home, token: token)
         try await withEmulator(bank.state) { server in
             let base = ["run", "--api-base-url", server.baseURL, "--state-dir", home.path + "/state"]
             _ = try await roundup(base + ["--end-date", ends[0].description], environment: environment)
@@ -262,7 +262,7 @@ import Testing
     @Test func checkReportsEachPartAndWritesNothing() async throws {
         let home = try TemporaryDirectory()
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "chk")
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": "chk"]
+        let environment = binaryEnvironment(home, token: "chk")
         try await withEmulator(state) { server in
             let result = try await roundup(["check", "--api-base-url", server.baseURL], environment: environment)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
@@ -282,7 +282,7 @@ import Testing
         let config = home.path + "/config.yaml"
         try "goals:\n  \(Seed.Uid.eurAccount): 00000000-0000-4000-8000-00000000dead\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": "chk2"]
+        let environment = binaryEnvironment(home, token: "chk2")
         try await withEmulator(state) { server in
             let result = try await roundup(
                 ["check", "--api-base-url", server.baseURL, "--config", config], environment: environment)

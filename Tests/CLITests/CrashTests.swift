@@ -26,7 +26,7 @@ import Testing
             let arguments = [
                 "run", "--end-date", weekEnd, "--api-base-url", server.baseURL, "--state-dir", home.path + "/state",
             ]
-            let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+            let environment = binaryEnvironment(home, token: token)
             let victim = try LaunchedRoundup(arguments, environment: environment, output: home.path + "/killed")
             if await killWhen(server.bank, victim) { _ = victim.kill() }
             // The run may have ended just before the signal; only a death by SIGKILL counts.
@@ -109,7 +109,7 @@ import Testing
                 "run", "--end-date", weekEnd, "--api-base-url", server.baseURL, "--state-dir", home.path + "/state",
                 "--config", config,
             ]
-            let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+            let environment = binaryEnvironment(home, token: token)
             let first = try LaunchedRoundup(arguments, environment: environment, output: home.path + "/first")
             _ = await waitFor(first) { await server.bank.arrivals >= 1 }
 

@@ -11,7 +11,7 @@ import Testing
         let home = try TemporaryDirectory()
         let token = "log-token"
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        let environment = binaryEnvironment(home, token: token)
         try await withEmulator(state) { server in
             let base = ["run", "--api-base-url", server.baseURL]
             let quiet = try await roundup(base + ["--end-date", "2026-11-08"], environment: environment)

@@ -46,7 +46,7 @@ import Testing
             newGoalTarget:
               USD: 250.00
             """, in: home)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        let environment = binaryEnvironment(home, token: token)
         try await withEmulator(bank.state) { server in
             let result = try await roundup(
                 ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config, "--json"],
@@ -87,7 +87,7 @@ import Testing
     @Test func aMinimumBalanceReducesTheTransferAndSaysSo() async throws {
         let home = try TemporaryDirectory()
         let config = try write("minimumBalance:\n  GBP: 101.00\n", in: home)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": "low"]
+        let environment = binaryEnvironment(home, token: "low")
         try await withEmulator(Self.lowBalanceBank(token: "low")) { server in
             let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
             let dry = try await roundup(arguments + ["--dry-run"], environment: environment)
@@ -114,7 +114,7 @@ import Testing
     @Test func aMinimumBalanceCanSkipTheWeekInstead() async throws {
         let home = try TemporaryDirectory()
         let config = try write("minimumBalance:\n  GBP: 101.00\nbelowMinimumBalance: skip\n", in: home)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": "skip"]
+        let environment = binaryEnvironment(home, token: "skip")
         try await withEmulator(Self.lowBalanceBank(token: "skip")) { server in
             let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
             let result = try await roundup(arguments, environment: environment)
@@ -134,7 +134,7 @@ import Testing
     @Test func aMinimumBalanceNeedsTheBalanceScope() async throws {
         let home = try TemporaryDirectory()
         let config = try write("minimumBalance:\n  GBP: 101.00\n", in: home)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": "noscope"]
+        let environment = binaryEnvironment(home, token: "noscope")
         let scopes = ["account:read", "account-list:read", "transaction:read", "savings-goal:read",
                       "savings-goal-transfer:create"]
         try await withEmulator(Self.lowBalanceBank(token: "noscope", scopes: scopes)) { server in
@@ -177,7 +177,7 @@ import Testing
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "tty")
         try await withEmulator(state) { server in
             let command = "\(binary) run --dry-run --end-date 2026-11-15 --api-base-url \(server.baseURL)"
-            let base = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": "tty", "TERM": "xterm"]
+            let base = binaryEnvironment(home, token: "tty").merging(["TERM": "xterm"]) { $1 }
             func onTerminal(_ extra: [String: String], _ flags: String = "") async throws -> Execution {
                 try await run(
                     "/usr/bin/script", ["-qec", command + flags, "/dev/null"],

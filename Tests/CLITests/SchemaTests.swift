@@ -36,7 +36,7 @@ import Testing
         let config = home.path + "/config.yaml"
         try "minimumBalance:\n  GBP: 100.00\nmultiplier: 2\nweeklyCap:\n  EUR: 1.00\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        let environment = binaryEnvironment(home, token: token)
         try await withEmulator(state) { server in
             let base = ["run", "--api-base-url", server.baseURL, "--config", config, "--json"]
             var outputs: [(String, String)] = []
