@@ -17,6 +17,16 @@ public struct Account: Hashable, Sendable {
     }
 }
 
+extension Account {
+    /// How text output names an account: its name (else its uid) and currency, `Personal (GBP)`.
+    public static func label(name: String?, uid: String, currencyCode: String) -> String {
+        "\(name ?? uid) (\(currencyCode))"
+    }
+
+    /// This account as text output names it.
+    public var label: String { Account.label(name: name, uid: uid, currencyCode: currencyCode) }
+}
+
 /// A settled-feed item, as the selection rule and the plan see it. Enumerated fields keep
 /// the bank's raw strings, so that values the bank adds later pass through unharmed.
 public struct Transaction: Hashable, Sendable {

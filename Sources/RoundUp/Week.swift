@@ -32,6 +32,12 @@ public struct Week: Hashable, Sendable, CustomStringConvertible {
         start <= instant && instant < end
     }
 
+    /// The zone weeks are counted in unless configured otherwise: the bank's own.
+    public static let defaultTimeZoneIdentifier = "Europe/London"
+
+    /// `defaultTimeZoneIdentifier` as a zone; nil only on a system without the zone database.
+    public static var defaultTimeZone: TimeZone? { TimeZone(identifier: defaultTimeZoneIdentifier) }
+
     /// The week's length in whole hours: 168, or 167/169 across a clock change.
     public var hours: Int { Int((end.millisecondsSince1970 - start.millisecondsSince1970) / 3_600_000) }
 

@@ -158,7 +158,7 @@ public enum Seed {
     public static func benchmark(accounts: Int, items: Int, endingOn endDate: LocalDate, token: String)
         -> (state: BankState, roundUpPerAccount: [Int64])
     {
-        let zone = TimeZone(identifier: "Europe/London") ?? .gmt
+        let zone = Week.defaultTimeZone ?? .gmt
         let week = Week(endingOn: endDate, in: zone)
         let span = max(1, week.end.millisecondsSince1970 - week.start.millisecondsSince1970 - 1)
         var state = BankState(token: token)

@@ -57,7 +57,7 @@ let options = Options(CommandLine.arguments)
 let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
 let roundupBinary = directory + "/roundup"
 let plainBinary = directory + "/plain-client"
-let token = "demo-token-for-the-local-emulator"
+let token = Seed.demoToken
 // A November week: London time is UTC, so the plain client's window is plain UTC midnights.
 let endDate = "2026-11-15"
 let windowStart = "2026-11-09T00:00:00.000Z"

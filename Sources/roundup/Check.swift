@@ -23,9 +23,7 @@ struct CheckCommand: AsyncParsableCommand {
     @OptionGroup var colour: ColourOptions
 
     func run() async throws {
-        let result = await Check.run(
-            flags: settings.flags(),
-            environment: ProcessInfo.processInfo.environment, logger: logging.logger, style: colour.style)
+        let result = await Composition.live.check(settings.flags(), logger: logging.logger, style: colour.style)
         try finish(result)
     }
 }

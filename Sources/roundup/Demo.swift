@@ -28,26 +28,22 @@ struct Demo: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let home = environment["HOME"] ?? "/root"
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.local/state"
-        let demoState = "\(stateHome)/roundup/demo"
+        let live = Composition.live
+        let demoState = live.locations.demoStateDirectory
         if reset { try? FileManager.default.removeItem(atPath: demoState) }
 
-        let now = Instant.now
-        guard let zone = TimeZone(identifier: "Europe/London") else { throw ExitCode(78) }
-        let week = Week.endingYesterday(now: now, in: zone)
+        guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
+        let week = Week.endingYesterday(now: live.clock(), in: zone)
         let bank = EmulatedBank(state: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone))
         let server = try await EmulatorServer.start(bank: bank)
 
-        var demoEnvironment = ["HOME": home, "STARLING_ACCESS_TOKEN": Seed.demoToken]
-        demoEnvironment["XDG_STATE_HOME"] = stateHome
-        let request = RunRequest(
-            endDate: week.endDate.description, dryRun: dryRun, json: output.json,
-            flags: SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState),
-            ignoreConfigFile: true, style: output.style)
-        var result = await Runner.run(
-            request, environment: demoEnvironment, now: now, logger: output.logging.logger)
+        // The demo's run sees only the demo token and its own state, never a real config.
+        let demo = Composition(
+            environment: ["STARLING_ACCESS_TOKEN": Seed.demoToken], locations: live.locations, clock: live.clock)
+        var result = await demo.run(
+            SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState), endDate: week.endDate,
+            options: RunOptions(dryRun: dryRun, json: output.json, style: output.style), readConfigFile: false,
+            logger: output.logging.logger)
         await server.stop()
 
         if !output.json, let report = result.report {

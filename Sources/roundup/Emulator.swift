@@ -7,7 +7,7 @@ struct Emulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the bank emulator on 127.0.0.1 for trying things by hand.",
         discussion: """
-            Seeded with the demo week ending yesterday (Europe/London). Point a run at it:
+            Seeded with the demo week ending yesterday (\(Week.defaultTimeZoneIdentifier)). Point a run at it:
               roundup emulator --port 8080 &
               STARLING_ACCESS_TOKEN=\(Seed.demoToken) roundup run --api-base-url http://127.0.0.1:8080 \\
                 --state-dir /tmp/roundup-try
@@ -17,8 +17,8 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one.")
     var port: UInt16 = 8080
 
-    @Option(help: ArgumentHelp("Last day of the seeded week (YYYY-MM-DD); default yesterday.", valueName: "date"))
-    var endDate: String?
+    @Option(help: ArgumentHelp("Last day of the seeded week; default yesterday.", valueName: "YYYY-MM-DD"))
+    var endDate: LocalDate?
 
     @Option(
         help: ArgumentHelp(
@@ -42,14 +42,9 @@ struct Emulator: AsyncParsableCommand {
     var latency: Int = 0
 
     func run() async throws {
-        guard let zone = TimeZone(identifier: "Europe/London") else { throw ExitCode(78) }
-        var week = Week.endingYesterday(now: Instant.now, in: zone)
-        if let endDate {
-            guard let date = LocalDate(iso: endDate) else {
-                throw ValidationError("--end-date '\(endDate)' is not a date of the form YYYY-MM-DD")
-            }
-            week = Week(endingOn: date, in: zone)
-        }
+        guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
+        let week = endDate.map { Week(endingOn: $0, in: zone) }
+            ?? Week.endingYesterday(now: Composition.live.clock(), in: zone)
         guard (0...100).contains(faultRate) else { throw ValidationError("--fault-rate must be from 0 to 100") }
         guard (0...60_000).contains(latency) else { throw ValidationError("--latency must be from 0 to 60000") }
         let state: BankState

@@ -35,9 +35,8 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = History.run(
-            flags: SettingFlags(configFile: config, stateDirectory: stateDir),
-            environment: ProcessInfo.processInfo.environment, json: json, weeks: weeks, style: colour.style)
+        let result = Composition.live.history(
+            SettingFlags(configFile: config, stateDirectory: stateDir), json: json, weeks: weeks, style: colour.style)
         try finish(result)
     }
 }

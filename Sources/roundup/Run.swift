@@ -19,8 +19,8 @@ struct Run: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Last day of the week (YYYY-MM-DD); default yesterday.", valueName: "date"))
-    var endDate: String?
+    @Option(help: ArgumentHelp("Last day of the week; default yesterday.", valueName: "YYYY-MM-DD"))
+    var endDate: LocalDate?
 
     @Flag(help: "Show what would move; write nothing to the bank or the ledger.")
     var dryRun = false
@@ -39,12 +39,9 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let request = RunRequest(
-            endDate: endDate, dryRun: dryRun, json: output.json,
-            flags: settings.flags(reportDirectory: reportDir),
-            catchUp: catchUp, style: output.style)
-        let result = await Runner.run(
-            request, environment: ProcessInfo.processInfo.environment, now: Instant.now,
+        let result = await Composition.live.run(
+            settings.flags(reportDirectory: reportDir), endDate: endDate,
+            options: RunOptions(dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style),
             logger: output.logging.logger)
         try finish(result)
     }

@@ -32,7 +32,7 @@ import Testing
     func aBadDateIsAUsageError(date: String) async throws {
         let result = try await roundup(["run", "--end-date", date], environment: withToken())
         #expect(result.status == 64)
-        #expect(result.stderr.contains("--end-date '\(date)' is not a date of the form YYYY-MM-DD"))
+        #expect(result.stderr.contains("The value '\(date)' is invalid for '--end-date <YYYY-MM-DD>'"))
         #expect(result.stdout.isEmpty)
     }
 

@@ -29,7 +29,8 @@ import Testing
     static func resolve(_ text: String) -> (resolved: Bool, message: String?) {
         do {
             _ = try Settings.resolve(
-                flags: SettingFlags(), environment: ["HOME": "/home/fuzz"], configText: text, configPath: "fuzz.yaml")
+                flags: SettingFlags(), environment: ["HOME": "/home/fuzz"],
+                locations: Locations(environment: ["HOME": "/home/fuzz"]), configText: text, configPath: "fuzz.yaml")
             return (true, nil)
         } catch {
             return (false, error.message)

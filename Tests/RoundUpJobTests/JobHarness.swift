@@ -40,15 +40,30 @@ struct JobHarness {
              goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
         let configPath = directory.path + "/config.yaml"
         try? Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
-        let request = RunRequest(
-            endDate: endDate, dryRun: dryRun,
-            flags: SettingFlags(
-                configFile: configPath, apiBaseURL: baseURL, savingsGoal: goal, stateDirectory: stateDirectory))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .trace
-        return await Runner.run(
-            request, environment: ["HOME": directory.path, "STARLING_ACCESS_TOKEN": token ?? self.token],
-            now: JobHarness.now, logger: logger)
+        let environment = ["HOME": directory.path, "STARLING_ACCESS_TOKEN": token ?? self.token]
+        let flags = SettingFlags(
+            configFile: configPath, apiBaseURL: baseURL, savingsGoal: goal, stateDirectory: stateDirectory)
+        let settings: Settings
+        do throws(SettingsError) {
+            settings = try Settings.load(
+                flags: flags, environment: environment, locations: Locations(environment: environment)
+            ).settings
+        } catch {
+            return .failure(error.failure)
+        }
+        do throws(RunFailure) {
+            let week = try RunRequest.week(
+                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.timeZone)
+            let accessToken = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+                .mapError { RunFailure(.configuration, $0.message) }.get().0
+            return await Runner.run(
+                RunRequest(week: week, dryRun: dryRun), settings: settings, token: accessToken,
+                clock: { Instant.now }, logger: logger)
+        } catch {
+            return .failure(error)
+        }
     }
 
     func ledger() throws -> Ledger { try Ledger(path: stateDirectory + "/ledger.sqlite") }

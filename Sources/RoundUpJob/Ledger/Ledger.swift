@@ -58,17 +58,14 @@ public struct LedgerEntry: Sendable, Equatable {
 public struct Ledger: Sendable {
     private let database: DatabaseQueue
 
+    /// Where the ledger of `stateDirectory` is.
+    public static func path(in stateDirectory: String) -> String { stateDirectory + "/ledger.sqlite" }
+
     /// Opens (creating if needed) the ledger at `path`.
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         try self.init(database: try DatabaseQueue(path: path, configuration: configuration))
-    }
-
-    /// An empty ledger in memory, gone when released: for work that must not touch the
-    /// real one (`roundup check`).
-    public static func inMemory() throws -> Ledger {
-        try Ledger(database: try DatabaseQueue())
     }
 
     private init(database: DatabaseQueue) throws {

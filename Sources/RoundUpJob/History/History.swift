@@ -62,26 +62,15 @@ public enum History {
         public var totals: [String: String]
     }
 
-    /// Reads the history for `flags` and `environment`; `weeks` limits it to the newest weeks.
-    public static func run(
-        flags: SettingFlags, environment: [String: String], json: Bool, weeks: Int?, style: TextStyle = .plain
-    ) -> RunResult {
-        func fail(_ status: ExitStatus, _ message: String) -> RunResult {
-            RunResult(status: status, output: "", diagnostics: ["roundup: \(message)"])
-        }
-        let settings: Settings
-        do {
-            (settings, _) = try Runner.resolveSettings(RunRequest(flags: flags), environment: environment)
-        } catch {
-            return fail(error.exitStatus, error.message)
-        }
-        let path = settings.stateDirectory + "/ledger.sqlite"
+    /// The history of the ledger in `stateDirectory`; `weeks` limits it to the newest weeks.
+    public static func run(stateDirectory: String, json: Bool, weeks: Int?, style: TextStyle = .plain) -> RunResult {
+        let path = Ledger.path(in: stateDirectory)
         var entries: [LedgerEntry] = []
         if FileManager.default.fileExists(atPath: path) {
             do {
                 entries = try Ledger(path: path).entries()
             } catch {
-                return fail(.configuration, "cannot read the ledger \(path): \(error)")
+                return .failure(RunFailure(.configuration, "cannot read the ledger \(path): \(error)"))
             }
         }
         // Newest week first; within a week, accounts by name.
@@ -93,7 +82,7 @@ public enum History {
             let newest = Array(Set(rows.map(\.weekEnd)).sorted().suffix(weeks))
             rows = rows.filter { newest.contains($0.weekEnd) }
         }
-        let document = Document(stateDirectory: settings.stateDirectory, weeks: rows, totals: totals(of: entries))
+        let document = Document(stateDirectory: stateDirectory, weeks: rows, totals: totals(of: entries))
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -150,38 +139,5 @@ public enum History {
             lines.append("Saved so far: " + totals.joined(separator: ", "))
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-/// Plain-text tables with aligned columns, for terminals and logs alike.
-enum TextTable {
-    /// The header, a rule, and the rows; `rightAligned` are the indices of number columns.
-    /// `decorate` dresses a padded cell (row index, column index), after the widths are
-    /// set, so that colour codes never upset the alignment.
-    static func render(
-        header: [String], rows: [[String]], rightAligned: Set<Int> = [],
-        decorate: (_ row: Int, _ column: Int, _ cell: String) -> String = { $2 }
-    ) -> [String] {
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String], row: Int?) -> String {
-            cells.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                let padded = rightAligned.contains(column) ? padding + cell : cell + padding
-                let last = column == cells.count - 1
-                let trimmed = last ? padded.trimmingTrailingSpaces() : padded
-                return row.map { decorate($0, column, trimmed) } ?? trimmed
-            }.joined(separator: "  ").trimmingTrailingSpaces()
-        }
-        return [line(header, row: nil), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-            + rows.enumerated().map { line($1, row: $0) }
-    }
-}
-
-extension String {
-    fileprivate func trimmingTrailingSpaces() -> String {
-        var text = self
-        while text.hasSuffix(" ") { text.removeLast() }
-        return text
     }
 }

@@ -1,0 +1,230 @@
+import CurlHTTP
+import Foundation
+import RoundUp
+import Yams
+
+/// The config file as written. Every key is optional; an unknown key is an error, so a
+/// misspelt setting is never silently ignored.
+struct ConfigFile: Decodable {
+    var apiBaseURL: String?
+    var sandbox: Bool?
+    var tokenFile: String?
+    var timeZone: String?
+    var savingsGoal: String?
+    var goals: [String: String]?
+    var newGoalTarget: [String: ExactAmount]?
+    var stateDir: String?
+    var reportDir: String?
+    var multiplier: Int?
+    var weeklyCap: [String: ExactAmount]?
+    var excludeSources: [String]?
+    var excludeSpendingCategories: [String]?
+    var wholeAmountsSaveAUnit: Bool?
+    var minimumBalance: [String: ExactAmount]?
+    var belowMinimumBalance: String?
+    var concurrency: Int?
+    var lockWaitSeconds: Int?
+    var retryAttempts: Int?
+    var retryFirstDelayMilliseconds: Int?
+    var retryMaxDelaySeconds: Int?
+    var retryAfterLimitSeconds: Int?
+    var requestTimeoutSeconds: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
+        case multiplier, weeklyCap, excludeSources, excludeSpendingCategories, wholeAmountsSaveAUnit
+        case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
+        case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
+        case requestTimeoutSeconds
+    }
+
+    init() {}
+
+    static func parse(_ text: String, path: String) throws(SettingsError) -> ConfigFile {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw SettingsError(origin: .file, message: "\(path) is not valid YAML: \(error)")
+        }
+        guard let node else { return ConfigFile() }
+        guard let mapping = node.mapping else {
+            throw SettingsError(origin: .file, message: "\(path) must be a mapping of settings (key: value)")
+        }
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        for key in mapping.keys {
+            let name = key.string ?? "\(key)"
+            guard known.contains(name) else {
+                let hint = known.min { distance($0, name) < distance($1, name) }
+                    .flatMap { distance($0, name) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
+                throw SettingsError(origin: .file, message: "\(path): unknown setting '\(name)'\(hint)")
+            }
+        }
+        do {
+            return try YAMLDecoder().decode(ConfigFile.self, from: node)
+        } catch let error as DecodingError {
+            throw SettingsError(origin: .file, message: "\(path): \(describe(error))")
+        } catch {
+            throw SettingsError(origin: .file, message: "\(path): \(error)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func name(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "'\(name(context.codingPath))' must be \(typeName(type))"
+        case .valueNotFound(let type, let context):
+            return "'\(name(context.codingPath))' must be \(typeName(type)), not empty"
+        case .dataCorrupted(let context):
+            return "'\(name(context.codingPath))': \(context.debugDescription)"
+        case .keyNotFound(let key, _):
+            return "'\(key.stringValue)' is missing"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type: "a whole number"
+        case is Bool.Type: "true or false"
+        case is String.Type: "text"
+        case is ExactAmount.Type: "an amount such as 20 or 12.50"
+        case is [String].Type: "a list"
+        default:
+            if type == [String: String].self || type == [String: ExactAmount].self || "\(type)".hasSuffix("Mapping") {
+                "a mapping (key: value on lines of their own)"
+            } else if "\(type)".hasSuffix("Scalar") {
+                "a single value, not a list or a mapping"
+            } else if "\(type)".hasSuffix("Sequence") {
+                "a list"
+            } else {
+                "a value of another kind"
+            }
+        }
+    }
+
+    /// Edit distance, for suggesting the setting a typo meant.
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+}
+
+/// The file's money settings, checked.
+struct ConfigPolicy {
+    var roundUp: RoundUpPolicy
+    var newGoalTargets: [String: Money]
+    var minimumBalances: [String: MinimumBalance]
+}
+
+/// The file's limits on time and concurrency, checked, with their defaults.
+struct ConfigLimits {
+    var concurrency: Int
+    var lockWait: Duration
+    var retryPolicy: RetryPolicy
+    var requestTimeout: Duration
+}
+
+extension ConfigFile {
+    /// The round-up policy, new-goal targets and minimum balances; the first bad value is named.
+    func policy() throws(SettingsError) -> ConfigPolicy {
+        let weeklyCaps = try amounts("weeklyCap", weeklyCap)
+        let newGoalTargets = try amounts("newGoalTarget", newGoalTarget)
+        let minimums = try amounts("minimumBalance", minimumBalance)
+        let policy: RoundUpPolicy
+        do {
+            policy = try RoundUpPolicy(
+                multiplier: multiplier ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
+                wholeAmountsSaveAUnit: wholeAmountsSaveAUnit ?? false)
+        } catch {
+            throw SettingsError(origin: .file, message: error.description)
+        }
+        var whenBelow = BelowMinimum.reduce
+        if let text = belowMinimumBalance {
+            guard let value = BelowMinimum(rawValue: text) else {
+                throw SettingsError(
+                    origin: .file, message: "belowMinimumBalance must be 'reduce' or 'skip', not '\(text)'")
+            }
+            whenBelow = value
+        }
+        return ConfigPolicy(
+            roundUp: policy, newGoalTargets: newGoalTargets,
+            minimumBalances: minimums.mapValues { MinimumBalance(minimum: $0, whenBelow: whenBelow) })
+    }
+
+    /// Concurrency, lock wait, retries and request timeout, each within its bounds.
+    func limits() throws(SettingsError) -> ConfigLimits {
+        let concurrency = try bounded(concurrency, "concurrency", 1...32) ?? 4
+        let standard = RetryPolicy.standard
+        let retryPolicy = RetryPolicy(
+            maxAttempts: try bounded(retryAttempts, "retryAttempts", 1...20) ?? standard.maxAttempts,
+            initialDelay: try bounded(retryFirstDelayMilliseconds, "retryFirstDelayMilliseconds", 0...60_000)
+                .map { .milliseconds($0) } ?? standard.initialDelay,
+            maxDelay: try bounded(retryMaxDelaySeconds, "retryMaxDelaySeconds", 0...3600)
+                .map { .seconds($0) } ?? standard.maxDelay,
+            maxRetryAfter: try bounded(retryAfterLimitSeconds, "retryAfterLimitSeconds", 0...3600)
+                .map { .seconds($0) } ?? standard.maxRetryAfter,
+            runRetries: standard.runRetries, runWait: standard.runWait)
+        let requestTimeout = try bounded(requestTimeoutSeconds, "requestTimeoutSeconds", 1...600) ?? 60
+        let lockWait = try bounded(lockWaitSeconds, "lockWaitSeconds", 0...3600) ?? 10
+        return ConfigLimits(
+            concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
+            requestTimeout: .seconds(requestTimeout))
+    }
+
+    /// Amounts by currency code, each an ISO 4217 code and an amount that currency can hold.
+    private func amounts(_ key: String, _ written: [String: ExactAmount]?) throws(SettingsError) -> [String: Money] {
+        var result: [String: Money] = [:]
+        for (code, amount) in (written ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let currency = Currency(code: code) else {
+                throw SettingsError(origin: .file, message: "\(key): '\(code)' is not an ISO 4217 currency code")
+            }
+            do {
+                result[code] = try Money(amount: amount.value, currency: currency)
+            } catch {
+                throw SettingsError(origin: .file, message: "\(key) for \(code): \(error.description)")
+            }
+        }
+        return result
+    }
+
+    private func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw SettingsError(
+                origin: .file, message: "\(key) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+}
+
+/// An amount of money written in a config file, read from its text so that `12.10` is
+/// exactly 12.10 and never a binary fraction near it.
+struct ExactAmount: Decodable {
+    let value: Decimal
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self).trimmingCharacters(in: .whitespaces)
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not an amount such as 20 or 12.50")
+        }
+        self.value = value
+    }
+}

@@ -1,0 +1,209 @@
+public import CurlHTTP
+public import Foundation
+public import RoundUp
+import Yams
+
+/// Everything a run is told: resolved from flags, then `ROUNDUP_…` environment variables,
+/// then the config file, then defaults. Holds no secret: the token is read separately.
+public struct Settings: Sendable {
+    public var apiBaseURL: String
+    public var timeZone: TimeZone
+    /// The name of the goal to save into, found or created per account.
+    public var savingsGoalName: String
+    /// Goals chosen by uid, by account uid; these win over the name.
+    public var goalUids: [String: String]
+    /// Targets, by currency code, for goals the job creates.
+    public var newGoalTargets: [String: Money]
+    public var stateDirectory: String
+    public var reportDirectory: String
+    public var tokenFile: String?
+    public var rule: SelectionRule
+    public var policy: RoundUpPolicy
+    /// Balances the week's transfer must not cut into, by currency code.
+    public var minimumBalances: [String: MinimumBalance]
+    /// How many requests may be in flight at once.
+    public var concurrency: Int
+    /// How long a second run waits for a running one before giving up.
+    public var lockWait: Duration
+    /// How failed requests are tried again.
+    public var retryPolicy: RetryPolicy
+    /// How long one request may take before it counts as timed out (and is retried).
+    public var requestTimeout: Duration
+
+    public static let productionURL = "https://api.starlingbank.com"
+    public static let sandboxURL = "https://api-sandbox.starlingbank.com"
+    public static let defaultGoalName = "Round-ups"
+}
+
+/// Settings given on the command line; nil where a flag was not given.
+public struct SettingFlags: Sendable {
+    public var configFile: String?
+    public var apiBaseURL: String?
+    public var savingsGoal: String?
+    public var stateDirectory: String?
+    public var reportDirectory: String?
+
+    public init(configFile: String? = nil, apiBaseURL: String? = nil, savingsGoal: String? = nil,
+                stateDirectory: String? = nil, reportDirectory: String? = nil) {
+        self.configFile = configFile
+        self.apiBaseURL = apiBaseURL
+        self.savingsGoal = savingsGoal
+        self.stateDirectory = stateDirectory
+        self.reportDirectory = reportDirectory
+    }
+}
+
+/// A setting that cannot be used, with where it came from.
+public struct SettingsError: Error, Sendable, CustomStringConvertible {
+    public enum Origin: String, Sendable {
+        case flag = "command line"
+        case environment
+        case file = "config file"
+    }
+
+    public let origin: Origin
+    public let message: String
+
+    public var description: String { message }
+
+    /// A bad flag is a usage error; anything else is bad configuration.
+    public var exitStatus: ExitStatus { origin == .flag ? .usage : .configuration }
+}
+
+/// Settings and the config file they were read from, if any.
+public struct LoadedSettings: Sendable {
+    public var settings: Settings
+    public var configPath: String?
+}
+
+extension Settings {
+    /// Reads the config file that `flags`, `ROUNDUP_CONFIG` or `locations` name (none when
+    /// `readConfigFile` is false) and resolves the settings from it, `environment` and `flags`.
+    public static func load(
+        flags: SettingFlags, environment: [String: String], locations: Locations, readConfigFile: Bool = true
+    ) throws(SettingsError) -> LoadedSettings {
+        let (text, path) = readConfigFile ? try configFile(flags: flags, environment: environment, locations: locations) : (nil, nil)
+        let settings = try resolve(
+            flags: flags, environment: environment, locations: locations, configText: text, configPath: path)
+        return LoadedSettings(settings: settings, configPath: path)
+    }
+
+    /// The config file's text and path: `--config`, else `ROUNDUP_CONFIG`, else the default
+    /// config file when it exists.
+    static func configFile(flags: SettingFlags, environment: [String: String], locations: Locations)
+        throws(SettingsError) -> (String?, String?)
+    {
+        let explicit = flags.configFile ?? environment["ROUNDUP_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let path: String
+        if let explicit {
+            path = explicit
+        } else {
+            path = locations.configFile
+            guard FileManager.default.fileExists(atPath: path) else { return (nil, nil) }
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SettingsError(
+                origin: flags.configFile != nil ? .flag : .environment, message: "cannot read the config file \(path)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SettingsError(origin: .file, message: "the config file \(path) is not UTF-8 text")
+        }
+        return (text, path)
+    }
+
+    /// Resolves the settings. `configText` is the config file's contents, when there is one.
+    public static func resolve(
+        flags: SettingFlags, environment: [String: String], locations: Locations, configText: String?,
+        configPath: String?
+    ) throws(SettingsError) -> Settings {
+        let file = try configText.map { text throws(SettingsError) in
+            try ConfigFile.parse(text, path: configPath ?? "the config file")
+        } ?? ConfigFile()
+        let env = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+        let stateDirectory = locations.expand(
+            flags.stateDirectory ?? env("ROUNDUP_STATE_DIR") ?? file.stateDir ?? locations.stateDirectory)
+        let reportDirectory = locations.expand(
+            flags.reportDirectory ?? env("ROUNDUP_REPORT_DIR") ?? file.reportDir
+                ?? Locations.reportDirectory(in: stateDirectory))
+        let baseURL = try baseURL(flag: flags.apiBaseURL, environment: env("ROUNDUP_API_BASE_URL"), file: file)
+        let timeZone = try timeZone(environment: env("ROUNDUP_TIME_ZONE"), file: file)
+        let goalName = flags.savingsGoal ?? env("ROUNDUP_SAVINGS_GOAL") ?? file.savingsGoal ?? defaultGoalName
+        guard !goalName.trimmingCharacters(in: .whitespaces).isEmpty, goalName.count <= 255 else {
+            throw SettingsError(
+                origin: flags.savingsGoal != nil ? .flag : .file,
+                message: "the savings goal name must have 1 to 255 characters")
+        }
+        let policy = try file.policy()
+        let limits = try file.limits()
+        return Settings(
+            apiBaseURL: baseURL, timeZone: timeZone, savingsGoalName: goalName, goalUids: file.goals ?? [:],
+            newGoalTargets: policy.newGoalTargets, stateDirectory: stateDirectory,
+            reportDirectory: reportDirectory,
+            tokenFile: (env("ROUNDUP_TOKEN_FILE") ?? file.tokenFile).map(locations.expand),
+            rule: SelectionRule(
+                excludedSources: Set(file.excludeSources ?? []),
+                excludedSpendingCategories: Set(file.excludeSpendingCategories ?? [])),
+            policy: policy.roundUp, minimumBalances: policy.minimumBalances,
+            concurrency: limits.concurrency, lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
+            requestTimeout: limits.requestTimeout)
+    }
+
+    /// The flag's, else the environment's, else the file's base URL, else the bank's
+    /// production (or, with `sandbox: true`, sandbox) API.
+    private static func baseURL(flag: String?, environment: String?, file: ConfigFile) throws(SettingsError)
+        -> String
+    {
+        let baseURL: String
+        let origin: SettingsError.Origin
+        if let flag {
+            (baseURL, origin) = (flag, .flag)
+        } else if let environment {
+            (baseURL, origin) = (environment, .environment)
+        } else if let value = file.apiBaseURL {
+            (baseURL, origin) = (value, .file)
+        } else {
+            (baseURL, origin) = (file.sandbox == true ? sandboxURL : productionURL, .file)
+        }
+        try checkBaseURL(baseURL, origin: origin)
+        return baseURL
+    }
+
+    private static func timeZone(environment: String?, file: ConfigFile) throws(SettingsError) -> TimeZone {
+        let zoneName = environment ?? file.timeZone ?? Week.defaultTimeZoneIdentifier
+        guard let timeZone = TimeZone(identifier: zoneName) else {
+            throw SettingsError(
+                origin: environment != nil ? .environment : .file,
+                message: "time zone '\(zoneName)' is not a known IANA zone such as \(Week.defaultTimeZoneIdentifier)")
+        }
+        return timeZone
+    }
+
+    /// Plain http is allowed only to this machine; anything else must be https.
+    static func checkBaseURL(_ text: String, origin: SettingsError.Origin) throws(SettingsError) {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
+        else {
+            throw SettingsError(origin: origin, message: "API base URL '\(text)' is not a URL like \(productionURL)")
+        }
+        switch scheme {
+        case "https":
+            return
+        case "http" where isLoopback(host):
+            return
+        case "http":
+            throw SettingsError(
+                origin: origin,
+                message: "API base URL '\(text)': https is required (plain http is allowed only to a loopback host)")
+        default:
+            throw SettingsError(origin: origin, message: "API base URL '\(text)' must start with https://")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}

@@ -1,0 +1,98 @@
+public import RoundUp
+
+/// What is known of one account's week when its outcome is decided: the week's round-up,
+/// what the ledger holds, and the balance when a minimum balance makes it matter.
+public struct AccountFacts: Sendable, Equatable {
+    /// The week's round-up, after multiplier and cap.
+    public var total: Money
+    /// The ledger's entry for this account and week, if an earlier run decided it.
+    public var recorded: LedgerEntry?
+    /// The ledger's entries for other weeks of this account that share days with this one.
+    public var overlapping: [LedgerEntry]
+    /// The minimum balance configured for the account's currency, if any.
+    public var minimum: MinimumBalance?
+    /// The account's effective balance, once read; it is read only when the decision asks.
+    public var balance: Money?
+    public var dryRun: Bool
+
+    public init(
+        total: Money, recorded: LedgerEntry? = nil, overlapping: [LedgerEntry] = [], minimum: MinimumBalance? = nil,
+        balance: Money? = nil, dryRun: Bool = false
+    ) {
+        self.total = total
+        self.recorded = recorded
+        self.overlapping = overlapping
+        self.minimum = minimum
+        self.balance = balance
+        self.dryRun = dryRun
+    }
+}
+
+/// What a minimum balance did to the week's round-up.
+public struct MinimumBalanceOutcome: Sendable, Equatable {
+    public var balance: Money
+    public var minimum: Money
+    /// What may move: all of the round-up, part of it, or nothing.
+    public var move: Money
+    public var heldBack: Money
+    /// Why less than the round-up moves; nil when all of it does.
+    public var note: String?
+}
+
+/// The one thing to do for an account's week, decided from `AccountFacts` alone. The job
+/// carries it out: reads, ledger writes and the transfer are its effects, never its inputs.
+public enum AccountDecision: Sendable, Equatable {
+    /// The balance must be read before the week can be decided.
+    case readBalance
+    /// Another week in the ledger shares days with this one: refuse, or those days'
+    /// spending would be rounded up twice.
+    case overlaps(LedgerEntry)
+    /// An earlier run moved this week's money.
+    case alreadyTransferred(LedgerEntry)
+    /// An earlier run found nothing to move.
+    case alreadyNothing(LedgerEntry)
+    /// An earlier run recorded a transfer whose outcome is not known: send it again with
+    /// the same transfer uid and amount (a dry run only says it would).
+    case resend(LedgerEntry)
+    /// Nothing moves this week: no round-up, or the minimum balance held all of it back.
+    case nothingToMove(MinimumBalanceOutcome?)
+    /// Move `amount` into the account's goal.
+    case transfer(amount: Money, MinimumBalanceOutcome?)
+
+    /// Decides the week from `facts`.
+    public static func decide(_ facts: AccountFacts) -> AccountDecision {
+        if let recorded = facts.recorded {
+            switch recorded.status {
+            case .done: return .alreadyTransferred(recorded)
+            case .nothing: return .alreadyNothing(recorded)
+            case .pending: return .resend(recorded)
+            }
+        }
+        if let other = facts.overlapping.first { return .overlaps(other) }
+        guard facts.total.minorUnits > 0 else { return .nothingToMove(nil) }
+        guard let minimum = facts.minimum else { return .transfer(amount: facts.total, nil) }
+        guard let balance = facts.balance else { return .readBalance }
+        let outcome = minimum.outcome(total: facts.total, balance: balance)
+        return outcome.move.minorUnits > 0 ? .transfer(amount: outcome.move, outcome) : .nothingToMove(outcome)
+    }
+}
+
+extension MinimumBalance {
+    /// What this minimum does to `total` when the account holds `balance`, with the reason
+    /// in words when it holds anything back.
+    func outcome(total: Money, balance: Money) -> MinimumBalanceOutcome {
+        let (move, heldBack) = apply(total: total, balance: balance)
+        var outcome = MinimumBalanceOutcome(balance: balance, minimum: minimum, move: move, heldBack: heldBack)
+        guard heldBack.minorUnits > 0 else { return outcome }
+        outcome.note =
+            if move.minorUnits > 0 {
+                "reduced from \(total) to keep the balance of \(balance) at or above the minimum of \(minimum)"
+            } else if balance.minorUnits <= minimum.minorUnits {
+                "held back \(total): the balance of \(balance) is not above the minimum of \(minimum)"
+            } else {
+                "held back \(total): moving it would take the balance of \(balance) below the minimum of "
+                    + "\(minimum) (belowMinimumBalance: skip)"
+            }
+        return outcome
+    }
+}

@@ -1,0 +1,140 @@
+import RoundUp
+import StarlingAPI
+
+/// One account's week: read what the decision needs, decide (`AccountDecision`, pure), and
+/// carry the decision out. Every effect on the bank and the ledger happens here.
+extension RoundUpJob {
+    func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>, report: inout AccountReport)
+        async throws(AccountFailure)
+    {
+        let plan = try await plan(for: account, week: week)
+        report.fill(from: plan)
+        var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun)
+        var decision = AccountDecision.decide(facts)
+        if decision == .readBalance {
+            facts.balance = try await balance(of: account, in: plan.currency)
+            decision = AccountDecision.decide(facts)
+        }
+        switch decision {
+        case .readBalance:
+            // decide asks for the balance only while it is unread.
+            throw AccountFailure(.temporaryFailure, "the balance could not be taken into account; nothing was moved")
+        case .overlaps(let other):
+            throw AccountFailure(
+                .usage,
+                "the week ending \(week.endDate) shares days with the week ending \(other.weekEnd), which is "
+                    + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
+        case .alreadyTransferred(let entry), .alreadyNothing(let entry), .resend(let entry):
+            logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
+            try await resume(entry, plan: plan, dryRun: dryRun, report: &report)
+        case .nothingToMove(let outcome):
+            report.fill(from: outcome)
+            try recordNothing(account: account, week: week, plan: plan, note: outcome?.note, dryRun: dryRun)
+            report.status = dryRun ? .dryRun : .nothingToDo
+            report.detail = outcome?.note ?? "no round-up this week: nothing to move"
+        case .transfer(let amount, let outcome):
+            report.fill(from: outcome)
+            try await transfer(
+                amount, note: outcome?.note, account: account, week: week, dryRun: dryRun, scopes: scopes,
+                report: &report)
+        }
+    }
+
+    /// The week's plan, from the account's settled feed.
+    private func plan(for account: Account, week: Week) async throws(AccountFailure) -> RoundUpPlan {
+        var transactions: [Transaction]
+        do throws(BankError) {
+            transactions = try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
+        } catch {
+            // A feed item the domain cannot take (a settlement time that is not one).
+            if case .malformedResponse = error { throw AccountFailure(.dataError, "skipped: \(error.description)") }
+            throw AccountFailure(ExitStatus(error), error.description)
+        }
+        logger.info("\(account.label): \(transactions.count) settled feed item(s) in the week")
+        let plan: RoundUpPlan
+        do {
+            plan = try RoundUpPlan(
+                account: account, feed: transactions, week: week, rule: settings.rule, policy: settings.policy)
+        } catch {
+            throw AccountFailure(.dataError, "skipped: \(error.description)")
+        }
+        // The plan has what it needs of the feed; a busy week's feed is large.
+        transactions = []
+        let multiplied = plan.multiplier != 1 ? " × \(plan.multiplier)" : ""
+        let capped = plan.capApplied.map { ", capped at \($0)" } ?? ""
+        logger.info(
+            "\(account.label): \(plan.counted.count) counted, round-up \(plan.roundUpSum)\(multiplied)\(capped) → \(plan.total)")
+        return plan
+    }
+
+    /// What the ledger says of the week, with the plan's total and the configured minimum.
+    private func facts(for account: Account, week: Week, plan: RoundUpPlan, dryRun: Bool) throws(AccountFailure)
+        -> AccountFacts
+    {
+        do {
+            return AccountFacts(
+                total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
+                overlapping: try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate),
+                minimum: settings.minimumBalances[plan.currency.code], dryRun: dryRun)
+        } catch {
+            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(error)")
+        }
+    }
+
+    /// The account's effective balance now, in `currency`.
+    private func balance(of account: Account, in currency: Currency) async throws(AccountFailure) -> Money {
+        let balance = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.balance(accountUid: account.uid).effectiveBalance
+        }
+        guard balance.currency == currency.code else {
+            throw AccountFailure(
+                .dataError,
+                "skipped: the bank gave the balance in '\(balance.currency.prefix(12))', but the account is in "
+                    + currency.code)
+        }
+        return Money(minorUnits: balance.minorUnits, currency: currency)
+    }
+
+    /// Records that the week had nothing to move (a dry run records nothing).
+    private func recordNothing(account: Account, week: Week, plan: RoundUpPlan, note: String?, dryRun: Bool)
+        throws(AccountFailure)
+    {
+        guard !dryRun else { return }
+        try AccountFailure.ledgerWrite("record the week") {
+            try ledger.recordDecision(
+                LedgerEntry(
+                    accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
+                    minorUnits: 0, accountName: account.name, note: note),
+                at: now())
+        }
+    }
+}
+
+/// Why one account's week did not complete.
+struct AccountFailure: Error {
+    let status: ExitStatus
+    let message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// `body`'s result, with a bank error becoming the account's failure.
+    static func bankCall<T>(_ body: () async throws(BankError) -> T) async throws(AccountFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw AccountFailure(ExitStatus(error), error.description)
+        }
+    }
+
+    /// Runs a ledger write; a failure means nothing was moved.
+    static func ledgerWrite(_ what: String, _ body: () throws -> Void) throws(AccountFailure) {
+        do {
+            try body()
+        } catch {
+            throw AccountFailure(.temporaryFailure, "could not \(what) in the ledger (\(error)); nothing was moved")
+        }
+    }
+}

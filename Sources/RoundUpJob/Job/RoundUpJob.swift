@@ -1,0 +1,107 @@
+import Foundation
+public import Logging
+public import RoundUp
+public import StarlingAPI
+
+/// The weekly job: preflight → accounts → settled feed per account → plan → goal →
+/// ledger intent → transfer → ledger outcome → report.
+///
+/// Accounts are worked on concurrently; one account's failure is recorded in its part
+/// of the report and does not stop the others.
+public struct RoundUpJob: Sendable {
+    /// Scopes every run needs.
+    public static let readScopes = ["account:read", "account-list:read", "transaction:read", "savings-goal:read"]
+    /// Scopes a real run needs on top of the read scopes.
+    public static let writeScopes = ["savings-goal-transfer:create"]
+    /// Needed only when a goal has to be created.
+    public static let createGoalScope = "savings-goal:create"
+    /// Needed only when a minimum balance is configured.
+    public static let balanceScope = "balance:read"
+
+    /// The scopes a run with `settings` cannot do without.
+    public static func neededScopes(settings: Settings, dryRun: Bool) -> [String] {
+        readScopes + (settings.minimumBalances.isEmpty ? [] : [balanceScope]) + (dryRun ? [] : writeScopes)
+    }
+
+    let bank: BankClient
+    let ledger: Ledger
+    let settings: Settings
+    let logger: Logger
+    let now: @Sendable () -> Instant
+    let version: String
+    let goals: GoalResolver
+
+    public init(bank: BankClient, ledger: Ledger, settings: Settings, logger: Logger, version: String,
+                now: @escaping @Sendable () -> Instant) {
+        self.bank = bank
+        self.ledger = ledger
+        self.settings = settings
+        self.logger = logger
+        self.version = version
+        self.now = now
+        self.goals = GoalResolver(bank: bank, settings: settings, logger: logger)
+    }
+
+    /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
+    /// created, no money moves, and the ledger is not touched.
+    public func run(week: Week, dryRun: Bool) async -> RunReport {
+        var report = RunReport(
+            generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: WeekReport(week),
+            accounts: [], error: nil, exitCode: .ok)
+        let scopes: Set<String>
+        let accounts: [BankAccount]
+        do {
+            scopes = Set(try await bank.tokenIdentity().scopes)
+            logger.info("token: accepted, with \(scopes.count) scope(s)")
+            let needed = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun)
+            let missing = needed.filter { !scopes.contains($0) }
+            guard missing.isEmpty else {
+                report.error = "the access token lacks the scopes \(missing.joined(separator: ", ")); "
+                    + "create a token that has them"
+                report.exitCode = .permissionDenied
+                return report
+            }
+            if dryRun, let missing = RoundUpJob.writeScopes.first(where: { !scopes.contains($0) }) {
+                logger.warning("the token lacks \(missing): a real run would fail")
+            }
+            accounts = try await bank.accounts()
+            logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
+        } catch {
+            report.error = error.description
+            report.exitCode = ExitStatus(error)
+            return report
+        }
+
+        report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
+            for (index, account) in accounts.enumerated() {
+                group.addTask {
+                    (index, await process(account, week: week, dryRun: dryRun, scopes: scopes))
+                }
+            }
+            var results: [(Int, AccountReport)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        report.exitCode = report.accounts.first { $0.exitCode != .ok }?.exitCode ?? .ok
+        return report
+    }
+
+    // MARK: - One account
+
+    private func process(_ bankAccount: BankAccount, week: Week, dryRun: Bool, scopes: Set<String>) async
+        -> AccountReport
+    {
+        let account = bankAccount.account
+        var report = AccountReport(
+            accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .failed)
+        do throws(AccountFailure) {
+            try await work(on: account, week: week, dryRun: dryRun, scopes: scopes, report: &report)
+        } catch {
+            report.status = .failed
+            report.detail = error.message
+            report.exitCode = error.status
+            logger.error("\(account.label): \(error.message)")
+        }
+        return report
+    }
+}

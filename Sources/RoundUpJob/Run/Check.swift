@@ -1,0 +1,130 @@
+import CurlHTTP
+import Foundation
+public import Logging
+import RoundUp
+import StarlingAPI
+
+/// `roundup check`: the configuration, the token, its scopes, the accounts, their goals
+/// and the state directory, checked without writing anything, each with what to fix.
+public enum Check {
+    /// Checks `loaded` (or reports why the settings could not be had), the token `tokens`
+    /// finds, and what the bank says of it.
+    public static func run(
+        loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, logger: Logger, style: TextStyle = .plain
+    ) async -> RunResult {
+        var list = Checklist(style: style)
+        let settings: Settings
+        switch loaded {
+        case .success(let value):
+            settings = value.settings
+            list.ok(value.configPath.map { "config: \($0)" } ?? "config: no config file, so the defaults")
+        case .failure(let error):
+            list.problem(error.exitStatus, "config: \(error.message)")
+            return list.result
+        }
+        list.ok("bank: \(settings.apiBaseURL)")
+        checkStateDirectory(settings.stateDirectory, in: &list)
+
+        let token: AccessToken
+        switch tokens.load(tokenFile: settings.tokenFile) {
+        case .success(let (value, source)):
+            token = value
+            list.redact = value.redacted(in:)
+            list.ok("token: from \(source.description)")
+        case .failure(let error):
+            list.problem(.configuration, "token: \(error.message)")
+            return list.result
+        }
+        let logger = redacting(logger, token: token)
+        let bank: BankClient
+        do throws(RunFailure) {
+            bank = try BankClient.connect(
+                settings: settings, token: token, lanes: 1,
+                retrier: Retrier(policy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(300))), logger: logger)
+        } catch {
+            list.problem(error.status, "libcurl: \(error.message)")
+            return list.result
+        }
+        guard let (scopes, accounts) = await checkToken(bank, settings: settings, in: &list) else { return list.result }
+        await checkGoals(
+            of: accounts, scopes: scopes, resolver: GoalResolver(bank: bank, settings: settings, logger: logger),
+            in: &list)
+        return list.result
+    }
+
+    /// The token's scopes and the accounts it sees, or nil when the bank could not say.
+    private static func checkToken(_ bank: BankClient, settings: Settings, in list: inout Checklist) async
+        -> (Set<String>, [BankAccount])?
+    {
+        do throws(BankError) {
+            let identity = try await bank.tokenIdentity()
+            let scopes = Set(identity.scopes)
+            let missing = RoundUpJob.neededScopes(settings: settings, dryRun: false).filter { !scopes.contains($0) }
+            if missing.isEmpty {
+                list.ok("scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? ""))
+            } else {
+                list.problem(
+                    .permissionDenied,
+                    "scopes: the token lacks \(missing.joined(separator: ", ")); create a token that has them")
+            }
+            let accounts = try await bank.accounts()
+            list.ok("accounts: \(accounts.count)")
+            return (scopes, accounts)
+        } catch {
+            list.problem(ExitStatus(error), "bank: \(error.description)")
+            return nil
+        }
+    }
+
+    /// Each account's goal, and goals configured for accounts the token cannot see.
+    private static func checkGoals(
+        of accounts: [BankAccount], scopes: Set<String>, resolver: GoalResolver, in list: inout Checklist
+    ) async {
+        for bankAccount in accounts {
+            let account = bankAccount.account
+            guard Currency(code: account.currencyCode) != nil else {
+                list.problem(.dataError, "\(account.label): the currency is not one the job can place; it will be skipped")
+                continue
+            }
+            let goal = await resolver.describe(for: account, scopes: scopes)
+            if goal.ok { list.ok("\(account.label) \(goal.text)") } else { list.problem(.configuration, "\(account.label): \(goal.text)") }
+        }
+        for (accountUid, goalUid) in resolver.settings.goalUids.sorted(by: { $0.key < $1.key })
+        where !accounts.contains(where: { $0.accountUid == accountUid }) {
+            list.problem(
+                .configuration, "goals: the config names account \(accountUid) (goal \(goalUid)), which the token cannot see")
+        }
+    }
+
+    /// The state directory must be writable, or creatable, by this user; nothing is created.
+    private static func checkStateDirectory(_ path: String, in list: inout Checklist) {
+        var existing = URL(fileURLWithPath: path)
+        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+            existing.deleteLastPathComponent()
+        }
+        if access(existing.path, W_OK) == 0 {
+            list.ok("state directory: \(path)\(existing.path == path ? "" : " (a run creates it)")")
+        } else {
+            list.problem(
+                .configuration, "state directory: \(existing.path) is not writable; set stateDir to a directory you own")
+        }
+    }
+}
+
+/// The lines of `roundup check`, each ok or FIX, and the status of the first problem.
+private struct Checklist {
+    let style: TextStyle
+    var lines: [String] = []
+    var status = ExitStatus.ok
+    /// Removes the token from the output, once there is one.
+    var redact: (String) -> String = { $0 }
+
+    mutating func ok(_ text: String) { lines.append(style.status(.transferred, "ok") + "    \(text)") }
+
+    mutating func problem(_ code: ExitStatus, _ text: String) {
+        lines.append(style.status(.failed, "FIX") + "   \(text)")
+        if status == .ok { status = code }
+    }
+
+    var result: RunResult { RunResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: []) }
+}

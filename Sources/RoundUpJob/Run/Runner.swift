@@ -1,0 +1,154 @@
+public import Foundation
+public import Logging
+public import RoundUp
+public import StarlingAPI
+import CurlHTTP
+
+/// What `roundup run` was asked to do, as typed values.
+public struct RunRequest: Sendable {
+    /// The week asked for: `--end-date`'s, or the one that ended yesterday.
+    public var week: Week
+    public var dryRun: Bool
+    public var json: Bool
+    /// Run every finished week since the newest one in the ledger, oldest first, up to
+    /// `week` (at most `Runner.catchUpLimit` weeks per run).
+    public var catchUp: Bool
+    /// How the summary is dressed for stdout.
+    public var style: TextStyle
+
+    public init(week: Week, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain) {
+        self.week = week
+        self.dryRun = dryRun
+        self.json = json
+        self.catchUp = catchUp
+        self.style = style
+    }
+
+    /// The week ending `endDate`, or the one that ended yesterday; refused while it has not ended.
+    public static func week(endingOn endDate: LocalDate?, now: Instant, in timeZone: TimeZone) throws(RunFailure)
+        -> Week
+    {
+        guard let endDate else { return Week.endingYesterday(now: now, in: timeZone) }
+        let week = Week(endingOn: endDate, in: timeZone)
+        guard week.hasEnded(at: now) else {
+            let today = Week.localDate(of: now, in: timeZone)
+            throw RunFailure(
+                .usage,
+                "the week ending \(endDate) has not ended yet (today is \(today) in \(timeZone.identifier)); "
+                    + "give an end date before today")
+        }
+        return week
+    }
+}
+
+/// Carries out `roundup run` with settings and a token already in hand: opens the state
+/// directory, connects to the bank, runs the job for each week asked for, and writes and
+/// summarises the reports.
+public enum Runner {
+    /// Weeks a catch-up run covers at most; a longer gap is closed over several runs.
+    public static let catchUpLimit = 8
+
+    /// Runs `request`; `clock` stamps reports and ledger entries.
+    public static func run(
+        _ request: RunRequest, settings: Settings, token: AccessToken, clock: @escaping @Sendable () -> Instant,
+        logger: Logger
+    ) async -> RunResult {
+        // From here on every log line passes through a filter that removes the token.
+        let logger = redacting(logger, token: token)
+        let state: StateDirectory
+        let bank: BankClient
+        var weeks = [request.week]
+        var notes: [String] = []
+        do throws(RunFailure) {
+            state = try await StateDirectory.open(
+                settings.stateDirectory, locking: !request.dryRun, lockWait: settings.lockWait)
+            bank = try BankClient.connect(
+                settings: settings, token: token, lanes: settings.concurrency,
+                retrier: Retrier(policy: settings.retryPolicy), logger: logger)
+            if request.catchUp { (weeks, notes) = try catchUpWeeks(in: state, through: request.week) }
+        } catch {
+            return .failure(error)
+        }
+        let job = RoundUpJob(
+            bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)
+        var run = WeekRuns(request: request, reportDirectory: settings.reportDirectory, token: token)
+        for week in weeks {
+            let retriesBefore = bank.retrier.budget.retries
+            var report = await job.run(week: week, dryRun: request.dryRun)
+            let retries = bank.retrier.budget.retries - retriesBefore
+            if retries > 0 { report.retries = retries }
+            run.record(report)
+            // Weeks go in order: after a failure the later ones wait for the next run.
+            if run.result.status != .ok {
+                if week != weeks.last {
+                    notes.append("stopped after the week ending \(week.endDate); the next --catch-up run continues from it")
+                }
+                break
+            }
+        }
+        return withExtendedLifetime(state) { run.finish(notes: notes) }
+    }
+
+    /// The weeks of a catch-up run, or why the ledger could not say.
+    private static func catchUpWeeks(in state: StateDirectory, through target: Week) throws(RunFailure)
+        -> ([Week], [String])
+    {
+        do {
+            return try CatchUp.weeks(entries: state.ledger.entries(), through: target, limit: catchUpLimit)
+        } catch {
+            throw RunFailure(.configuration, "cannot read the ledger in \(state.path): \(error)")
+        }
+    }
+}
+
+/// The weeks of one run as they finish: each week's report written, its problems said, and
+/// the output built once all are done.
+private struct WeekRuns {
+    let request: RunRequest
+    let reportDirectory: String
+    let token: AccessToken
+    var result = RunResult(status: .ok, output: "", diagnostics: [])
+    /// Kept for --json only: a busy week's report is large.
+    var reports: [RunReport] = []
+    var summaries: [String] = []
+
+    init(request: RunRequest, reportDirectory: String, token: AccessToken) {
+        self.request = request
+        self.reportDirectory = reportDirectory
+        self.token = token
+    }
+
+    mutating func record(_ report: RunReport) {
+        result.report = report
+        if request.json { reports.append(report) }
+        if result.status == .ok { result.status = report.exitCode }
+        do {
+            result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token)
+        } catch {
+            result.diagnostics.append(
+                "roundup: could not write the report to \(reportDirectory): \(error.localizedDescription)")
+            if result.status == .ok { result.status = .configuration }
+        }
+        if let error = report.error { result.diagnostics.append("roundup: \(error)") }
+        for account in report.accounts where account.status == .failed {
+            result.diagnostics.append("roundup: \(account.label): \(account.detail ?? "failed")")
+        }
+        summaries.append(report.summary(reportPath: result.reportPath, style: request.style))
+    }
+
+    /// The result, with `notes` said last and the token scrubbed from everything printed.
+    func finish(notes: [String]) -> RunResult {
+        var result = result
+        result.diagnostics += notes.map { "roundup: \($0)" }
+        if request.json {
+            let bytes = request.catchUp ? ReportJSON.encode(reports) : reports.first.map(ReportJSON.encode) ?? []
+            result.output = bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self) + "\n"
+        } else {
+            result.output = summaries.joined(separator: "\n")
+        }
+        // Defence in depth: nothing the run prints may contain the token.
+        result.output = token.redacted(in: result.output)
+        result.diagnostics = result.diagnostics.map(token.redacted(in:))
+        return result
+    }
+}

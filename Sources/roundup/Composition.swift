@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RoundUp
+import RoundUpJob
+import StarlingAPI
+
+/// The composition root: the one place where the process meets the code. It holds the
+/// environment, the clock and the file-system locations, and turns them with a command's
+/// typed flags into what `Runner`, `Check` and `History` take. Nothing below it reads the
+/// environment or the clock.
+struct Composition {
+    var environment: [String: String]
+    var locations: Locations
+    var clock: @Sendable () -> Instant
+
+    /// The running process's environment and the real clock.
+    static var live: Composition {
+        let environment = ProcessInfo.processInfo.environment
+        return Composition(environment: environment, locations: Locations(environment: environment), clock: { .now })
+    }
+
+    /// The settings `flags` ask for, with the config file they name or the default one.
+    func settings(_ flags: SettingFlags, readConfigFile: Bool = true) -> Result<LoadedSettings, SettingsError> {
+        Result { () throws(SettingsError) in
+            try Settings.load(
+                flags: flags, environment: environment, locations: locations, readConfigFile: readConfigFile)
+        }
+    }
+
+    /// `roundup run` (and the demo's run): settings, the week, the token, then the run.
+    func run(
+        _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger
+    ) async -> RunResult {
+        let settings: Settings
+        let request: RunRequest
+        let token: AccessToken
+        do throws(RunFailure) {
+            settings = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get().settings
+            let week = try RunRequest.week(endingOn: endDate, now: clock(), in: settings.timeZone)
+            request = RunRequest(
+                week: week, dryRun: options.dryRun, json: options.json, catchUp: options.catchUp, style: options.style)
+            token = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+                .mapError { RunFailure(.configuration, $0.message) }.get().0
+        } catch {
+            return .failure(error)
+        }
+        return await Runner.run(request, settings: settings, token: token, clock: clock, logger: logger)
+    }
+
+    /// `roundup check`.
+    func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> RunResult {
+        await Check.run(
+            loaded: settings(flags), tokens: TokenLoader(environment: environment), logger: logger, style: style)
+    }
+
+    /// `roundup history`.
+    func history(_ flags: SettingFlags, json: Bool, weeks: Int?, style: TextStyle) -> RunResult {
+        switch settings(flags) {
+        case .success(let loaded):
+            History.run(stateDirectory: loaded.settings.stateDirectory, json: json, weeks: weeks, style: style)
+        case .failure(let error):
+            .failure(error.failure)
+        }
+    }
+}
+
+/// How `roundup run` (or the demo) runs, apart from its settings and week.
+struct RunOptions {
+    var dryRun = false
+    var json = false
+    var catchUp = false
+    var style = TextStyle.plain
+}

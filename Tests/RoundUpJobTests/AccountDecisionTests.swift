@@ -1,0 +1,169 @@
+import Foundation
+import RoundUp
+@testable import RoundUpJob
+import Testing
+
+/// The decision for one account's week, from what was read, without any server.
+struct AccountDecisionTests {
+    static let gbp = Currency(code: "GBP")!
+    static let weekEnd = LocalDate(iso: "2026-11-15")!
+
+    static func money(_ minorUnits: Int64) -> Money { Money(minorUnits: minorUnits, currency: gbp) }
+
+    static func entry(_ status: LedgerStatus, weekEnd: LocalDate = weekEnd, minorUnits: Int64 = 298) -> LedgerEntry {
+        LedgerEntry(
+            accountUid: "account", weekEnd: weekEnd, status: status, currency: "GBP", minorUnits: minorUnits,
+            goalUid: status == .nothing ? nil : "goal", goalName: status == .nothing ? nil : "Round-ups",
+            transferUid: status == .nothing ? nil : "transfer")
+    }
+
+    static func minimum(_ minorUnits: Int64, _ whenBelow: BelowMinimum = .reduce) -> MinimumBalance {
+        MinimumBalance(minimum: money(minorUnits), whenBelow: whenBelow)
+    }
+
+    @Test func aRoundUpWithNoLedgerEntryIsTransferred() {
+        #expect(AccountDecision.decide(AccountFacts(total: Self.money(298))) == .transfer(amount: Self.money(298), nil))
+    }
+
+    @Test func noRoundUpMovesNothing() {
+        #expect(AccountDecision.decide(AccountFacts(total: Self.money(0))) == .nothingToMove(nil))
+        // A minimum balance does not matter when there is nothing to move: no balance is read.
+        #expect(AccountDecision.decide(AccountFacts(total: Self.money(0), minimum: Self.minimum(100))) == .nothingToMove(nil))
+    }
+
+    @Test(arguments: [LedgerStatus.done, .nothing, .pending])
+    func aWeekInTheLedgerIsNeverDecidedAgain(status: LedgerStatus) {
+        let recorded = Self.entry(status)
+        let expected: AccountDecision =
+            switch status {
+            case .done: .alreadyTransferred(recorded)
+            case .nothing: .alreadyNothing(recorded)
+            case .pending: .resend(recorded)
+            }
+        // Whatever the feed now says, and however the balance stands, the ledger decides.
+        for total in [Int64(0), 298, 5_000] {
+            let facts = AccountFacts(
+                total: Self.money(total), recorded: recorded, overlapping: [Self.entry(.done, weekEnd: Self.weekEnd.adding(days: -3))],
+                minimum: Self.minimum(1_000_000), balance: Self.money(0))
+            #expect(AccountDecision.decide(facts) == expected)
+        }
+    }
+
+    @Test func aWeekSharingDaysWithARecordedWeekIsRefused() {
+        let other = Self.entry(.done, weekEnd: Self.weekEnd.adding(days: 1))
+        let facts = AccountFacts(total: Self.money(298), overlapping: [other])
+        #expect(AccountDecision.decide(facts) == .overlaps(other))
+        #expect(AccountDecision.decide(AccountFacts(total: Self.money(0), overlapping: [other])) == .overlaps(other))
+    }
+
+    @Test func aMinimumBalanceAsksForTheBalanceFirst() {
+        let facts = AccountFacts(total: Self.money(298), minimum: Self.minimum(10_000))
+        #expect(AccountDecision.decide(facts) == .readBalance)
+    }
+
+    @Test func aBalanceWellAboveTheMinimumMovesEverything() {
+        var facts = AccountFacts(total: Self.money(298), minimum: Self.minimum(10_000))
+        facts.balance = Self.money(50_000)
+        guard case .transfer(let amount, let outcome?) = AccountDecision.decide(facts) else {
+            Issue.record("expected a transfer with the minimum's outcome")
+            return
+        }
+        #expect(amount == Self.money(298))
+        #expect(outcome.heldBack == Self.money(0))
+        #expect(outcome.note == nil)
+        #expect(outcome.balance == Self.money(50_000))
+    }
+
+    @Test func reduceMovesWhatKeepsTheMinimum() {
+        let facts = AccountFacts(total: Self.money(298), minimum: Self.minimum(10_000), balance: Self.money(10_100))
+        guard case .transfer(let amount, let outcome?) = AccountDecision.decide(facts) else {
+            Issue.record("expected a reduced transfer")
+            return
+        }
+        #expect(amount == Self.money(100))
+        #expect(outcome.heldBack == Self.money(198))
+        #expect(outcome.note?.hasPrefix("reduced from 2.98 GBP") == true, "\(outcome.note ?? "")")
+    }
+
+    @Test func skipHoldsBackEverythingThatWouldCutIntoTheMinimum() {
+        let facts = AccountFacts(
+            total: Self.money(298), minimum: Self.minimum(10_000, .skip), balance: Self.money(10_100))
+        guard case .nothingToMove(let outcome?) = AccountDecision.decide(facts) else {
+            Issue.record("expected nothing to move")
+            return
+        }
+        #expect(outcome.move == Self.money(0))
+        #expect(outcome.heldBack == Self.money(298))
+        #expect(outcome.note?.contains("belowMinimumBalance: skip") == true)
+    }
+
+    @Test func aBalanceAtOrBelowTheMinimumMovesNothing() {
+        for balance in [Int64(10_000), 0, -5_000] {
+            let facts = AccountFacts(total: Self.money(298), minimum: Self.minimum(10_000), balance: Self.money(balance))
+            guard case .nothingToMove(let outcome?) = AccountDecision.decide(facts) else {
+                Issue.record("expected nothing to move with a balance of \(balance)")
+                continue
+            }
+            #expect(outcome.note?.contains("is not above the minimum") == true)
+        }
+    }
+}
+
+/// Which weeks a catch-up run covers, from the ledger's entries alone.
+struct CatchUpTests {
+    static let zone = TimeZone(identifier: "Europe/London")!
+
+    static func week(_ end: String) -> Week { Week(endingOn: LocalDate(iso: end)!, in: zone) }
+
+    static func entry(_ end: String, _ status: LedgerStatus) -> LedgerEntry {
+        LedgerEntry(accountUid: "a", weekEnd: LocalDate(iso: end)!, status: status, currency: "GBP", minorUnits: 1)
+    }
+
+    @Test func anEmptyLedgerRunsJustTheTarget() {
+        let (weeks, notes) = CatchUp.weeks(entries: [], through: Self.week("2026-11-15"), limit: 8)
+        #expect(weeks == [Self.week("2026-11-15")])
+        #expect(notes.isEmpty)
+    }
+
+    @Test func missedWeeksAndUnconfirmedOnesComeOldestFirst() {
+        let entries = [Self.entry("2026-10-18", .pending), Self.entry("2026-11-01", .done)]
+        let (weeks, _) = CatchUp.weeks(entries: entries, through: Self.week("2026-11-15"), limit: 8)
+        #expect(weeks.map(\.endDate.description) == ["2026-10-18", "2026-11-08", "2026-11-15"])
+    }
+
+    @Test func aLongGapIsClosedOverSeveralRuns() {
+        let (weeks, notes) = CatchUp.weeks(
+            entries: [Self.entry("2026-01-04", .done)], through: Self.week("2026-11-15"), limit: 8)
+        #expect(weeks.count == 8)
+        #expect(weeks.first?.endDate.description == "2026-01-11")
+        #expect(notes.contains { $0.contains("this run does the oldest 8") })
+    }
+
+    @Test func nothingToCatchUpIsSaid() {
+        let (weeks, notes) = CatchUp.weeks(
+            entries: [Self.entry("2026-11-15", .done)], through: Self.week("2026-11-15"), limit: 8)
+        #expect(weeks.isEmpty)
+        #expect(notes == ["nothing to catch up: the ledger already has the week ending 2026-11-15"])
+    }
+}
+
+/// Where files go by default, from the environment alone.
+struct LocationsTests {
+    @Test func xdgVariablesWinAndEmptyOnesCountAsUnset() {
+        let set = Locations(environment: ["HOME": "/home/a", "XDG_STATE_HOME": "/state", "XDG_CONFIG_HOME": "/config"])
+        #expect(set.stateDirectory == "/state/roundup")
+        #expect(set.demoStateDirectory == "/state/roundup/demo")
+        #expect(set.configFile == "/config/roundup/config.yaml")
+        let unset = Locations(environment: ["HOME": "/home/a", "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": ""])
+        #expect(unset.stateDirectory == "/home/a/.local/state/roundup")
+        #expect(unset.configFile == "/home/a/.config/roundup/config.yaml")
+        #expect(Ledger.path(in: unset.stateDirectory) == "/home/a/.local/state/roundup/ledger.sqlite")
+    }
+
+    @Test func aTildeStandsForHome() {
+        let locations = Locations(environment: ["HOME": "/home/a"])
+        #expect(locations.expand("~") == "/home/a")
+        #expect(locations.expand("~/x") == "/home/a/x")
+        #expect(locations.expand("/tmp/~x") == "/tmp/~x")
+    }
+}
