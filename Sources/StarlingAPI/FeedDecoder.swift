@@ -7,11 +7,12 @@ import RoundUp
 /// megabytes of JSON, of which the job needs a few fields per item.
 ///
 /// The body is scanned once for its structure. Each feed item, once its closing brace has
-/// arrived, is read by a strict parser that takes the fields the job uses and checks the
-/// rest is valid JSON; the item's bytes are then dropped. An item that parser does not
-/// take as it is (an escape, a byte outside ASCII, a field of an unexpected type, a number
-/// that is not a plain integer) is decoded by `JSONDecoder` instead, so every item means
-/// exactly what `JSONDecoder` makes of it, and failures are described in the same words.
+/// arrived, is read by a strict parser (`JSONCursor.feedItem`) that takes the fields the
+/// job uses and checks the rest is valid JSON; the item's bytes are then dropped. An item
+/// that parser does not take as it is (an escape, a byte outside ASCII, a field of an
+/// unexpected type, a number that is not a plain integer) is decoded by `JSONDecoder`
+/// instead, so every item means exactly what `JSONDecoder` makes of it (both give a
+/// `FeedItem`), and failures are described in the same words.
 /// A body whose top level is not `{"feedItems":[`… in that order is kept whole and
 /// decoded by `JSONDecoder` too.
 ///
@@ -116,10 +117,6 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private static let backslash = UInt8(ascii: "\\")
     private static let feedItemsKey = Array("feedItems".utf8)
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
     private func process() {
         while scan < buffer.count, !syntaxError {
             switch state {
@@ -138,7 +135,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
                 return
             default:
                 let byte = buffer[scan]
-                if FeedDecoder.isWhitespace(byte) {
+                if byte.isJSONWhitespace {
                     scan += 1
                     continue
                 }
@@ -289,7 +286,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
                 while position < count {
                     let byte = bytes[position]
                     if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
-                        || FeedDecoder.isWhitespace(byte)
+                        || byte.isJSONWhitespace
                     {
                         finished = position
                         break
@@ -399,7 +396,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     private func item(from start: Int, to end: Int) {
         defer { index += 1 }
-        let fast: ParsedItem? = buffer.withUnsafeBufferPointer { bytes in
+        let fast: FeedItem? = buffer.withUnsafeBufferPointer { bytes in
             var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             return cursor.feedItem(requireEnd: true, categories: &categories)
         }
@@ -411,7 +408,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         // another type, an unusual number, or invalid JSON.
         let slice = Array(buffer[start..<end])
         do {
-            accept(ParsedItem(try JSONDecoder().decode(FeedItem.self, from: Data(slice))))
+            accept(try JSONDecoder().decode(FeedItem.self, from: Data(slice)))
         } catch {
             if (try? JSONSerialization.jsonObject(with: Data(slice), options: [.fragmentsAllowed])) == nil {
                 syntaxError = true
@@ -435,7 +432,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         }
     }
 
-    private func accept(_ item: ParsedItem) {
+    private func accept(_ item: FeedItem) {
         guard decodeError == nil, conversionError == nil else { return }
         do throws(BankError) {
             transactions.append(try item.transaction())
@@ -462,354 +459,5 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
                 return
             }
         }
-    }
-}
-
-/// The coding path of a feed item, for describing its failures as `feedItems[3].amount`.
-struct FeedItemsKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
-    }
-
-    init(intValue: Int) {
-        self.stringValue = "\(intValue)"
-        self.intValue = intValue
-    }
-
-    static let items = FeedItemsKey(stringValue: "feedItems")
-}
-
-/// A strict reader of JSON bytes that are all present: checks the grammar as it goes, and
-/// gives up (nil or false) on anything it does not take as it is.
-struct JSONCursor {
-    let bytes: UnsafeBufferPointer<UInt8>
-    private(set) var position = 0
-
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
-
-    private var atEnd: Bool { position >= bytes.count }
-
-    mutating func skipWhitespace() {
-        while position < bytes.count {
-            let byte = bytes[position]
-            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
-            position += 1
-        }
-    }
-
-    /// A string at `position`: the range of its contents, and whether it is plain (ASCII,
-    /// no escapes). Nil when it is not a valid JSON string.
-    mutating func skipString() -> (start: Int, end: Int, plain: Bool)? {
-        guard !atEnd, bytes[position] == UInt8(ascii: "\"") else { return nil }
-        position += 1
-        let start = position
-        var plain = true
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return (start, position - 1, plain)
-            }
-            if byte < 0x20 { return nil }
-            if byte >= 0x80 {
-                // Checked by the caller's fallback (JSONDecoder), which knows UTF-8.
-                plain = false
-            } else if byte == UInt8(ascii: "\\") {
-                plain = false
-                position += 1
-                guard !atEnd else { return nil }
-                switch bytes[position] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    break
-                case UInt8(ascii: "u"):
-                    for _ in 0..<4 {
-                        position += 1
-                        guard !atEnd, bytes[position].isHexDigit else { return nil }
-                    }
-                default:
-                    return nil
-                }
-            }
-            position += 1
-        }
-        return nil
-    }
-
-    /// A number at `position`, by JSON's grammar; its value when it is a plain integer that
-    /// fits in 64 bits.
-    mutating func skipNumber() -> (valid: Bool, integer: Int64?) {
-        let start = position
-        var negative = false
-        if !atEnd, bytes[position] == UInt8(ascii: "-") {
-            negative = true
-            position += 1
-        }
-        guard !atEnd, bytes[position].isDigit else { return (false, nil) }
-        var value: Int64? = 0
-        if bytes[position] == UInt8(ascii: "0") {
-            position += 1
-        } else {
-            while !atEnd, bytes[position].isDigit {
-                let digit = Int64(bytes[position] - UInt8(ascii: "0"))
-                if let current = value {
-                    let (times, overflow1) = current.multipliedReportingOverflow(by: 10)
-                    let (next, overflow2) =
-                        negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-                    value = overflow1 || overflow2 ? nil : next
-                }
-                position += 1
-            }
-        }
-        var integral = true
-        if !atEnd, bytes[position] == UInt8(ascii: ".") {
-            integral = false
-            position += 1
-            guard !atEnd, bytes[position].isDigit else { return (false, nil) }
-            while !atEnd, bytes[position].isDigit { position += 1 }
-        }
-        if !atEnd, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
-            integral = false
-            position += 1
-            if !atEnd, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard !atEnd, bytes[position].isDigit else { return (false, nil) }
-            while !atEnd, bytes[position].isDigit { position += 1 }
-        }
-        // "-0" is a valid number but not one the fast path hands out.
-        let isNegativeZero = negative && position - start == 2
-        return (true, integral && !isNegativeZero ? value : nil)
-    }
-
-    private mutating func skipLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard bytes.count - position >= count else { return false }
-        for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
-        position += count
-        return true
-    }
-
-    /// Any JSON value, checked; false if it is not valid (or nested too deeply to follow).
-    mutating func skipValue(depth: Int) -> Bool {
-        skipWhitespace()
-        guard !atEnd, depth < 256 else { return false }
-        switch bytes[position] {
-        case UInt8(ascii: "\""):
-            guard skipString() != nil else { return false }
-        case UInt8(ascii: "{"):
-            guard members({ cursor, _, _ in cursor.skipValue(depth: depth + 1) }) else { return false }
-        case UInt8(ascii: "["):
-            position += 1
-            skipWhitespace()
-            if !atEnd, bytes[position] == UInt8(ascii: "]") {
-                position += 1
-                break
-            }
-            while true {
-                skipWhitespace()
-                if !atEnd, bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    break
-                }
-                guard skipValue(depth: depth + 1) else { return false }
-                skipWhitespace()
-                guard !atEnd else { return false }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                } else if bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    break
-                } else {
-                    return false
-                }
-            }
-        case UInt8(ascii: "t"):
-            guard skipLiteral("true") else { return false }
-        case UInt8(ascii: "f"):
-            guard skipLiteral("false") else { return false }
-        case UInt8(ascii: "n"):
-            guard skipLiteral("null") else { return false }
-        default:
-            guard skipNumber().valid else { return false }
-        }
-        skipWhitespace()
-        return true
-    }
-
-    /// A plain string field's value; nil when the value is not a plain string.
-    private mutating func plainString() -> String? {
-        skipWhitespace()
-        guard let (start, end, plain) = skipString(), plain else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-    }
-
-    /// A plain string, the same instance as an equal one in `known` (which it joins if new).
-    private mutating func internedString(_ known: inout [String]) -> String? {
-        skipWhitespace()
-        guard let (start, end, plain) = skipString(), plain else { return nil }
-        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        guard !text.isEmpty else { return "" }
-        for candidate in known where candidate.utf8.count == text.count {
-            let same = candidate.utf8.withContiguousStorageIfAvailable {
-                memcmp($0.baseAddress!, text.baseAddress!, text.count) == 0
-            }
-            if same == true { return candidate }
-        }
-        let value = String(decoding: text, as: UTF8.self)
-        if known.count < 16 { known.append(value) }
-        return value
-    }
-
-    /// An optional plain string field: `.some(nil)` for null, nil when it is something else.
-    private mutating func optionalPlainString() -> String?? {
-        skipWhitespace()
-        if !atEnd, bytes[position] == UInt8(ascii: "n") {
-            return skipLiteral("null") ? .some(nil) : nil
-        }
-        return plainString().map { .some($0) }
-    }
-
-    /// Whether the string contents in `start..<end` have an escape or a byte outside ASCII.
-    private func hasEscape(_ start: Int, _ end: Int) -> Bool {
-        UnsafeBufferPointer(rebasing: bytes[start..<end]).contains { $0 == UInt8(ascii: "\\") || $0 >= 0x80 }
-    }
-
-    private func key(_ start: Int, _ end: Int, is name: StaticString) -> Bool {
-        let count = name.utf8CodeUnitCount
-        guard end - start == count else { return false }
-        return memcmp(bytes.baseAddress! + start, name.utf8Start, count) == 0
-    }
-
-    /// Reads the object at `position`: for each member, its key's range goes to `member`,
-    /// which reads the value (false gives up). False when this is not a valid object, or
-    /// `member` gave up.
-    private mutating func members(_ member: (inout JSONCursor, _ start: Int, _ end: Int) -> Bool) -> Bool {
-        skipWhitespace()
-        guard !atEnd, bytes[position] == UInt8(ascii: "{") else { return false }
-        position += 1
-        while true {
-            skipWhitespace()
-            if !atEnd, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                return true
-            }
-            guard let (start, end, _) = skipString() else { return false }
-            skipWhitespace()
-            guard !atEnd, bytes[position] == UInt8(ascii: ":") else { return false }
-            position += 1
-            guard member(&self, start, end) else { return false }
-            skipWhitespace()
-            guard !atEnd else { return false }
-            if bytes[position] == UInt8(ascii: ",") {
-                position += 1
-            } else if bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                return true
-            } else {
-                return false
-            }
-        }
-    }
-
-    /// `{"currency": "GBP", "minorUnits": 1234, …}`.
-    private mutating func amount() -> (String, Int64)? {
-        var currency: String?
-        var minorUnits: Int64?
-        let read = members { cursor, start, end in
-            if cursor.key(start, end, is: "currency") {
-                guard currency == nil, let value = cursor.plainString() else { return false }
-                currency = value
-            } else if cursor.key(start, end, is: "minorUnits") {
-                cursor.skipWhitespace()
-                guard minorUnits == nil, let value = cursor.skipNumber().integer else { return false }
-                minorUnits = value
-            } else {
-                guard !cursor.hasEscape(start, end) else { return false }
-                return cursor.skipValue(depth: 2)
-            }
-            return true
-        }
-        guard read, let currency, let minorUnits else { return nil }
-        return (currency, minorUnits)
-    }
-
-    /// A feed item at the start of `bytes` (all of `bytes` when `requireEnd`), or nil for
-    /// JSONDecoder to decide. Category uids are taken from `categories` when seen before.
-    mutating func feedItem(requireEnd: Bool, categories: inout [String]) -> ParsedItem? {
-        var uid: String?, categoryUid: String?, direction: String?, status: String?
-        var amount: (String, Int64)?
-        var settlementTime: String??, source: String??, counterPartyType: String??, counterPartyName: String??
-        var spendingCategory: String??
-        var roundUp: Bool?
-        // Each field the job uses, once, from a key without escapes; anything else is
-        // checked and passed over.
-        let read = members { cursor, start, end in
-            if cursor.key(start, end, is: "feedItemUid") {
-                guard uid == nil, let value = cursor.plainString() else { return false }
-                uid = value
-            } else if cursor.key(start, end, is: "categoryUid") {
-                guard categoryUid == nil, let value = cursor.internedString(&categories) else { return false }
-                categoryUid = value
-            } else if cursor.key(start, end, is: "amount") {
-                guard amount == nil, let value = cursor.amount() else { return false }
-                amount = value
-            } else if cursor.key(start, end, is: "direction") {
-                guard direction == nil, let value = cursor.plainString() else { return false }
-                direction = value
-            } else if cursor.key(start, end, is: "status") {
-                guard status == nil, let value = cursor.plainString() else { return false }
-                status = value
-            } else if cursor.key(start, end, is: "settlementTime") {
-                guard settlementTime == nil, let value = cursor.optionalPlainString() else { return false }
-                settlementTime = value
-            } else if cursor.key(start, end, is: "source") {
-                guard source == nil, let value = cursor.optionalPlainString() else { return false }
-                source = value
-            } else if cursor.key(start, end, is: "counterPartyType") {
-                guard counterPartyType == nil, let value = cursor.optionalPlainString() else { return false }
-                counterPartyType = value
-            } else if cursor.key(start, end, is: "counterPartyName") {
-                guard counterPartyName == nil, let value = cursor.optionalPlainString() else { return false }
-                counterPartyName = value
-            } else if cursor.key(start, end, is: "spendingCategory") {
-                guard spendingCategory == nil, let value = cursor.optionalPlainString() else { return false }
-                spendingCategory = value
-            } else if cursor.key(start, end, is: "roundUp") {
-                guard roundUp == nil else { return false }
-                cursor.skipWhitespace()
-                let isNull = cursor.bytes.count - cursor.position >= 4 && cursor.bytes[cursor.position] == UInt8(ascii: "n")
-                guard cursor.skipValue(depth: 1) else { return false }
-                roundUp = !isNull
-            } else {
-                // Keys with escapes land here: JSONDecoder then decides, as the key may be one of the above.
-                guard !cursor.hasEscape(start, end) else { return false }
-                return cursor.skipValue(depth: 1)
-            }
-            return true
-        }
-        guard read else { return nil }
-        if requireEnd {
-            skipWhitespace()
-            guard atEnd else { return nil }
-        }
-        guard let uid, let categoryUid, let direction, let status, let (currency, minorUnits) = amount else {
-            return nil
-        }
-        return ParsedItem(
-            uid: uid, categoryUid: categoryUid, currency: currency, minorUnits: minorUnits, direction: direction,
-            status: status, settlementTime: settlementTime ?? nil, source: source ?? nil,
-            counterPartyType: counterPartyType ?? nil, counterPartyName: counterPartyName ?? nil,
-            spendingCategory: spendingCategory ?? nil, roundUp: roundUp ?? false)
-    }
-}
-
-extension UInt8 {
-    fileprivate var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
-    fileprivate var isHexDigit: Bool {
-        isDigit || (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "f"))
-            || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "F"))
     }
 }

@@ -35,7 +35,10 @@ struct AccountList: Decodable {
 }
 
 /// One item of the settled-transactions feed.
-public struct FeedItem: Decodable, Sendable {
+///
+/// `Equatable` so that the stream's own parser and `JSONDecoder` can be checked to read an
+/// item alike.
+public struct FeedItem: Decodable, Equatable, Sendable {
     public let feedItemUid: String
     public let categoryUid: String
     public let amount: CurrencyAndAmount
@@ -52,6 +55,26 @@ public struct FeedItem: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case feedItemUid, categoryUid, amount, direction, status, settlementTime, source
         case counterPartyType, counterPartyName, spendingCategory, roundUp
+    }
+
+    /// Every property, with no defaults: a property added here then has to be given by
+    /// every reader, `FeedDecoder`'s own parser included.
+    init(
+        feedItemUid: String, categoryUid: String, amount: CurrencyAndAmount, direction: String, status: String,
+        settlementTime: String?, source: String?, counterPartyType: String?, counterPartyName: String?,
+        spendingCategory: String?, hasBankRoundUp: Bool
+    ) {
+        self.feedItemUid = feedItemUid
+        self.categoryUid = categoryUid
+        self.amount = amount
+        self.direction = direction
+        self.status = status
+        self.settlementTime = settlementTime
+        self.source = source
+        self.counterPartyType = counterPartyType
+        self.counterPartyName = counterPartyName
+        self.spendingCategory = spendingCategory
+        self.hasBankRoundUp = hasBankRoundUp
     }
 
     public init(from decoder: any Decoder) throws {
@@ -80,6 +103,24 @@ extension KeyedDecodingContainer {
 
 struct FeedItemList: Decodable {
     let feedItems: [FeedItem]
+}
+
+/// The coding path of a feed item, for describing its failures as `feedItems[3].amount`.
+struct FeedItemsKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        self.intValue = nil
+    }
+
+    init(intValue: Int) {
+        self.stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+
+    static let items = FeedItemsKey(stringValue: "feedItems")
 }
 
 /// One of an account's savings goals.
