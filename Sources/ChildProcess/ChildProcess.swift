@@ -103,8 +103,12 @@ public struct Child: Sendable {
         let ending: Ending = signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
         // ru_maxrss is in kilobytes on Linux.
-        return (ending, Usage(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-                              peakMemoryBytes: usage.ru_maxrss * 1024))
+        return (
+            ending,
+            Usage(
+                cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+                peakMemoryBytes: usage.ru_maxrss * 1024)
+        )
     }
 }
 

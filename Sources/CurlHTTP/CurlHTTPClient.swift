@@ -142,7 +142,9 @@ private final class CurlLane: @unchecked Sendable {
                 set(roundup_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
                 set(roundup_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
                 set(roundup_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
-                set(roundup_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout)))
+                set(
+                    roundup_curl_setopt_long(
+                        handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout)))
                 set(roundup_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(configuration.requestTimeout)))
                 set(roundup_curl_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent))
                 set(roundup_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBytes.baseAddress))
@@ -164,25 +166,32 @@ private final class CurlLane: @unchecked Sendable {
                 case .put:
                     set(roundup_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT"))
                     set(roundup_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count)))
-                    set(roundup_curl_setopt_pointer(
-                        handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bodyBytes.baseAddress)))
+                    set(
+                        roundup_curl_setopt_pointer(
+                            handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bodyBytes.baseAddress)))
                 }
 
                 let context = Unmanaged.passUnretained(collector).toOpaque()
-                set(roundup_curl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
-                    guard let data, let context else { return 0 }
-                    let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
-                    let length = size * count
-                    return collector.body(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
-                }))
+                set(
+                    roundup_curl_setopt_callback(
+                        handle, CURLOPT_WRITEFUNCTION,
+                        { data, size, count, context in
+                            guard let data, let context else { return 0 }
+                            let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
+                            let length = size * count
+                            return collector.body(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+                        }))
                 set(roundup_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
-                set(roundup_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
-                    guard let data, let context else { return 0 }
-                    let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
-                    let length = size * count
-                    collector.headerLine(UnsafeRawBufferPointer(start: data, count: length))
-                    return length
-                }))
+                set(
+                    roundup_curl_setopt_callback(
+                        handle, CURLOPT_HEADERFUNCTION,
+                        { data, size, count, context in
+                            guard let data, let context else { return 0 }
+                            let collector = Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
+                            let length = size * count
+                            collector.headerLine(UnsafeRawBufferPointer(start: data, count: length))
+                            return length
+                        }))
                 set(roundup_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
                 guard setup == CURLE_OK else { return setup }
                 return withExtendedLifetime(collector) { curl_easy_perform(handle) }

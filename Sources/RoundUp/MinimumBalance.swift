@@ -34,7 +34,9 @@ public struct MinimumBalance: Hashable, Sendable {
                 case .skip: 0
                 }
             }
-        return (Money(minorUnits: move, currency: total.currency),
-                Money(minorUnits: total.minorUnits - move, currency: total.currency))
+        return (
+            Money(minorUnits: move, currency: total.currency),
+            Money(minorUnits: total.minorUnits - move, currency: total.currency)
+        )
     }
 }

@@ -29,8 +29,9 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
 
     /// The amount in major units, exact.
     public var amount: Decimal {
-        Decimal(sign: minorUnits < 0 ? .minus : .plus, exponent: -currency.exponent,
-                significand: Decimal(minorUnits.magnitude))
+        Decimal(
+            sign: minorUnits < 0 ? .minus : .plus, exponent: -currency.exponent,
+            significand: Decimal(minorUnits.magnitude))
     }
 
     /// The amount in major units with exactly the currency's decimals: `6.07`, `1200`, `0.125`.

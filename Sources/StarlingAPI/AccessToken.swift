@@ -66,4 +66,3 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
     public var debugDescription: String { "<redacted>" }
     public var customMirror: Mirror { Mirror(self, children: []) }
 }
-

@@ -1,7 +1,7 @@
 public import CurlHTTP
+import Foundation
 public import Logging
 public import RoundUp
-import Foundation
 
 /// The bank's public API, as far as the round-up job uses it.
 ///
@@ -24,7 +24,8 @@ public struct BankClient: Sendable {
     private let logger: Logger
 
     public init(
-        baseURL: String, token: AccessToken, transport: any HTTPTransport, retrier: Retrier = Retrier(policy: .standard),
+        baseURL: String, token: AccessToken, transport: any HTTPTransport,
+        retrier: Retrier = Retrier(policy: .standard),
         logger: Logger = Logger(label: "roundup.bank", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         var base = baseURL
@@ -150,7 +151,8 @@ public struct BankClient: Sendable {
                 attempt, classify: \.retryableFailure,
                 willRetry: { failure, number, delay in
                     logger.warning(
-                        "\(failure.description); trying again in \(delay.inSeconds) (attempt \(number + 1) of \(retrier.policy.maxAttempts))")
+                        "\(failure.description); trying again in \(delay.inSeconds) (attempt \(number + 1) of \(retrier.policy.maxAttempts))"
+                    )
                 })
         } catch {
             if error.attempts == 1, error.stop == .notRetryable { throw error.last }
@@ -168,7 +170,8 @@ public struct BankClient: Sendable {
             return try JSONDecoder().decode(Body.self, from: Data(response.body))
         } catch {
             throw .malformedResponse(
-                endpoint: "\(method.rawValue) \(path)", detail: token.redacted(in: describe(error, body: response.body)))
+                endpoint: "\(method.rawValue) \(path)", detail: token.redacted(in: describe(error, body: response.body))
+            )
         }
     }
 
@@ -201,7 +204,8 @@ public struct BankClient: Sendable {
         // Method, path, status, size and time: never a header, so never the token. (The
         // message is only put together when debug logging is on.)
         logger.debug(
-            "\(endpoint) → \(response.status), \(consumer != nil && (200..<300).contains(response.status) ? "streamed" : "\(response.body.count) bytes") in \((ContinuousClock.now - started).inSeconds)")
+            "\(endpoint) → \(response.status), \(consumer != nil && (200..<300).contains(response.status) ? "streamed" : "\(response.body.count) bytes") in \((ContinuousClock.now - started).inSeconds)"
+        )
         switch response.status {
         case 200..<300:
             return response

@@ -99,8 +99,10 @@ public struct EmulatedGoal: Hashable, Sendable {
     /// ACTIVE, ARCHIVED, …; nil leaves the field out, as older API versions did.
     public var state: String?
 
-    public init(uid: String, name: String, currency: String, target: Int64? = nil, totalSaved: Int64 = 0,
-                state: String? = "ACTIVE") {
+    public init(
+        uid: String, name: String, currency: String, target: Int64? = nil, totalSaved: Int64 = 0,
+        state: String? = "ACTIVE"
+    ) {
         self.uid = uid
         self.name = name
         self.currency = currency
@@ -146,8 +148,10 @@ public struct BankState: Sendable {
         "savings-goal-transfer:create", "balance:read",
     ]
 
-    public init(token: String, scopes: [String] = BankState.allScopes, accounts: [EmulatedAccount] = [],
-                feeds: [String: [EmulatedFeedItem]] = [:], goals: [String: [EmulatedGoal]] = [:]) {
+    public init(
+        token: String, scopes: [String] = BankState.allScopes, accounts: [EmulatedAccount] = [],
+        feeds: [String: [EmulatedFeedItem]] = [:], goals: [String: [EmulatedGoal]] = [:]
+    ) {
         self.token = token
         self.scopes = scopes
         self.accounts = accounts

@@ -1,5 +1,5 @@
-public import RoundUp
 import Foundation
+public import RoundUp
 
 /// A request as the emulated bank sees it, independent of the HTTP server.
 public struct EmulatorRequest: Sendable {
@@ -12,8 +12,10 @@ public struct EmulatorRequest: Sendable {
     /// The client's end of the connection the request came on (`127.0.0.1:51234`), when known.
     public var connection: String?
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: [UInt8] = [], connection: String? = nil) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], connection: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -167,7 +169,8 @@ public actor EmulatedBank {
             response.body = garbled(response.body, garble)
         case .rewrittenBody(let text, let replacement):
             response = route(request, endpoint, segments)
-            response.body = Array(String(decoding: response.body, as: UTF8.self).replacing(text, with: replacement).utf8)
+            response.body = Array(
+                String(decoding: response.body, as: UTF8.self).replacing(text, with: replacement).utf8)
         }
         requests.append(
             RecordedRequest(
@@ -228,8 +231,9 @@ public actor EmulatedBank {
 
     private func accounts() -> EmulatorResponse {
         let list = state.accounts.map {
-            AccountBody(accountUid: $0.uid, accountType: "PRIMARY", defaultCategory: $0.defaultCategory,
-                        currency: $0.currency, createdAt: "2020-01-06T09:30:00.000Z", name: $0.name)
+            AccountBody(
+                accountUid: $0.uid, accountType: "PRIMARY", defaultCategory: $0.defaultCategory,
+                currency: $0.currency, createdAt: "2020-01-06T09:30:00.000Z", name: $0.name)
         }
         return json(200, ["accounts": list])
     }
@@ -242,7 +246,8 @@ public actor EmulatedBank {
         return json(
             200,
             BalanceBody(
-                clearedBalance: amount, effectiveBalance: amount, pendingTransactions: EmulatedAmount(account.currency, 0),
+                clearedBalance: amount, effectiveBalance: amount,
+                pendingTransactions: EmulatedAmount(account.currency, 0),
                 acceptedOverdraft: EmulatedAmount(account.currency, 0), amount: amount, totalClearedBalance: amount,
                 totalEffectiveBalance: amount))
     }
@@ -270,7 +275,8 @@ public actor EmulatedBank {
         }
         let list = (state.goals[accountUid] ?? []).map { goal in
             GoalBody(
-                savingsGoalUid: goal.uid, name: goal.name, target: goal.target.map { EmulatedAmount(goal.currency, $0) },
+                savingsGoalUid: goal.uid, name: goal.name,
+                target: goal.target.map { EmulatedAmount(goal.currency, $0) },
                 totalSaved: EmulatedAmount(goal.currency, goal.totalSaved),
                 savedPercentage: goal.target.map { $0 > 0 ? Int(goal.totalSaved * 100 / $0) : 0 }, state: goal.state)
         }
@@ -289,7 +295,8 @@ public actor EmulatedBank {
         // Derived from the account and the goal's ordinal, so it does not depend on the order
         // in which concurrent requests arrive.
         let ordinal = state.goals[accountUid]?.count ?? 0
-        let uid = TransferUID.uuidV5(namespace: Array(repeating: 0x42, count: 16), name: "goal \(accountUid) \(ordinal)")
+        let uid = TransferUID.uuidV5(
+            namespace: Array(repeating: 0x42, count: 16), name: "goal \(accountUid) \(ordinal)")
         state.goals[accountUid, default: []].append(
             EmulatedGoal(uid: uid, name: request.name, currency: request.currency, target: request.target?.minorUnits))
         return json(200, CreatedGoalBody(savingsGoalUid: uid, success: true))

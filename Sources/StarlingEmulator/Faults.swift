@@ -13,11 +13,13 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             case ("GET", 2) where rest == ["identity", "token"]: .identity
             case ("GET", 1) where rest[0] == "accounts": .accounts
             case ("GET", 3) where rest[0] == "accounts" && rest[2] == "balance": .balance
-            case ("GET", 4) where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
+            case ("GET", 4)
+            where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
                 .settledFeed
             case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoals
             case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": .createGoal
-            case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money": .addMoney
+            case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":
+                .addMoney
             default: .unknown
             }
         return (endpoint, rest)
@@ -156,7 +158,11 @@ struct ActiveRule {
 
     init(_ rule: FaultRule) {
         self.rule = rule
-        if case .randomly(_, let seed) = rule.when { random = SeededRandom(seed: seed) } else { random = SeededRandom(seed: 0) }
+        if case .randomly(_, let seed) = rule.when {
+            random = SeededRandom(seed: seed)
+        } else {
+            random = SeededRandom(seed: 0)
+        }
     }
 
     /// Counts a request to `endpoint` and says whether it fails, and how.

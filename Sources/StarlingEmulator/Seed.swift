@@ -1,5 +1,5 @@
-public import RoundUp
 public import Foundation
+public import RoundUp
 
 /// Ready-made states of the emulated bank.
 public enum Seed {
@@ -131,18 +131,22 @@ public enum Seed {
         return BankState(
             token: token,
             accounts: [
-                EmulatedAccount(uid: Uid.gbpAccount, defaultCategory: Uid.gbpCategory, currency: "GBP",
-                                name: "Personal", balance: 1_234_56),
-                EmulatedAccount(uid: Uid.eurAccount, defaultCategory: Uid.eurCategory, currency: "EUR",
-                                name: "Euro", balance: 300_00),
+                EmulatedAccount(
+                    uid: Uid.gbpAccount, defaultCategory: Uid.gbpCategory, currency: "GBP",
+                    name: "Personal", balance: 1_234_56),
+                EmulatedAccount(
+                    uid: Uid.eurAccount, defaultCategory: Uid.eurCategory, currency: "EUR",
+                    name: "Euro", balance: 300_00),
             ],
             feeds: [Uid.gbpAccount: gbpFeed, Uid.eurAccount: eurFeed],
             goals: [
                 Uid.gbpAccount: [
-                    EmulatedGoal(uid: Uid.gbpHolidayGoal, name: "Holiday", currency: "GBP", target: 800_00,
-                                 totalSaved: 250_00),
-                    EmulatedGoal(uid: Uid.gbpArchivedRoundUps, name: "Round-ups", currency: "GBP",
-                                 totalSaved: 0, state: "ARCHIVED"),
+                    EmulatedGoal(
+                        uid: Uid.gbpHolidayGoal, name: "Holiday", currency: "GBP", target: 800_00,
+                        totalSaved: 250_00),
+                    EmulatedGoal(
+                        uid: Uid.gbpArchivedRoundUps, name: "Round-ups", currency: "GBP",
+                        totalSaved: 0, state: "ARCHIVED"),
                 ],
                 Uid.eurAccount: [
                     EmulatedGoal(uid: Uid.eurRoundUps, name: "Round-ups", currency: "EUR", totalSaved: 12_40)
@@ -168,11 +172,13 @@ public enum Seed {
             let uid = String(format: "ac000000-0000-4000-8000-%012d", number)
             let category = String(format: "ca000000-0000-4000-8000-%012d", number)
             state.accounts.append(
-                EmulatedAccount(uid: uid, defaultCategory: category, currency: "GBP", name: "Account \(number)",
-                                balance: 100_000_000_00))
+                EmulatedAccount(
+                    uid: uid, defaultCategory: category, currency: "GBP", name: "Account \(number)",
+                    balance: 100_000_000_00))
             state.goals[uid] = [
-                EmulatedGoal(uid: String(format: "90a10000-0000-4000-8000-%012d", number), name: "Round-ups",
-                             currency: "GBP")
+                EmulatedGoal(
+                    uid: String(format: "90a10000-0000-4000-8000-%012d", number), name: "Round-ups",
+                    currency: "GBP")
             ]
             var feed: [EmulatedFeedItem] = []
             feed.reserveCapacity(items)
@@ -181,12 +187,14 @@ public enum Seed {
                 let pence = Int64(random.next() % 20_000) + 1
                 total += (100 - pence % 100) % 100
                 let settled = Instant(
-                    millisecondsSince1970: week.start.millisecondsSince1970 + Int64(index) * span / Int64(max(1, items)))
+                    millisecondsSince1970: week.start.millisecondsSince1970 + Int64(index) * span / Int64(max(1, items))
+                )
                 feed.append(
                     EmulatedFeedItem(
                         uid: String(format: "fe%06d-0000-4000-8000-%012d", number, index), categoryUid: category,
                         amount: EmulatedAmount("GBP", pence), transactionTime: settled, settlementTime: settled,
-                        counterPartyUid: "c0000000-0000-4000-8000-000000000001", counterPartyName: "Shop \(index % 500)",
+                        counterPartyUid: "c0000000-0000-4000-8000-000000000001",
+                        counterPartyName: "Shop \(index % 500)",
                         reference: "CARD PAYMENT", spendingCategory: "SHOPPING"))
             }
             state.feeds[uid] = feed

@@ -78,7 +78,8 @@ for account in accounts {
     let query = "minTransactionTimestamp=\(arguments[2])&maxTransactionTimestamp=\(arguments[3])"
     let feed = try decoder.decode(
         Feed.self,
-        from: try await request("GET", "/api/v2/feed/account/\(account.accountUid)/settled-transactions-between?\(query)"))
+        from: try await request(
+            "GET", "/api/v2/feed/account/\(account.accountUid)/settled-transactions-between?\(query)"))
     var total = Decimal(0)
     for item in feed.feedItems
     where item.direction == "OUT" && item.status == "SETTLED" && item.categoryUid == account.defaultCategory {

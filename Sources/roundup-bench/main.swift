@@ -37,7 +37,8 @@ struct Options {
 }
 
 enum Client: String, CaseIterable {
-    case roundup, plain = "plain client"
+    case roundup
+    case plain = "plain client"
 }
 
 struct Measurement {
@@ -73,8 +74,10 @@ func startEmulator(accounts: Int, items: Int, latency: Int) throws -> (Child, St
     defer { close(log) }
     let child = try Child.spawn(
         roundupBinary,
-        ["emulator", "--port", "0", "--end-date", endDate, "--accounts", "\(accounts)", "--items", "\(items)",
-         "--latency", "\(latency)"],
+        [
+            "emulator", "--port", "0", "--end-date", endDate, "--accounts", "\(accounts)", "--items", "\(items)",
+            "--latency", "\(latency)",
+        ],
         environment: ["PATH": "/usr/bin:/bin"], stdout: out.write, stderr: log)
     close(out.write)
     // The banner's first line names the URL: "Emulated bank listening on http://127.0.0.1:PORT (…".
@@ -112,8 +115,13 @@ func measure(_ client: Client, accounts: Int, items: Int, latency: Int, dryRun: 
     let (executable, arguments): (String, [String]) =
         switch client {
         case .roundup:
-            (roundupBinary, ["run", "--end-date", endDate, "--api-base-url", baseURL, "--state-dir", run + "/state",
-                             "--config", config] + (dryRun ? ["--dry-run"] : []))
+            (
+                roundupBinary,
+                [
+                    "run", "--end-date", endDate, "--api-base-url", baseURL, "--state-dir", run + "/state",
+                    "--config", config,
+                ] + (dryRun ? ["--dry-run"] : [])
+            )
         case .plain:
             (plainBinary, [baseURL, windowStart, windowEnd])
         }
@@ -150,14 +158,16 @@ func compare(accounts: Int, items: Int, latency: Int) async throws -> [Client: M
     var runs: [Client: [Measurement]] = [:]
     for _ in 0..<options.runs {
         for client in Client.allCases {
-            runs[client, default: []].append(try await measure(client, accounts: accounts, items: items, latency: latency))
+            runs[client, default: []].append(
+                try await measure(client, accounts: accounts, items: items, latency: latency))
         }
     }
     var result: [Client: Measurement] = [:]
     for (client, list) in runs {
         result[client] = Measurement(
             wall: median(list.map(\.wall)), cpu: median(list.map(\.cpu)),
-            peakMemory: Int(median(list.map { Double($0.peakMemory) })), connections: list.map(\.connections).max() ?? 0,
+            peakMemory: Int(median(list.map { Double($0.peakMemory) })),
+            connections: list.map(\.connections).max() ?? 0,
             requests: list.map(\.requests).max() ?? 0, moved: list[0].moved)
         guard Set(list.map(\.moved)).count == 1 else { throw BenchError(description: "\(client) moved different sums") }
     }
@@ -169,26 +179,36 @@ func compare(accounts: Int, items: Int, latency: Int) async throws -> [Client: M
     return result
 }
 
-func seconds(_ value: Double) -> String { value < 10 ? String(format: "%.3f s", value) : String(format: "%.1f s", value) }
+func seconds(_ value: Double) -> String {
+    value < 10 ? String(format: "%.3f s", value) : String(format: "%.1f s", value)
+}
 func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
 func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2f×", a / b) : "—" }
 
 nonisolated(unsafe) var rows: [[String]] = []
-@MainActor func row(_ label: String, _ results: [Client: Measurement], _ value: (Measurement) -> Double,
-         _ format: (Double) -> String, target: String) {
+@MainActor func row(
+    _ label: String, _ results: [Client: Measurement], _ value: (Measurement) -> Double,
+    _ format: (Double) -> String, target: String
+) {
     guard let ours = results[.roundup], let theirs = results[.plain] else { return }
     rows.append([label, format(value(ours)), format(value(theirs)), ratio(value(ours), value(theirs)), target])
 }
 
-print("roundup-bench: \(options.runs) run(s) of each client per line (medians); roundup concurrency \(options.concurrency)")
-print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; emulator latency \(options.latency) ms for wall times")
+print(
+    "roundup-bench: \(options.runs) run(s) of each client per line (medians); roundup concurrency \(options.concurrency)"
+)
+print(
+    "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; emulator latency \(options.latency) ms for wall times"
+)
 print("")
 for accounts in [1, 10] {
     let results = try await compare(accounts: accounts, items: 20, latency: options.latency)
-    row("wall time, \(accounts) account\(accounts == 1 ? "" : "s") × 20 payments, \(options.latency) ms latency",
+    row(
+        "wall time, \(accounts) account\(accounts == 1 ? "" : "s") × 20 payments, \(options.latency) ms latency",
         results, \.wall, seconds, target: accounts == 10 ? "≤ 0.30×" : "")
     if accounts == 10 {
-        row("connections opened, 10 accounts", results, { Double($0.connections) }, { String(Int($0)) },
+        row(
+            "connections opened, 10 accounts", results, { Double($0.connections) }, { String(Int($0)) },
             target: "roundup ≤ \(options.concurrency)")
         row("requests, 10 accounts", results, { Double($0.requests) }, { String(Int($0)) }, target: "")
     }
@@ -197,7 +217,8 @@ for items in options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
     let results = try await compare(accounts: 1, items: items, latency: 0)
     let label = items.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_GB")))
     row("client CPU, \(label) payments", results, \.cpu, seconds, target: items == 100_000 ? "≤ 0.50×" : "")
-    row("peak memory, \(label) payments", results, { Double($0.peakMemory) }, { megabytes(Int($0)) },
+    row(
+        "peak memory, \(label) payments", results, { Double($0.peakMemory) }, { megabytes(Int($0)) },
         target: items == 100_000 ? "roundup < 100 MB" : "")
     row("wall time, \(label) payments, no latency", results, \.wall, seconds, target: "")
 }
@@ -216,14 +237,18 @@ for _ in 0..<max(options.runs, 5) {
     startups.append(usage)
 }
 rows.append(["start-up (`roundup --version`): wall time", seconds(median(startupWalls)), "—", "—", ""])
-rows.append(["start-up: peak memory", megabytes(Int(median(startups.map { Double($0.peakMemoryBytes) }))), "—", "—", ""])
+rows.append([
+    "start-up: peak memory", megabytes(Int(median(startups.map { Double($0.peakMemoryBytes) }))), "—", "—", "",
+])
 var idle: [Measurement] = []
 for _ in 0..<options.runs {
     idle.append(try await measure(.roundup, accounts: 1, items: 0, latency: 0, dryRun: true))
 }
 rows.append(["dry run with nothing to do: wall time", seconds(median(idle.map(\.wall))), "—", "—", ""])
 rows.append(["dry run with nothing to do: CPU", seconds(median(idle.map(\.cpu))), "—", "—", ""])
-rows.append(["dry run with nothing to do: peak memory", megabytes(Int(median(idle.map { Double($0.peakMemory) }))), "—", "—", ""])
+rows.append([
+    "dry run with nothing to do: peak memory", megabytes(Int(median(idle.map { Double($0.peakMemory) }))), "—", "—", "",
+])
 /// The size of `binary` with its symbols stripped, as `scripts/install` installs it.
 func strippedSize(_ binary: String) -> Int? {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strip") else { return nil }

@@ -47,7 +47,8 @@ struct Demo: AsyncParsableCommand {
         await server.stop()
 
         if !output.json, let report = result.report {
-            result.output = "roundup demo: the emulated bank is at \(server.baseURL); state in \(demoState)\n\n"
+            result.output =
+                "roundup demo: the emulated bank is at \(server.baseURL); state in \(demoState)\n\n"
                 + result.output + "\n" + report.markdown
         }
         try finish(result)

@@ -43,7 +43,8 @@ struct Emulator: AsyncParsableCommand {
 
     func run() async throws {
         guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
-        let week = endDate.map { Week(endingOn: $0, in: zone) }
+        let week =
+            endDate.map { Week(endingOn: $0, in: zone) }
             ?? Week.endingYesterday(now: Composition.live.clock(), in: zone)
         guard (0...100).contains(faultRate) else { throw ValidationError("--fault-rate must be from 0 to 100") }
         guard (0...60_000).contains(latency) else { throw ValidationError("--latency must be from 0 to 60000") }
@@ -53,7 +54,8 @@ struct Emulator: AsyncParsableCommand {
             guard (1...1000).contains(accounts), (0...1_000_000).contains(items) else {
                 throw ValidationError("--accounts must be from 1 to 1000 and --items from 0 to 1000000")
             }
-            state = Seed.benchmark(accounts: accounts, items: items, endingOn: week.endDate, token: Seed.demoToken).state
+            state =
+                Seed.benchmark(accounts: accounts, items: items, endingOn: week.endDate, token: Seed.demoToken).state
             seeded += ", \(accounts) account(s) of \(items) payments"
         } else {
             state = Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)
@@ -63,7 +65,8 @@ struct Emulator: AsyncParsableCommand {
         if faultRate > 0 {
             rules.append(
                 FaultRule(
-                    when: .randomly(probability: Double(faultRate) / 100, seed: faultSeed), faults: Fault.transientKinds))
+                    when: .randomly(probability: Double(faultRate) / 100, seed: faultSeed), faults: Fault.transientKinds
+                ))
         }
         if latency > 0 {
             rules.append(FaultRule(when: .always, faults: [.latency(.milliseconds(latency))]))

@@ -16,7 +16,8 @@ struct HistoryCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
+    @Option(
+        help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
     @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"), completion: .directory)

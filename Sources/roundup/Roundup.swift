@@ -30,7 +30,8 @@ struct Roundup: AsyncParsableCommand {
 
 /// Where settings come from and the ones with flags, shared by `run` and `check`.
 struct SettingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
+    @Option(
+        help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
     @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
@@ -78,7 +79,8 @@ struct LoggingOptions: ParsableArguments {
             LogLevel(rawValue: text) == nil
         {
             throw ValidationError(
-                "ROUNDUP_LOG_LEVEL '\(text)' is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+                "ROUNDUP_LOG_LEVEL '\(text)' is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
     }
 

@@ -66,7 +66,8 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)
         let config = home.path + "/config.yaml"
         try "tokenFile: \(tokenFile)\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try await roundup(["run", "--end-date", "2026-11-15", "--config", config], environment: environment)
+        let result = try await roundup(
+            ["run", "--end-date", "2026-11-15", "--config", config], environment: environment)
         #expect(result.status == 78)
         #expect(result.stderr.contains("chmod 600"))
         #expect(!result.stderr.contains("some-token"))
@@ -86,8 +87,12 @@ import Testing
             let arguments = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--verbose"]
             let first = try await roundup(arguments, environment: withToken())
             #expect(first.status == 0, "\(first.stderr)")
-            #expect(summaryRow(first.stdout, "Personal (GBP)") == ["Personal (GBP)", "7", "2.98 GBP", "Round-ups", "transferred"])
-            #expect(summaryRow(first.stdout, "Euro (EUR)") == ["Euro (EUR)", "3", "1.26 EUR", "Round-ups", "transferred"])
+            #expect(
+                summaryRow(first.stdout, "Personal (GBP)") == [
+                    "Personal (GBP)", "7", "2.98 GBP", "Round-ups", "transferred",
+                ])
+            #expect(
+                summaryRow(first.stdout, "Euro (EUR)") == ["Euro (EUR)", "3", "1.26 EUR", "Round-ups", "transferred"])
             #expect(first.stdout.contains("Personal (GBP): moved 2.98 GBP into \"Round-ups\""))
             #expect(first.stdout.contains("Report: \(home.path)/.local/state/roundup/reports/roundup-2026-11-15.md"))
             #expect(!first.stderr.isEmpty, "--verbose logs the steps")
@@ -116,7 +121,8 @@ import Testing
     }
 
     @Test func theTokenIsRejected() async throws {
-        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "other")
+        let state = Seed.realisticWeek(
+            endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "other")
         try await withEmulator(state) { server in
             let result = try await roundup(
                 ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL], environment: withToken())
@@ -172,13 +178,18 @@ import Testing
         #expect(table.status == 0, "\(table.stderr)")
         let lines = table.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("Week"))
-        #expect(lines[2].contains("2026-11-09 – 2026-11-15") && lines[2].contains("Euro") && lines[2].contains("nothing to move"))
+        #expect(
+            lines[2].contains("2026-11-09 – 2026-11-15") && lines[2].contains("Euro")
+                && lines[2].contains("nothing to move"))
         #expect(lines[3].contains("Personal") && lines[3].contains("0.50 GBP") && lines[3].contains("transferred"))
         #expect(lines[4].contains("2026-11-02 – 2026-11-08") && lines[4].contains("Euro"))
-        #expect(lines[5].contains("2026-11-02 – 2026-11-08") && lines[5].contains("Personal") && lines[5].contains("0.99 GBP"))
+        #expect(
+            lines[5].contains("2026-11-02 – 2026-11-08") && lines[5].contains("Personal")
+                && lines[5].contains("0.99 GBP"))
         #expect(table.stdout.contains("Saved so far: 1.49 GBP"))
 
-        let json = try await roundup(["history", "--state-dir", state, "--json", "--weeks", "1"], environment: environment)
+        let json = try await roundup(
+            ["history", "--state-dir", state, "--json", "--weeks", "1"], environment: environment)
         let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(document?["schemaVersion"] as? Int == 1)
         let weeks = document?["weeks"] as? [[String: Any]] ?? []
@@ -267,7 +278,9 @@ import Testing
             let result = try await roundup(["check", "--api-base-url", server.baseURL], environment: environment)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
             #expect(result.stdout.contains("ok    scopes: everything a run needs"))
-            #expect(result.stdout.contains("ok    Personal (GBP) has no goal named \"Round-ups\" yet; the first run creates it"))
+            #expect(
+                result.stdout.contains(
+                    "ok    Personal (GBP) has no goal named \"Round-ups\" yet; the first run creates it"))
             #expect(result.stdout.contains("ok    Euro (EUR) saves into \"Round-ups\""))
             #expect(!result.stdout.contains("FIX"))
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" }, "check writes nothing at the bank")
@@ -277,7 +290,8 @@ import Testing
 
     @Test func checkSaysWhatToFix() async throws {
         let home = try TemporaryDirectory()
-        var state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "chk2")
+        var state = Seed.realisticWeek(
+            endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "chk2")
         state.scopes = ["account:read", "account-list:read", "transaction:read", "savings-goal:read"]
         let config = home.path + "/config.yaml"
         try "goals:\n  \(Seed.Uid.eurAccount): 00000000-0000-4000-8000-00000000dead\n"
@@ -288,8 +302,12 @@ import Testing
                 ["check", "--api-base-url", server.baseURL, "--config", config], environment: environment)
             #expect(result.status == 77, "the first problem is the missing scope")
             #expect(result.stdout.contains("FIX   scopes: the token lacks savings-goal-transfer:create"))
-            #expect(result.stdout.contains("FIX   Personal (GBP): has no active GBP goal named \"Round-ups\", and the token lacks savings-goal:create"))
-            #expect(result.stdout.contains("FIX   Euro (EUR): the goal 00000000-0000-4000-8000-00000000dead configured"))
+            #expect(
+                result.stdout.contains(
+                    "FIX   Personal (GBP): has no active GBP goal named \"Round-ups\", and the token lacks savings-goal:create"
+                ))
+            #expect(
+                result.stdout.contains("FIX   Euro (EUR): the goal 00000000-0000-4000-8000-00000000dead configured"))
             #expect(!result.stdout.contains("chk2"))
         }
     }

@@ -1,8 +1,8 @@
 import ChildProcess
 import Foundation
-import Synchronization
 import RoundUp
 import StarlingEmulator
+import Synchronization
 import TestSupport
 import Testing
 
@@ -63,14 +63,18 @@ import Testing
                     }
                 }
                 if outcome.killed { points += 1 }
-                if !outcome.problems.none { problems.append("request \(request), after acting \(afterActing): \(outcome.problems)") }
+                if !outcome.problems.none {
+                    problems.append("request \(request), after acting \(afterActing): \(outcome.problems)")
+                }
             }
         }
         #expect(problems.isEmpty, "\(problems)")
         // A run makes 15 requests, so 30 kills can land; on a loaded machine a kill now and
         // then comes after the run ended, which proves nothing either way.
         #expect(points >= 27, "most requests should have been reached before the run ended")
-        print("crash test (at requests): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")")
+        print(
+            "crash test (at requests): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")"
+        )
     }
 
     @Test("SIGKILL at random moments of runs slowed down by latency on every request")
@@ -92,7 +96,9 @@ import Testing
         }
         #expect(problems.isEmpty, "\(problems)")
         #expect(points >= 15, "most kills should land before the run ends")
-        print("crash test (random moments): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")")
+        print(
+            "crash test (random moments): \(points) SIGKILLs landed; money lost or doubled: \(problems.isEmpty ? "none" : "\(problems)")"
+        )
     }
 
     @Test("two runs at once: the second waits for the lock, then exits 75 and moves nothing")

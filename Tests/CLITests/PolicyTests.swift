@@ -68,8 +68,9 @@ import Testing
             #expect(personal["capApplied"] as? String == "4.00")
             #expect(personal["total"] as? String == "4.00")
             #expect(personal["leftOut"] as? [String: Int] == ["excluded-source": 1, "excluded-spending-category": 1])
-            #expect((personal["transactions"] as? [[String: Any]])?.compactMap { $0["roundUp"] as? String }
-                == ["0.65", "1.00", "0.00"])
+            #expect(
+                (personal["transactions"] as? [[String: Any]])?.compactMap { $0["roundUp"] as? String }
+                    == ["0.65", "1.00", "0.00"])
         }
     }
 
@@ -97,10 +98,14 @@ import Testing
             let result = try await roundup(arguments, environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [1_00], "only down to the minimum")
-            #expect(summaryRow(result.stdout, "Personal (GBP)") == ["Personal (GBP)", "2", "1.00 GBP", "Round-ups", "transferred"])
-            #expect(result.stdout.contains(
-                "moved 1.00 GBP into \"Round-ups\" (reduced from 1.07 GBP to keep the balance of 102.00 GBP "
-                    + "at or above the minimum of 101.00 GBP)"))
+            #expect(
+                summaryRow(result.stdout, "Personal (GBP)") == [
+                    "Personal (GBP)", "2", "1.00 GBP", "Round-ups", "transferred",
+                ])
+            #expect(
+                result.stdout.contains(
+                    "moved 1.00 GBP into \"Round-ups\" (reduced from 1.07 GBP to keep the balance of 102.00 GBP "
+                        + "at or above the minimum of 101.00 GBP)"))
             let markdown = try String(
                 contentsOfFile: home.path + "/.local/state/roundup/reports/roundup-\(Self.week).md", encoding: .utf8)
             #expect(markdown.contains("- Round-up: 1.07 GBP, less 0.07 GBP held back → **1.00 GBP**"))
@@ -121,8 +126,10 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(await server.bank.transfers.isEmpty)
             #expect(summaryRow(result.stdout, "Personal (GBP)")?.last == "nothing to do")
-            #expect(result.stdout.contains(
-                "held back 1.07 GBP: moving it would take the balance of 102.00 GBP below the minimum of 101.00 GBP"))
+            #expect(
+                result.stdout.contains(
+                    "held back 1.07 GBP: moving it would take the balance of 102.00 GBP below the minimum of 101.00 GBP"
+                ))
             let again = try await roundup(arguments, environment: environment)
             #expect(again.status == 0)
             #expect(await server.bank.transfers.isEmpty, "the week is decided: a rerun moves nothing")
@@ -135,8 +142,10 @@ import Testing
         let home = try TemporaryDirectory()
         let config = try write("minimumBalance:\n  GBP: 101.00\n", in: home)
         let environment = binaryEnvironment(home, token: "noscope")
-        let scopes = ["account:read", "account-list:read", "transaction:read", "savings-goal:read",
-                      "savings-goal-transfer:create"]
+        let scopes = [
+            "account:read", "account-list:read", "transaction:read", "savings-goal:read",
+            "savings-goal-transfer:create",
+        ]
         try await withEmulator(Self.lowBalanceBank(token: "noscope", scopes: scopes)) { server in
             let result = try await roundup(
                 ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],

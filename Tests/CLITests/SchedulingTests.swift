@@ -62,8 +62,9 @@ import Testing
             #expect(log.contains("0.66 GBP"), "\(log)")
             #expect(!log.contains(token))
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
-            #expect(FileManager.default.fileExists(
-                atPath: home.path + "/.local/state/roundup/reports/roundup-\(week.endDate).json"))
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: home.path + "/.local/state/roundup/reports/roundup-\(week.endDate).json"))
         }
     }
 
@@ -114,8 +115,9 @@ import Testing
             let result = try await roundup(Array(exec.dropFirst()), environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
-            #expect(FileManager.default.fileExists(
-                atPath: root.path + "/var/lib/roundup/reports/roundup-\(week.endDate).json"))
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: root.path + "/var/lib/roundup/reports/roundup-\(week.endDate).json"))
             #expect(!result.stdout.contains(token) && !result.stderr.contains(token))
 
             // The timer fires again after a restart; the week is not moved twice.

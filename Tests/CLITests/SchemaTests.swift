@@ -23,7 +23,8 @@ import Testing
         #expect(report.problems(inJSON: #"{"schemaVersion":2}"#).contains { $0.contains("is not 1") })
         let undocumented = #"{"schemaVersion":1,"stateDirectory":"/s","weeks":[],"totals":{},"extra":true}"#
         #expect(history.problems(inJSON: undocumented) == ["$: 'extra' is not in the schema"])
-        let badStatus = #"{"schemaVersion":1,"stateDirectory":"/s","totals":{"GBP":"1.x"},"weeks":[{"weekStart":"a","#
+        let badStatus =
+            #"{"schemaVersion":1,"stateDirectory":"/s","totals":{"GBP":"1.x"},"weeks":[{"weekStart":"a","#
             + #""weekEnd":"b","accountUid":"c","currency":"GBP","amount":"1.00","minorUnits":100,"status":"maybe"}]}"#
         #expect(history.problems(inJSON: badStatus).count == 2, "\(history.problems(inJSON: badStatus))")
     }
@@ -41,8 +42,10 @@ import Testing
             let base = ["run", "--api-base-url", server.baseURL, "--config", config, "--json"]
             var outputs: [(String, String)] = []
             // A dry run that would create a goal, a real run, a rerun, and a catch-up (an array).
-            for arguments in [["--end-date", "2026-11-08", "--dry-run"], ["--end-date", "2026-11-08"],
-                              ["--end-date", "2026-11-08"], ["--end-date", "2026-11-15", "--catch-up"]] {
+            for arguments in [
+                ["--end-date", "2026-11-08", "--dry-run"], ["--end-date", "2026-11-08"],
+                ["--end-date", "2026-11-08"], ["--end-date", "2026-11-15", "--catch-up"],
+            ] {
                 let result = try await roundup(base + arguments, environment: environment)
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
                 outputs.append(("\(arguments)", result.stdout))

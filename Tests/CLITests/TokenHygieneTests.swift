@@ -19,7 +19,8 @@ import Testing
         try (token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
         let config = home.path + "/config.yaml"
-        try "tokenFile: \(tokenFile)\nretryFirstDelayMilliseconds: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "tokenFile: \(tokenFile)\nretryFirstDelayMilliseconds: 1\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
 
         try await withEmulator(bank.state) { server in
             await server.bank.injectFaults([
@@ -35,7 +36,9 @@ import Testing
                 FaultRule(when: .onRequests([1, 3, 5]), faults: [.serverError(503)]),
             ])
             var outputs: [String] = []
-            for extra in [["--verbose"], ["--verbose", "--json"], ["--verbose", "--dry-run"], ["--log-level", "trace"]] {
+            for extra in [
+                ["--verbose"], ["--verbose", "--json"], ["--verbose", "--dry-run"], ["--log-level", "trace"],
+            ] {
                 let result = try await roundup(
                     ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--config", config] + extra,
                     environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])

@@ -21,8 +21,9 @@ import Testing
     @Test func getsAResponseWithStatusHeadersAndBody() async throws {
         try await withEmulator(state()) { server in
             let response = try await client.send(
-                HTTPRequest(method: .get, url: server.baseURL + "/api/v2/accounts",
-                            headers: [("Authorization", "Bearer curl-token"), ("Accept", "application/json")]))
+                HTTPRequest(
+                    method: .get, url: server.baseURL + "/api/v2/accounts",
+                    headers: [("Authorization", "Bearer curl-token"), ("Accept", "application/json")]))
             #expect(response.status == 200)
             #expect(response.header("content-type") == "application/json")
             let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
@@ -39,9 +40,10 @@ import Testing
         try await withEmulator(bank.state) { server in
             let body = Array(#"{"name":"Trip","currency":"GBP"}"#.utf8)
             let response = try await client.send(
-                HTTPRequest(method: .put, url: server.baseURL + "/api/v2/account/\(account)/savings-goals",
-                            headers: [("Authorization", "Bearer curl-token"), ("Content-Type", "application/json")],
-                            body: body))
+                HTTPRequest(
+                    method: .put, url: server.baseURL + "/api/v2/account/\(account)/savings-goals",
+                    headers: [("Authorization", "Bearer curl-token"), ("Content-Type", "application/json")],
+                    body: body))
             #expect(response.status == 200)
             #expect(await server.bank.state.goals[account]?.map(\.name) == ["Trip"])
         }
@@ -61,8 +63,9 @@ import Testing
                 for _ in 0..<30 {
                     group.addTask {
                         try await client.send(
-                            HTTPRequest(method: .get, url: server.baseURL + "/api/v2/identity/token",
-                                        headers: [("Authorization", "Bearer curl-token")])
+                            HTTPRequest(
+                                method: .get, url: server.baseURL + "/api/v2/identity/token",
+                                headers: [("Authorization", "Bearer curl-token")])
                         ).status
                     }
                 }

@@ -83,7 +83,8 @@ struct RetryPolicyTests {
         let failure = RetryableFailure.status(503, retryAfter: nil)
         #expect(policy.decision(after: failure, attempt: 6, now: now, jitter: 0) != .stop(.attemptsExhausted(6)))
         #expect(policy.decision(after: failure, attempt: 7, now: now, jitter: 0) == .stop(.attemptsExhausted(7)))
-        #expect(RetryPolicy.never.decision(after: failure, attempt: 1, now: now, jitter: 0) == .stop(.attemptsExhausted(1)))
+        #expect(
+            RetryPolicy.never.decision(after: failure, attempt: 1, now: now, jitter: 0) == .stop(.attemptsExhausted(1)))
     }
 
     @Test("Retry-After in seconds is waited for, never less than the backoff")

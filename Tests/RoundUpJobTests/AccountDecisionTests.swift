@@ -1,7 +1,8 @@
 import Foundation
 import RoundUp
-@testable import RoundUpJob
 import Testing
+
+@testable import RoundUpJob
 
 /// The decision for one account's week, from what was read, without any server.
 struct AccountDecisionTests {
@@ -28,7 +29,9 @@ struct AccountDecisionTests {
     @Test func noRoundUpMovesNothing() {
         #expect(AccountDecision.decide(AccountFacts(total: Self.money(0))) == .nothingToMove(nil))
         // A minimum balance does not matter when there is nothing to move: no balance is read.
-        #expect(AccountDecision.decide(AccountFacts(total: Self.money(0), minimum: Self.minimum(100))) == .nothingToMove(nil))
+        #expect(
+            AccountDecision.decide(AccountFacts(total: Self.money(0), minimum: Self.minimum(100)))
+                == .nothingToMove(nil))
     }
 
     @Test(arguments: [LedgerStatus.done, .nothing, .pending])
@@ -43,7 +46,8 @@ struct AccountDecisionTests {
         // Whatever the feed now says, and however the balance stands, the ledger decides.
         for total in [Int64(0), 298, 5_000] {
             let facts = AccountFacts(
-                total: Self.money(total), recorded: recorded, overlapping: [Self.entry(.done, weekEnd: Self.weekEnd.adding(days: -3))],
+                total: Self.money(total), recorded: recorded,
+                overlapping: [Self.entry(.done, weekEnd: Self.weekEnd.adding(days: -3))],
                 minimum: Self.minimum(1_000_000), balance: Self.money(0))
             #expect(AccountDecision.decide(facts) == expected)
         }
@@ -99,7 +103,8 @@ struct AccountDecisionTests {
 
     @Test func aBalanceAtOrBelowTheMinimumMovesNothing() {
         for balance in [Int64(10_000), 0, -5_000] {
-            let facts = AccountFacts(total: Self.money(298), minimum: Self.minimum(10_000), balance: Self.money(balance))
+            let facts = AccountFacts(
+                total: Self.money(298), minimum: Self.minimum(10_000), balance: Self.money(balance))
             guard case .nothingToMove(let outcome?) = AccountDecision.decide(facts) else {
                 Issue.record("expected nothing to move with a balance of \(balance)")
                 continue

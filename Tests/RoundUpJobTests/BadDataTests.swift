@@ -19,16 +19,24 @@ import Testing
     }
 
     static let cases: [BadFeed] = [
-        BadFeed(description: "truncated JSON", endpoint: .settledFeed, fault: .malformedBody(.truncated), says: "not valid JSON"),
+        BadFeed(
+            description: "truncated JSON", endpoint: .settledFeed, fault: .malformedBody(.truncated),
+            says: "not valid JSON"),
         BadFeed(description: "not JSON", endpoint: .settledFeed, fault: .malformedBody(.html), says: "not valid JSON"),
-        BadFeed(description: "an empty body", endpoint: .settledFeed, fault: .malformedBody(.empty), says: "the body is empty"),
-        BadFeed(description: "the wrong shape", endpoint: .settledFeed, fault: .malformedBody(.wrongShape), says: "feedItems"),
+        BadFeed(
+            description: "an empty body", endpoint: .settledFeed, fault: .malformedBody(.empty),
+            says: "the body is empty"),
+        BadFeed(
+            description: "the wrong shape", endpoint: .settledFeed, fault: .malformedBody(.wrongShape),
+            says: "feedItems"),
         BadFeed(
             description: "minorUnits as text", endpoint: .settledFeed,
-            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":"12.34""#), says: "minorUnits is not a whole number"),
+            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":"12.34""#),
+            says: "minorUnits is not a whole number"),
         BadFeed(
             description: "minorUnits null", endpoint: .settledFeed,
-            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":null"#), says: "minorUnits is null, expected a whole number"),
+            fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":null"#),
+            says: "minorUnits is null, expected a whole number"),
         BadFeed(
             description: "minorUnits beyond 64 bits", endpoint: .settledFeed,
             fault: .rewrittenBody(#""minorUnits":1234"#, #""minorUnits":99999999999999999999"#), says: "out of range"),
@@ -51,7 +59,8 @@ import Testing
             fault: .rewrittenBody(#""direction":"OUT","#, ""), says: "direction is missing"),
         BadFeed(
             description: "a settlement time that is not a time", endpoint: .settledFeed,
-            fault: .rewrittenBody(#""settlementTime":""#, #""settlementTime":"soon "#), says: "not an ISO 8601 timestamp"),
+            fault: .rewrittenBody(#""settlementTime":""#, #""settlementTime":"soon "#),
+            says: "not an ISO 8601 timestamp"),
         BadFeed(
             description: "a goal list of the wrong shape", endpoint: .savingsGoals, fault: .malformedBody(.wrongShape),
             says: "savingsGoalList"),

@@ -10,7 +10,8 @@ import Testing
     static let example: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8)) ?? ""
+        return (try? String(contentsOf: root.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8))
+            ?? ""
     }()
 
     static let keys = [

@@ -34,9 +34,15 @@ import Testing
             #expect(gbp.total == "2.98")
             #expect(gbp.transactions.count == 7)
             #expect(gbp.goal?.created == true)
-            #expect(gbp.leftOut == ["incoming": 1, "own-transfer": 1, "rounded-up-by-bank": 1, "other-category": 1,
-                                    "outside-week": 1])
-            #expect(summaryRow(first.output, "Personal (GBP)") == ["Personal (GBP)", "7", "2.98 GBP", "Round-ups", "transferred"])
+            #expect(
+                gbp.leftOut == [
+                    "incoming": 1, "own-transfer": 1, "rounded-up-by-bank": 1, "other-category": 1,
+                    "outside-week": 1,
+                ])
+            #expect(
+                summaryRow(first.output, "Personal (GBP)") == [
+                    "Personal (GBP)", "7", "2.98 GBP", "Round-ups", "transferred",
+                ])
 
             let second = await harness.run(server, endDate: weekEnd)
             #expect(second.status == .ok)
@@ -45,10 +51,12 @@ import Testing
             let puts = await server.bank.requests.filter { $0.method == "PUT" }
             #expect(puts.count == 3, "one goal creation and two transfers, all in the first run")
         }
-        let json = try Data(contentsOf: URL(fileURLWithPath: harness.stateDirectory + "/reports/roundup-\(weekEnd).json"))
+        let json = try Data(
+            contentsOf: URL(fileURLWithPath: harness.stateDirectory + "/reports/roundup-\(weekEnd).json"))
         let decoded = try JSONDecoder().decode(RunReport.self, from: json)
         #expect(decoded.week.startDate == "2026-11-09")
-        let markdown = try String(contentsOfFile: harness.stateDirectory + "/reports/roundup-\(weekEnd).md", encoding: .utf8)
+        let markdown = try String(
+            contentsOfFile: harness.stateDirectory + "/reports/roundup-\(weekEnd).md", encoding: .utf8)
         #expect(markdown.contains("| Tesco | 23.75 | 0.25 |"))
     }
 
@@ -95,7 +103,9 @@ import Testing
         var bank = TestBank()
         let week = londonWeek(weekEnd)
         let inside = week.start.adding(milliseconds: 86_400_000)
-        let gbp = bank.account("GBP"), eur = bank.account("EUR"), usd = bank.account("USD")
+        let gbp = bank.account("GBP")
+        let eur = bank.account("EUR")
+        let usd = bank.account("USD")
         for (account, amounts) in [(gbp, [435, 520, 1000] as [Int64]), (eur, [1999, 1]), (usd, [250, 375, 4999])] {
             for amount in amounts { bank.spend(account, amount, settled: inside) }
         }
@@ -104,7 +114,9 @@ import Testing
         try await withEmulator(bank.state) { server in
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .ok, "\(result.diagnostics)")
-            let moved = await server.bank.transfers.map { "\($0.accountUid.suffix(1)) \($0.amount.minorUnits) \($0.amount.currency)" }
+            let moved = await server.bank.transfers.map {
+                "\($0.accountUid.suffix(1)) \($0.amount.minorUnits) \($0.amount.currency)"
+            }
             #expect(moved.sorted() == ["1 145 GBP", "2 100 EUR", "3 76 USD"])
         }
     }
@@ -178,8 +190,11 @@ import Testing
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [149])
             let report = try #require(result.report?.accounts.first)
             #expect(report.transactions.count == 3)
-            #expect(report.leftOut == ["not-settled": 3, "incoming": 1, "other-category": 1, "own-transfer": 1,
-                                       "rounded-up-by-bank": 1])
+            #expect(
+                report.leftOut == [
+                    "not-settled": 3, "incoming": 1, "other-category": 1, "own-transfer": 1,
+                    "rounded-up-by-bank": 1,
+                ])
         }
     }
 
@@ -210,7 +225,8 @@ import Testing
     }
 
     @Test func missingScopesAreNamedBeforeAnyWrite() async throws {
-        var state = Seed.realisticWeek(endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "read-only-token-123")
+        var state = Seed.realisticWeek(
+            endingOn: LocalDate(iso: weekEnd)!, timeZone: TestBank.london, token: "read-only-token-123")
         state.scopes = ["account:read", "account-list:read", "transaction:read"]
         let harness = try JobHarness(token: "read-only-token-123")
         try await withEmulator(state) { server in
@@ -255,14 +271,16 @@ import Testing
         let transferUid = TransferUID.transferUid(accountUid: account, goalUid: goalUid, weekEnd: weekEndDate)
         // The bank moved the money, but the run died before recording the outcome.
         bank.state.transfers.append(
-            EmulatedTransfer(transferUid: transferUid, accountUid: account, goalUid: goalUid,
-                             amount: EmulatedAmount("GBP", 99)))
+            EmulatedTransfer(
+                transferUid: transferUid, accountUid: account, goalUid: goalUid,
+                amount: EmulatedAmount("GBP", 99)))
         bank.state.accounts[0].balance -= 99
         let harness = try JobHarness(token: bank.state.token)
         try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
         try harness.ledger().recordDecision(
-            LedgerEntry(accountUid: account, weekEnd: weekEndDate, status: .pending, currency: "GBP", minorUnits: 99,
-                        goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
+            LedgerEntry(
+                accountUid: account, weekEnd: weekEndDate, status: .pending, currency: "GBP", minorUnits: 99,
+                goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
             at: JobHarness.now)
         try await withEmulator(bank.state) { server in
             let result = await harness.run(server, endDate: weekEnd)
@@ -306,7 +324,8 @@ import Testing
             #expect(result.status == .ok)
             let rejected = await harness.run(server, endDate: "2026-11-08", token: token + "-expired")
             #expect(rejected.status == .permissionDenied)
-            for text in [result.output, rejected.output] + result.diagnostics + rejected.diagnostics + harness.log.lines {
+            for text in [result.output, rejected.output] + result.diagnostics + rejected.diagnostics + harness.log.lines
+            {
                 #expect(!text.contains(token))
             }
         }

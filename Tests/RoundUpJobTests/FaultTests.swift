@@ -106,7 +106,9 @@ import Testing
         let week = GeneratedWeek(seed: 4, withGoals: true, token: "tok-5xx")
         let harness = try JobHarness(token: "tok-5xx")
         try await withEmulator(week.bank.state) { server in
-            await server.bank.injectFaults([FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])])
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])
+            ])
             let failed = await harness.run(server, endDate: weekEnd)
             #expect(failed.status == .unavailable)
             #expect(await server.bank.transfers.isEmpty)

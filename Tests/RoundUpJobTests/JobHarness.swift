@@ -31,13 +31,17 @@ struct JobHarness {
 
         """
 
-    func run(_ server: EmulatorServer, endDate: String, dryRun: Bool = false, token: String? = nil,
-             goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
+    func run(
+        _ server: EmulatorServer, endDate: String, dryRun: Bool = false, token: String? = nil,
+        goal: String? = nil, config: String = JobHarness.quickRetries
+    ) async -> RunResult {
         await run(baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, token: token, goal: goal, config: config)
     }
 
-    func run(baseURL: String, endDate: String, dryRun: Bool = false, token: String? = nil,
-             goal: String? = nil, config: String = JobHarness.quickRetries) async -> RunResult {
+    func run(
+        baseURL: String, endDate: String, dryRun: Bool = false, token: String? = nil,
+        goal: String? = nil, config: String = JobHarness.quickRetries
+    ) async -> RunResult {
         let configPath = directory.path + "/config.yaml"
         try? Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
         var logger = Logger(label: "test") { _ in log }

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct LedgerTests {
     @Test func aCorruptRowIsDescribedWithoutRecursing() {
-        #expect(LedgerError.corrupt("row for week 'x'").description == "the ledger holds an unreadable row for week 'x'")
+        #expect(
+            LedgerError.corrupt("row for week 'x'").description == "the ledger holds an unreadable row for week 'x'")
     }
 
     @Test func aWeekIsDecidedOnceAndOverlapsAreFound() throws {

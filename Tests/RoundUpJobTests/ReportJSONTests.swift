@@ -26,7 +26,8 @@ import Testing
         var state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
         state.accounts[1].balance = 100_50
         let harness = try JobHarness(token: token)
-        let config = JobHarness.quickRetries + "multiplier: 2\nweeklyCap:\n  GBP: 5.00\nminimumBalance:\n  EUR: 100.00\n"
+        let config =
+            JobHarness.quickRetries + "multiplier: 2\nweeklyCap:\n  GBP: 5.00\nminimumBalance:\n  EUR: 100.00\n"
         try await withEmulator(state) { server in
             var reports: [RunReport] = []
             for dryRun in [true, false] {

@@ -62,7 +62,8 @@ import Testing
     }
 
     @Test func majorUnitsAreExact() async {
-        await propertyCheck(count: 500, input: Gen.int64(in: Int64.min...Int64.max), Gen.int(in: 0...3)) { minor, pick in
+        await propertyCheck(count: 500, input: Gen.int64(in: Int64.min...Int64.max), Gen.int(in: 0...3)) {
+            minor, pick in
             let currency = [jpy, gbp, kwd, Currency(code: "CLF")!][pick]
             let money = Money(minorUnits: minor, currency: currency)
             let back = try Money(amount: money.amount, currency: currency)
@@ -113,7 +114,8 @@ import Testing
         #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "45.00")!, wholeSavesAUnit: true) == 1)
         #expect(RoundUpArithmetic.roundUp(of: Decimal(1200), wholeSavesAUnit: true) == 1, "every yen amount is whole")
         #expect(RoundUpArithmetic.roundUp(of: 0, wholeSavesAUnit: true) == 0)
-        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "4.35")!, wholeSavesAUnit: true) == Decimal(string: "0.65")!)
+        #expect(
+            RoundUpArithmetic.roundUp(of: Decimal(string: "4.35")!, wholeSavesAUnit: true) == Decimal(string: "0.65")!)
     }
 
     @Test func wholeAmountsAgreeWithIntegerMinorUnits() async {

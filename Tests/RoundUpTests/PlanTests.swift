@@ -104,7 +104,8 @@ struct Fixture {
     @Test func multiplierAndCap() throws {
         let feed = [fixture.item(435), fixture.item(520)]  // 1.45
         #expect(try plan(feed, policy: RoundUpPolicy(multiplier: 3)).total.minorUnits == 435)
-        let capped = try plan(feed, policy: RoundUpPolicy(multiplier: 10, weeklyCaps: ["GBP": Decimal(string: "5.00")!]))
+        let capped = try plan(
+            feed, policy: RoundUpPolicy(multiplier: 10, weeklyCaps: ["GBP": Decimal(string: "5.00")!]))
         #expect(capped.total.minorUnits == 500)
         #expect(capped.capApplied?.minorUnits == 500)
         #expect(capped.roundUpSum.minorUnits == 145)
@@ -124,7 +125,10 @@ struct Fixture {
     @Test func threeDecimalCurrencies() throws {
         let account = Account(uid: "kw", defaultCategory: fixture.account.defaultCategory, currencyCode: "KWD")
         let result = try plan(
-            [fixture.item(1_250, currency: "KWD"), fixture.item(7, currency: "KWD"), fixture.item(3_000, currency: "KWD")],
+            [
+                fixture.item(1_250, currency: "KWD"), fixture.item(7, currency: "KWD"),
+                fixture.item(3_000, currency: "KWD"),
+            ],
             account: account)
         #expect(result.total.description == "1.743 KWD")
     }

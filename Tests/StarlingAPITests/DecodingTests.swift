@@ -37,19 +37,26 @@ func fixture(_ name: String) throws -> Data {
     }
 
     @Test func bothErrorShapesDecode() throws {
-        #expect(try JSONDecoder().decode(ErrorBody.self, from: fixture("error-errors")).messages == ["INSUFFICIENT_FUNDS"])
+        #expect(
+            try JSONDecoder().decode(ErrorBody.self, from: fixture("error-errors")).messages == ["INSUFFICIENT_FUNDS"])
         #expect(
             try JSONDecoder().decode(ErrorBody.self, from: fixture("error-oauth")).messages
                 == ["invalid_token: Token has expired"])
     }
 
     @Test(arguments: [
-        (#"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED"}]}"#,
-         "feedItems[0].amount is missing"),
-        (#"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":"12"}}]}"#,
-         "feedItems[0].amount.minorUnits is not a whole number"),
-        (#"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":99999999999999999999}}]}"#,
-         "a number is out of range"),
+        (
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED"}]}"#,
+            "feedItems[0].amount is missing"
+        ),
+        (
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":"12"}}]}"#,
+            "feedItems[0].amount.minorUnits is not a whole number"
+        ),
+        (
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":99999999999999999999}}]}"#,
+            "a number is out of range"
+        ),
         (#"{"feedItems":"#, "the body is not valid JSON"),
         ("", "the body is empty"),
         (#"{"items":[]}"#, "feedItems is missing"),
@@ -64,7 +71,8 @@ func fixture(_ name: String) throws -> Data {
     }
 
     @Test func aMalformedSettlementTimeIsReported() throws {
-        let body = #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":12},"settlementTime":"yesterday"}]}"#
+        let body =
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":12},"settlementTime":"yesterday"}]}"#
         let item = try JSONDecoder().decode(FeedItemList.self, from: Data(body.utf8)).feedItems[0]
         #expect(throws: BankError.self) { try item.transaction() }
     }

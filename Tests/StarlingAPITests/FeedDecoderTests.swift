@@ -104,7 +104,8 @@ import Testing
             "", " ", "[]", "{}", "null", #"{"feedItems":null}"#, #"{"feedItems":7}"#, #"{"feedItems":[]}"#,
             #"{"feedItems":[7]}"#, #"{"feedItems":[null]}"#, #"{"feedItems":[{}]}"#, #"{"feedItems":[],}"#,
             #"{"feedItems":[{}],"x":tru}"#, #"{"x":1,"feedItems":[]}"#, #"{"feedItems":[]} x"#, #"{"feedItems":[,]}"#,
-            #"{"feedItems":[{"a":01}]}"#, #"{"feedItems":[{},]}"#, #"{"feedItems":[,{}]}"#, #"{,"feedItems":[]}"#, #"{"feedItems":[ ]  }"#, #"{"feedItems":[{"feedItemUid":"\u0041"}]}"#,
+            #"{"feedItems":[{"a":01}]}"#, #"{"feedItems":[{},]}"#, #"{"feedItems":[,{}]}"#, #"{,"feedItems":[]}"#,
+            #"{"feedItems":[ ]  }"#, #"{"feedItems":[{"feedItemUid":"\u0041"}]}"#,
         ]
         for body in bodies {
             let bytes = Array(body.utf8)
@@ -130,6 +131,8 @@ import Testing
             if Self.agree(actual, expected) { agreed += 1 }
             if case .failure = expected { failed += 1 }
         }
-        print("feed decoder: 3000 mutated feeds, \(agreed) decoded as JSONDecoder decodes them (\(failed) of them refused)")
+        print(
+            "feed decoder: 3000 mutated feeds, \(agreed) decoded as JSONDecoder decodes them (\(failed) of them refused)"
+        )
     }
 }

@@ -37,12 +37,22 @@ struct CannedTransport: HTTPTransport {
             let text = error.description
             #expect(text.contains("/api/v2/"), "the message names the endpoint: \(text)")
             if case .malformedResponse(_, let detail) = error.underlying {
-                #expect(!detail.isEmpty && !detail.contains("DecodingError") && !detail.contains("codingPath"), "\(detail)")
+                #expect(
+                    !detail.isEmpty && !detail.contains("DecodingError") && !detail.contains("codingPath"), "\(detail)")
             }
         }
-        do throws(BankError) { _ = try await client.tokenIdentity(); decoded += 1 } catch { check(error) }
-        do throws(BankError) { _ = try await client.accounts(); decoded += 1 } catch { check(error) }
-        do throws(BankError) { _ = try await client.savingsGoals(accountUid: "a"); decoded += 1 } catch { check(error) }
+        do throws(BankError) {
+            _ = try await client.tokenIdentity()
+            decoded += 1
+        } catch { check(error) }
+        do throws(BankError) {
+            _ = try await client.accounts()
+            decoded += 1
+        } catch { check(error) }
+        do throws(BankError) {
+            _ = try await client.savingsGoals(accountUid: "a")
+            decoded += 1
+        } catch { check(error) }
         do throws(BankError) {
             let amount = CurrencyAndAmount(currency: "GBP", minorUnits: 1)
             _ = try await client.addMoney(accountUid: "a", goalUid: "g", transferUid: "t", amount: amount)
@@ -52,7 +62,8 @@ struct CannedTransport: HTTPTransport {
         do throws(BankError) {
             let transactions = try await client.settledTransactions(accountUid: "a", from: week.start, to: week.end)
             decoded += 1
-            let account = Account(uid: "a", defaultCategory: "22222222-2222-4222-8222-000000000001", currencyCode: "GBP")
+            let account = Account(
+                uid: "a", defaultCategory: "22222222-2222-4222-8222-000000000001", currencyCode: "GBP")
             let policy = try! RoundUpPolicy()
             do throws(PlanError) {
                 _ = try RoundUpPlan(
@@ -84,7 +95,9 @@ struct CannedTransport: HTTPTransport {
             }
         }
         #expect(refused > 0 && decoded > 0)
-        print("decoding fuzz: \(inputs) mutated bodies, each through 5 endpoints: \(decoded) decoded, \(refused) refused with a message, no crash")
+        print(
+            "decoding fuzz: \(inputs) mutated bodies, each through 5 endpoints: \(decoded) decoded, \(refused) refused with a message, no crash"
+        )
     }
 
     @Test("arbitrary bytes never crash decoding")
@@ -96,6 +109,7 @@ struct CannedTransport: HTTPTransport {
             let outcome = await Self.exercise(body)
             #expect(outcome.refused == 5, "random bytes should not decode")
         }
-        print("decoding fuzz: 500 bodies of random bytes, each through 5 endpoints, all refused with a message, no crash")
+        print(
+            "decoding fuzz: 500 bodies of random bytes, each through 5 endpoints, all refused with a message, no crash")
     }
 }

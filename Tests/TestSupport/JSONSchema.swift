@@ -44,7 +44,8 @@ public struct JSONSchema {
         }
         if let reference = schema["$ref"] as? String {
             let name = reference.replacingOccurrences(of: "#/$defs/", with: "")
-            guard let definitions = root["$defs"] as? [String: Any], let target = definitions[name] as? [String: Any] else {
+            guard let definitions = root["$defs"] as? [String: Any], let target = definitions[name] as? [String: Any]
+            else {
                 problems.append("\(path): unknown $ref \(reference)")
                 return
             }

@@ -22,12 +22,14 @@ public struct GeneratedWeek: Sendable {
         for (currency, unit) in [("GBP", Int64(100)), ("EUR", 100), ("JPY", 1), ("KWD", 1000)] {
             let account = bank.account(currency)
             if withGoals {
-                bank.goal(account, name: "Round-ups", uid: "90a10000-0000-4000-8000-00000000000\(bank.state.accounts.count)")
+                bank.goal(
+                    account, name: "Round-ups", uid: "90a10000-0000-4000-8000-00000000000\(bank.state.accounts.count)")
             }
             var total: Int64 = 0
             for _ in 0..<Int(random.next() % 12) {
                 let minorUnits = Int64(random.next() % UInt64(unit * 300)) + 1
-                let settled = Instant(millisecondsSince1970: week.start.millisecondsSince1970 + Int64(random.next() % UInt64(span)))
+                let settled = Instant(
+                    millisecondsSince1970: week.start.millisecondsSince1970 + Int64(random.next() % UInt64(span)))
                 bank.spend(account, minorUnits, settled: settled)
                 total += (unit - minorUnits % unit) % unit
             }

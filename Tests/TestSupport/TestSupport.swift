@@ -42,8 +42,9 @@ public struct TestBank: Sendable {
         let index = state.accounts.count + 1
         let uid = String(format: "acc00000-0000-4000-8000-%012d", index)
         state.accounts.append(
-            EmulatedAccount(uid: uid, defaultCategory: category(of: uid), currency: currency,
-                            name: name ?? "\(currency) account", balance: balance))
+            EmulatedAccount(
+                uid: uid, defaultCategory: category(of: uid), currency: currency,
+                name: name ?? "\(currency) account", balance: balance))
         return uid
     }
 

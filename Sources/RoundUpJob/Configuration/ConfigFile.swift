@@ -55,7 +55,8 @@ struct ConfigFile: Decodable {
         for key in mapping.keys {
             let name = key.string ?? "\(key)"
             guard known.contains(name) else {
-                let hint = known.min { distance($0, name) < distance($1, name) }
+                let hint =
+                    known.min { distance($0, name) < distance($1, name) }
                     .flatMap { distance($0, name) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
                 throw SettingsError(origin: .file, message: "\(path): unknown setting '\(name)'\(hint)")
             }
@@ -107,7 +108,8 @@ struct ConfigFile: Decodable {
 
     /// Edit distance, for suggesting the setting a typo meant.
     private static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        let a = Array(a.lowercased())
+        let b = Array(b.lowercased())
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]
@@ -219,7 +221,8 @@ struct ExactAmount: Decodable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self).trimmingCharacters(in: .whitespaces)
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+        guard (1...2).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
             let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         else {
             throw DecodingError.dataCorruptedError(

@@ -43,8 +43,10 @@ public struct SettingFlags: Sendable {
     public var stateDirectory: String?
     public var reportDirectory: String?
 
-    public init(configFile: String? = nil, apiBaseURL: String? = nil, savingsGoal: String? = nil,
-                stateDirectory: String? = nil, reportDirectory: String? = nil) {
+    public init(
+        configFile: String? = nil, apiBaseURL: String? = nil, savingsGoal: String? = nil,
+        stateDirectory: String? = nil, reportDirectory: String? = nil
+    ) {
         self.configFile = configFile
         self.apiBaseURL = apiBaseURL
         self.savingsGoal = savingsGoal
@@ -82,7 +84,8 @@ extension Settings {
     public static func load(
         flags: SettingFlags, environment: [String: String], locations: Locations, readConfigFile: Bool = true
     ) throws(SettingsError) -> LoadedSettings {
-        let (text, path) = readConfigFile ? try configFile(flags: flags, environment: environment, locations: locations) : (nil, nil)
+        let (text, path) =
+            readConfigFile ? try configFile(flags: flags, environment: environment, locations: locations) : (nil, nil)
         let settings = try resolve(
             flags: flags, environment: environment, locations: locations, configText: text, configPath: path)
         return LoadedSettings(settings: settings, configPath: path)
@@ -116,9 +119,10 @@ extension Settings {
         flags: SettingFlags, environment: [String: String], locations: Locations, configText: String?,
         configPath: String?
     ) throws(SettingsError) -> Settings {
-        let file = try configText.map { text throws(SettingsError) in
-            try ConfigFile.parse(text, path: configPath ?? "the config file")
-        } ?? ConfigFile()
+        let file =
+            try configText.map { text throws(SettingsError) in
+                try ConfigFile.parse(text, path: configPath ?? "the config file")
+            } ?? ConfigFile()
         let env = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
 
         let stateDirectory = locations.expand(

@@ -37,7 +37,8 @@ public struct TokenLoader: Sendable {
     public func load(tokenFile: String?) -> Result<(AccessToken, TokenSource), TokenError> {
         if let value = environment["STARLING_ACCESS_TOKEN"], !value.isEmpty {
             guard let token = AccessToken(value) else {
-                return .failure(TokenError(message: "STARLING_ACCESS_TOKEN holds characters an access token cannot have"))
+                return .failure(
+                    TokenError(message: "STARLING_ACCESS_TOKEN holds characters an access token cannot have"))
             }
             return .success((token, .environment))
         }
@@ -60,7 +61,8 @@ public struct TokenLoader: Sendable {
     private static func readFile(_ path: String) -> Result<AccessToken, TokenError> {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return .failure(TokenError(message: "cannot read the token file \(path): it does not exist or is not accessible"))
+            return .failure(
+                TokenError(message: "cannot read the token file \(path): it does not exist or is not accessible"))
         }
         guard info.st_mode & 0o077 == 0 else {
             return .failure(

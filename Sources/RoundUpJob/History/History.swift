@@ -75,7 +75,8 @@ public enum History {
         }
         // Newest week first; within a week, accounts by name.
         let ordered = entries.sorted { a, b in
-            a.weekEnd != b.weekEnd ? a.weekEnd > b.weekEnd : (a.accountName ?? a.accountUid) < (b.accountName ?? b.accountUid)
+            a.weekEnd != b.weekEnd
+                ? a.weekEnd > b.weekEnd : (a.accountName ?? a.accountUid) < (b.accountName ?? b.accountUid)
         }
         var rows = ordered.map(row(for:))
         if let weeks {
@@ -109,14 +110,16 @@ public enum History {
             sums[entry.currency, default: 0] &+= entry.minorUnits
         }
         return sums.reduce(into: [:]) { result, pair in
-            result[pair.key] = Currency(code: pair.key).map { Money(minorUnits: pair.value, currency: $0).formattedAmount }
+            result[pair.key] =
+                Currency(code: pair.key).map { Money(minorUnits: pair.value, currency: $0).formattedAmount }
                 ?? "\(pair.value) minor units"
         }
     }
 
     static func table(_ document: Document, style: TextStyle = .plain) -> String {
         guard !document.weeks.isEmpty else {
-            return "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
+            return
+                "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
         }
         let header = ["Week", "Account", "Amount", "Goal", "Status"]
         let body = document.weeks.map { row in

@@ -63,7 +63,8 @@ extension RoundUpJob {
         let multiplied = plan.multiplier != 1 ? " × \(plan.multiplier)" : ""
         let capped = plan.capApplied.map { ", capped at \($0)" } ?? ""
         logger.info(
-            "\(account.label): \(plan.counted.count) counted, round-up \(plan.roundUpSum)\(multiplied)\(capped) → \(plan.total)")
+            "\(account.label): \(plan.counted.count) counted, round-up \(plan.roundUpSum)\(multiplied)\(capped) → \(plan.total)"
+        )
         return plan
     }
 

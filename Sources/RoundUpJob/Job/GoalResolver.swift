@@ -48,12 +48,15 @@ public struct GoalResolver: Sendable {
 
     /// The goal for `account`, created if needed unless `dryRun`.
     func resolve(for account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure) -> GoalChoice {
-        let usable = try await AccountFailure.bankCall { () async throws(BankError) in try await activeGoals(of: account) }
+        let usable = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await activeGoals(of: account)
+        }
         if let wanted = settings.goalUids[account.uid] {
             guard let goal = usable.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
                 throw AccountFailure(
                     .configuration,
-                    "the goal \(wanted) configured for this account is not one of its active \(account.currencyCode) goals")
+                    "the goal \(wanted) configured for this account is not one of its active \(account.currencyCode) goals"
+                )
             }
             return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
         }
@@ -61,7 +64,8 @@ public struct GoalResolver: Sendable {
         let matches = usable.filter { $0.isNamed(name) }
         if let goal = matches.first {
             if matches.count > 1 {
-                logger.warning("\(account.label): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
+                logger.warning(
+                    "\(account.label): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
             }
             logger.info("\(account.label): saves into \"\(goal.name)\" (\(goal.savingsGoalUid))")
             return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)

@@ -31,8 +31,10 @@ public struct RoundUpJob: Sendable {
     let version: String
     let goals: GoalResolver
 
-    public init(bank: BankClient, ledger: Ledger, settings: Settings, logger: Logger, version: String,
-                now: @escaping @Sendable () -> Instant) {
+    public init(
+        bank: BankClient, ledger: Ledger, settings: Settings, logger: Logger, version: String,
+        now: @escaping @Sendable () -> Instant
+    ) {
         self.bank = bank
         self.ledger = ledger
         self.settings = settings
@@ -56,7 +58,8 @@ public struct RoundUpJob: Sendable {
             let needed = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun)
             let missing = needed.filter { !scopes.contains($0) }
             guard missing.isEmpty else {
-                report.error = "the access token lacks the scopes \(missing.joined(separator: ", ")); "
+                report.error =
+                    "the access token lacks the scopes \(missing.joined(separator: ", ")); "
                     + "create a token that has them"
                 report.exitCode = .permissionDenied
                 return report

@@ -57,12 +57,14 @@ extension RoundUpJob {
         case .pending:
             if dryRun {
                 report.status = .dryRun
-                report.detail = "a real run would resend the unconfirmed transfer of \(recorded) "
+                report.detail =
+                    "a real run would resend the unconfirmed transfer of \(recorded) "
                     + "into \"\(entry.goalName ?? "the goal")\" from an earlier run"
                 return
             }
             try await send(entry, report: &report)
-            report.detail = "completed the transfer of \(recorded) into \"\(entry.goalName ?? "the goal")\" "
+            report.detail =
+                "completed the transfer of \(recorded) into \"\(entry.goalName ?? "the goal")\" "
                 + "begun by an earlier run\(differs)"
         }
     }
@@ -98,10 +100,12 @@ extension RoundUpJob {
                     + "the next run will resend it with the same transfer uid, which the bank does not repeat")
         }
         report.status = .transferred
-        let moved = Currency(code: entry.currency).map { Money(minorUnits: entry.minorUnits, currency: $0).description }
+        let moved =
+            Currency(code: entry.currency).map { Money(minorUnits: entry.minorUnits, currency: $0).description }
             ?? "\(entry.minorUnits) minor units of \(entry.currency)"
         logger.notice(
-            "\(entry.label): the bank confirmed \(moved) into \"\(entry.goalName ?? goalUid)\" (transfer \(transferUid))")
+            "\(entry.label): the bank confirmed \(moved) into \"\(entry.goalName ?? goalUid)\" (transfer \(transferUid))"
+        )
     }
 }
 

@@ -1,6 +1,6 @@
-public import RoundUp
 import Foundation
 import GRDB
+public import RoundUp
 
 /// Where an (account, week) stands.
 public enum LedgerStatus: String, Sendable, Codable {
@@ -116,8 +116,10 @@ public struct Ledger: Sendable {
             try Row.fetchAll(
                 db,
                 sql: "SELECT * FROM transfer WHERE accountUid = ? AND weekEnd > ? AND weekEnd < ? AND weekEnd != ?",
-                arguments: [accountUid, weekEnd.adding(days: -7).description, weekEnd.adding(days: 7).description,
-                            weekEnd.description]
+                arguments: [
+                    accountUid, weekEnd.adding(days: -7).description, weekEnd.adding(days: 7).description,
+                    weekEnd.description,
+                ]
             ).map(Ledger.entry(from:))
         }
     }

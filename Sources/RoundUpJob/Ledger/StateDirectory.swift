@@ -22,7 +22,8 @@ struct StateDirectory: Sendable {
             do {
                 lock = try await RunLock.acquire(in: path, wait: lockWait)
             } catch {
-                throw RunFailure(.configuration, "cannot lock the state directory \(path): \(error.localizedDescription)")
+                throw RunFailure(
+                    .configuration, "cannot lock the state directory \(path): \(error.localizedDescription)")
             }
             guard lock != nil else {
                 throw RunFailure(

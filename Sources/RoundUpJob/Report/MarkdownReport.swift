@@ -72,7 +72,8 @@ private struct MarkdownReport {
     private mutating func accountTable() {
         guard !report.accounts.isEmpty else { return }
         lines.append("")
-        lines.append("| Account | Transactions | Round-up | \(report.dryRun ? "Would move" : "Moved") | Goal | Status |")
+        lines.append(
+            "| Account | Transactions | Round-up | \(report.dryRun ? "Would move" : "Moved") | Goal | Status |")
         lines.append("|---|---:|---:|---:|---|---|")
         for account in report.accounts {
             let moved = account.status == .transferred || account.status == .alreadyTransferred || report.dryRun
@@ -192,4 +193,3 @@ enum Markdown {
         }
     }
 }
-

@@ -5,7 +5,8 @@ extension RunReport {
     /// the report is.
     public func summary(reportPath: String?, style: TextStyle = .plain) -> String {
         var lines = [
-            style.bold("roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")")
+            style.bold(
+                "roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")")
         ]
         if let error { lines.append(style.status(.failed, "failed: \(error)")) }
         if !accounts.isEmpty {

@@ -61,7 +61,9 @@ public enum Check {
             let scopes = Set(identity.scopes)
             let missing = RoundUpJob.neededScopes(settings: settings, dryRun: false).filter { !scopes.contains($0) }
             if missing.isEmpty {
-                list.ok("scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? ""))
+                list.ok(
+                    "scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? "")
+                )
             } else {
                 list.problem(
                     .permissionDenied,
@@ -83,16 +85,22 @@ public enum Check {
         for bankAccount in accounts {
             let account = bankAccount.account
             guard Currency(code: account.currencyCode) != nil else {
-                list.problem(.dataError, "\(account.label): the currency is not one the job can place; it will be skipped")
+                list.problem(
+                    .dataError, "\(account.label): the currency is not one the job can place; it will be skipped")
                 continue
             }
             let goal = await resolver.describe(for: account, scopes: scopes)
-            if goal.ok { list.ok("\(account.label) \(goal.text)") } else { list.problem(.configuration, "\(account.label): \(goal.text)") }
+            if goal.ok {
+                list.ok("\(account.label) \(goal.text)")
+            } else {
+                list.problem(.configuration, "\(account.label): \(goal.text)")
+            }
         }
         for (accountUid, goalUid) in resolver.settings.goalUids.sorted(by: { $0.key < $1.key })
         where !accounts.contains(where: { $0.accountUid == accountUid }) {
             list.problem(
-                .configuration, "goals: the config names account \(accountUid) (goal \(goalUid)), which the token cannot see")
+                .configuration,
+                "goals: the config names account \(accountUid) (goal \(goalUid)), which the token cannot see")
         }
     }
 
@@ -106,7 +114,8 @@ public enum Check {
             list.ok("state directory: \(path)\(existing.path == path ? "" : " (a run creates it)")")
         } else {
             list.problem(
-                .configuration, "state directory: \(existing.path) is not writable; set stateDir to a directory you own")
+                .configuration, "state directory: \(existing.path) is not writable; set stateDir to a directory you own"
+            )
         }
     }
 }
@@ -126,5 +135,7 @@ private struct Checklist {
         if status == .ok { status = code }
     }
 
-    var result: RunResult { RunResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: []) }
+    var result: RunResult {
+        RunResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: [])
+    }
 }

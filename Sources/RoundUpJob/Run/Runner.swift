@@ -1,8 +1,8 @@
+import CurlHTTP
 public import Foundation
 public import Logging
 public import RoundUp
 public import StarlingAPI
-import CurlHTTP
 
 /// What `roundup run` was asked to do, as typed values.
 public struct RunRequest: Sendable {
@@ -16,7 +16,8 @@ public struct RunRequest: Sendable {
     /// How the summary is dressed for stdout.
     public var style: TextStyle
 
-    public init(week: Week, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain) {
+    public init(week: Week, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain)
+    {
         self.week = week
         self.dryRun = dryRun
         self.json = json
@@ -81,7 +82,8 @@ public enum Runner {
             // Weeks go in order: after a failure the later ones wait for the next run.
             if run.result.status != .ok {
                 if week != weeks.last {
-                    notes.append("stopped after the week ending \(week.endDate); the next --catch-up run continues from it")
+                    notes.append(
+                        "stopped after the week ending \(week.endDate); the next --catch-up run continues from it")
                 }
                 break
             }
