@@ -96,12 +96,18 @@ public struct EmulatedGoal: Hashable, Sendable {
     public var currency: String
     public var target: Int64?
     public var totalSaved: Int64
-    /// ACTIVE, ARCHIVED, …; nil leaves the field out, as older API versions did.
+    /// CREATING, PENDING, ACTIVE, ARCHIVING, ARCHIVED or RESTORING; nil leaves the field
+    /// out, as older API versions did. Add-money is refused unless it is ACTIVE or nil.
     public var state: String?
+    /// When the emulator created the goal, on its own clock; nil for seeded goals. A goal
+    /// stored as CREATING with a creation instant is served as ACTIVE once the bank's
+    /// `goalActivationDelay` has passed since then (see ``EmulatorBehaviour``); its stored
+    /// state stays CREATING.
+    public var createdAt: Instant?
 
     public init(
         uid: String, name: String, currency: String, target: Int64? = nil, totalSaved: Int64 = 0,
-        state: String? = "ACTIVE"
+        state: String? = "ACTIVE", createdAt: Instant? = nil
     ) {
         self.uid = uid
         self.name = name
@@ -109,6 +115,7 @@ public struct EmulatedGoal: Hashable, Sendable {
         self.target = target
         self.totalSaved = totalSaved
         self.state = state
+        self.createdAt = createdAt
     }
 }
 
@@ -139,7 +146,8 @@ public struct BankState: Sendable {
     public var feeds: [String: [EmulatedFeedItem]]
     /// Savings goals by account uid.
     public var goals: [String: [EmulatedGoal]]
-    /// Transfers by transfer uid, in the order they were made.
+    /// Transfers in the order they were made. A bank that does not deduplicate transfers
+    /// holds one for every add-money that moved money, so a transfer uid can appear twice.
     public var transfers: [EmulatedTransfer] = []
 
     /// Every scope the round-up job can use.

@@ -69,9 +69,13 @@ public struct RecordedRequest: Sendable, Hashable {
 /// bank's public API for the endpoints the round-up job uses.
 ///
 /// Like the bank it checks the bearer token and the token's scopes, serves the settled
-/// feed by settlement time, creates goals by PUT, and keys add-money on the caller's
-/// transfer uid, so repeating a transfer never moves money twice. A transfer shows in the
-/// account's feed as an internal transfer to the goal, settled at the emulator's clock.
+/// feed by settlement time and a category's feed by transaction time, creates goals by
+/// PUT, and refuses add-money into a goal that is not ACTIVE. By default it keys add-money
+/// on the caller's transfer uid, so repeating a transfer never moves money twice; the bank
+/// documents no such thing, and ``EmulatorBehaviour/deduplicatesTransfers`` switches it
+/// off. A transfer shows in the account's feed as a settled internal transfer to the goal,
+/// stamped with the emulator's clock, which ``EmulatorBehaviour/clockOffset`` can put
+/// ahead of or behind the real one.
 public actor EmulatedBank {
     public private(set) var state: BankState
     public private(set) var requests: [RecordedRequest] = []
@@ -80,18 +84,59 @@ public actor EmulatedBank {
     /// The connections requests came on, by the client's address and port: how many
     /// connections a client opened (and used).
     public private(set) var connections: Set<String> = []
+    /// How the bank behaves where banks differ: deduplication, its clock, goal activation.
+    public private(set) var behaviour: EmulatorBehaviour
     private var faultRules: [ActiveRule] = []
     private let now: @Sendable () -> Instant
     private var nextUid = 1
+    /// Uids of goals deleted so far, which a new goal never takes again.
+    private var deletedGoalUids: Set<String> = []
 
-    public init(state: BankState, now: @escaping @Sendable () -> Instant = { Instant.now }) {
+    /// A bank holding `state`. `now` is the real clock (tests inject their own); the bank's
+    /// own clock is `now` shifted by the behaviour's `clockOffset`.
+    public init(
+        state: BankState, now: @escaping @Sendable () -> Instant = { Instant.now },
+        behaviour: EmulatorBehaviour = EmulatorBehaviour()
+    ) {
         self.state = state
         self.now = now
+        self.behaviour = behaviour
     }
 
     /// Replaces the state, for tests that change the bank between runs.
     public func update(_ change: @Sendable (inout BankState) -> Void) {
         change(&state)
+    }
+
+    /// Changes how the bank behaves from now on, for tests that change it between runs.
+    /// Goals already created keep their creation instant; whether they are served as
+    /// ACTIVE is judged by the new activation delay.
+    public func setBehaviour(_ behaviour: EmulatorBehaviour) {
+        self.behaviour = behaviour
+    }
+
+    /// Removes a goal from an account, as its holder deleting it would. Transfers into it
+    /// stay in the account's feed and in ``transfers``, as at the bank; add-money into it
+    /// answers 404 UNKNOWN_SAVINGS_GOAL from now on. Returns whether there was such a goal.
+    @discardableResult
+    public func deleteGoal(accountUid: String, goalUid: String) -> Bool {
+        guard let index = state.goals[accountUid]?.firstIndex(where: { $0.uid == goalUid }) else { return false }
+        state.goals[accountUid]!.remove(at: index)
+        deletedGoalUids.insert(goalUid)
+        return true
+    }
+
+    /// The bank's clock: the real one shifted by the behaviour's `clockOffset`.
+    private func bankNow() -> Instant {
+        now().adding(milliseconds: behaviour.clockOffset.wholeMilliseconds)
+    }
+
+    /// The state a goal is served in: a goal created CREATING becomes ACTIVE once the
+    /// activation delay has passed on the bank's clock since its creation.
+    private func servedState(_ goal: EmulatedGoal) -> String? {
+        guard goal.state == "CREATING", let created = goal.createdAt else { return goal.state }
+        let delay = behaviour.goalActivationDelay ?? .zero
+        return bankNow() >= created.adding(milliseconds: delay.wholeMilliseconds) ? "ACTIVE" : goal.state
     }
 
     /// Transfers made so far, oldest first.
@@ -206,6 +251,10 @@ public actor EmulatedBank {
             return requiring(["balance:read"]) { balance(accountUid: rest[1]) }
         case .settledFeed:
             return requiring(["transaction:read"]) { settledFeed(accountUid: rest[2], query: request.query) }
+        case .categoryFeed:
+            return requiring(["transaction:read"]) {
+                categoryFeed(accountUid: rest[2], categoryUid: rest[4], query: request.query)
+            }
         case .savingsGoals:
             return requiring(["savings-goal:read"]) { goals(accountUid: rest[1]) }
         case .createGoal:
@@ -253,6 +302,24 @@ public actor EmulatedBank {
     }
 
     private func settledFeed(accountUid: String, query: [String: String]) -> EmulatorResponse {
+        feed(accountUid: accountUid, query: query) { item in
+            item.settlementTime.flatMap { Instant(iso8601: $0) }
+        }
+    }
+
+    /// The feed items of one category of the account created (by transaction time) between
+    /// the bounds, whatever their status: pending, declined and reversed items too.
+    private func categoryFeed(accountUid: String, categoryUid: String, query: [String: String]) -> EmulatorResponse {
+        feed(accountUid: accountUid, query: query) { item in
+            item.categoryUid == categoryUid ? item.transactionTime.flatMap { Instant(iso8601: $0) } : nil
+        }
+    }
+
+    /// The account's feed items whose instant, by `instant` (nil leaves an item out), lies
+    /// between the query's bounds.
+    private func feed(
+        accountUid: String, query: [String: String], instant: (EmulatedFeedItem) -> Instant?
+    ) -> EmulatorResponse {
         guard state.accounts.contains(where: { $0.uid == accountUid }) else {
             return errors(404, "UNKNOWN_ACCOUNT")
         }
@@ -263,8 +330,8 @@ public actor EmulatedBank {
         }
         // Both bounds inclusive: the bank does not say, and the job must not depend on it.
         let items = (state.feeds[accountUid] ?? []).filter { item in
-            guard let text = item.settlementTime, let settled = Instant(iso8601: text) else { return false }
-            return min <= settled && settled <= max
+            guard let moment = instant(item) else { return false }
+            return min <= moment && moment <= max
         }
         return json(200, ["feedItems": items])
     }
@@ -278,7 +345,8 @@ public actor EmulatedBank {
                 savingsGoalUid: goal.uid, name: goal.name,
                 target: goal.target.map { EmulatedAmount(goal.currency, $0) },
                 totalSaved: EmulatedAmount(goal.currency, goal.totalSaved),
-                savedPercentage: goal.target.map { $0 > 0 ? Int(goal.totalSaved * 100 / $0) : 0 }, state: goal.state)
+                savedPercentage: goal.target.map { $0 > 0 ? Int(goal.totalSaved * 100 / $0) : 0 },
+                state: servedState(goal))
         }
         return json(200, ["savingsGoalList": list])
     }
@@ -293,12 +361,19 @@ public actor EmulatedBank {
         guard !request.name.isEmpty, request.name.count <= 255 else { return errors(400, "INVALID_NAME") }
         guard request.currency == account.currency else { return errors(400, "CURRENCY_MISMATCH") }
         // Derived from the account and the goal's ordinal, so it does not depend on the order
-        // in which concurrent requests arrive.
-        let ordinal = state.goals[accountUid]?.count ?? 0
-        let uid = TransferUID.uuidV5(
-            namespace: Array(repeating: 0x42, count: 16), name: "goal \(accountUid) \(ordinal)")
+        // in which concurrent requests arrive; never the uid of a goal the account has or had.
+        let goals = state.goals[accountUid] ?? []
+        var ordinal = goals.count
+        var uid: String
+        repeat {
+            uid = TransferUID.uuidV5(
+                namespace: Array(repeating: 0x42, count: 16), name: "goal \(accountUid) \(ordinal)")
+            ordinal += 1
+        } while deletedGoalUids.contains(uid) || goals.contains(where: { $0.uid == uid })
         state.goals[accountUid, default: []].append(
-            EmulatedGoal(uid: uid, name: request.name, currency: request.currency, target: request.target?.minorUnits))
+            EmulatedGoal(
+                uid: uid, name: request.name, currency: request.currency, target: request.target?.minorUnits,
+                state: behaviour.goalActivationDelay == nil ? "ACTIVE" : "CREATING", createdAt: bankNow()))
         return json(200, CreatedGoalBody(savingsGoalUid: uid, success: true))
     }
 
@@ -314,15 +389,18 @@ public actor EmulatedBank {
             return errors(400, "INVALID_REQUEST_BODY")
         }
         let amount = request.amount
-        if let done = state.transfers.first(where: { $0.transferUid == transferUid }) {
+        if behaviour.deduplicatesTransfers, let done = state.transfers.first(where: { $0.transferUid == transferUid }) {
             // The same transfer again: answer as before, move nothing.
             guard done.accountUid == accountUid, done.goalUid == goalUid, done.amount == amount else {
                 return errors(409, "TRANSFER_UID_ALREADY_USED")
             }
             return json(200, TransferBody(transferUid: transferUid, success: true))
         }
-        guard amount.minorUnits > 0 else { return errors(400, "AMOUNT_MUST_BE_POSITIVE") }
+        // Without deduplication a used transfer uid is just another transfer.
         let goal = state.goals[accountUid]![goalIndex]
+        let goalState = servedState(goal)
+        guard goalState == nil || goalState == "ACTIVE" else { return errors(400, "SAVINGS_GOAL_NOT_ACTIVE") }
+        guard amount.minorUnits > 0 else { return errors(400, "AMOUNT_MUST_BE_POSITIVE") }
         guard amount.currency == goal.currency else { return errors(400, "CURRENCY_MISMATCH") }
         guard state.accounts[accountIndex].balance >= amount.minorUnits else {
             return errors(400, "INSUFFICIENT_FUNDS")
@@ -331,7 +409,7 @@ public actor EmulatedBank {
         state.goals[accountUid]![goalIndex].totalSaved += amount.minorUnits
         state.transfers.append(
             EmulatedTransfer(transferUid: transferUid, accountUid: accountUid, goalUid: goalUid, amount: amount))
-        let moment = now()
+        let moment = bankNow()
         state.feeds[accountUid, default: []].append(
             EmulatedFeedItem(
                 uid: makeUid(), categoryUid: state.accounts[accountIndex].defaultCategory, amount: amount,

@@ -1,6 +1,6 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
-    case identity, accounts, balance, settledFeed, savingsGoals, createGoal, addMoney, unknown
+    case identity, accounts, balance, settledFeed, categoryFeed, savingsGoals, createGoal, addMoney, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -16,6 +16,10 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             case ("GET", 4)
             where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
                 .settledFeed
+            case ("GET", 6)
+            where rest[0] == "feed" && rest[1] == "account" && rest[3] == "category"
+                && rest[5] == "transactions-between":
+                .categoryFeed
             case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoals
             case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": .createGoal
             case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":

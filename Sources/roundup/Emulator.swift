@@ -41,6 +41,35 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Answer every request this many milliseconds late.", valueName: "ms"))
     var latency: Int = 0
 
+    @Flag(
+        help: ArgumentHelp(
+            "Move the money again when add-money repeats a transfer uid, like a bank that does not deduplicate "
+                + "transfers."))
+    var noTransferDedup = false
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Run the bank's clock this many seconds off the real one: positive is ahead, negative behind "
+                + "(-86400 to 86400). Stamps transfers in the feed and times goal activation.",
+            valueName: "seconds"))
+    var clockOffset: Int = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "Create new goals in state CREATING, ACTIVE only after this many seconds (0 to 3600); add-money "
+                + "into them is refused until then.", valueName: "seconds"))
+    var goalActivationDelay: Int = 0
+
+    func validate() throws {
+        guard (-86_400...86_400).contains(clockOffset) else {
+            throw ValidationError("--clock-offset must be from -86400 to 86400 seconds")
+        }
+        guard (0...3600).contains(goalActivationDelay) else {
+            throw ValidationError("--goal-activation-delay must be from 0 to 3600 seconds")
+        }
+    }
+
     func run() async throws {
         guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
         let week =
@@ -60,7 +89,10 @@ struct Emulator: AsyncParsableCommand {
         } else {
             state = Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)
         }
-        let bank = EmulatedBank(state: state)
+        let behaviour = EmulatorBehaviour(
+            deduplicatesTransfers: !noTransferDedup, clockOffset: .seconds(clockOffset),
+            goalActivationDelay: goalActivationDelay > 0 ? .seconds(goalActivationDelay) : nil)
+        let bank = EmulatedBank(state: state, behaviour: behaviour)
         var rules: [FaultRule] = []
         if faultRate > 0 {
             rules.append(
@@ -72,6 +104,11 @@ struct Emulator: AsyncParsableCommand {
             rules.append(FaultRule(when: .always, faults: [.latency(.milliseconds(latency))]))
             seeded += ", \(latency) ms latency"
         }
+        if noTransferDedup { seeded += ", transfers not deduplicated" }
+        if clockOffset != 0 {
+            seeded += ", clock \(abs(clockOffset)) s \(clockOffset > 0 ? "ahead" : "behind")"
+        }
+        if goalActivationDelay > 0 { seeded += ", new goals CREATING for \(goalActivationDelay) s" }
         await bank.injectFaults(rules)
         let server = try await EmulatorServer.start(bank: bank, port: port)
         let faults = faultRate > 0 ? "; failing \(faultRate)% of requests" : ""

@@ -14,9 +14,13 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Starts the emulator with `state` on a free loopback port, runs `body`, stops it.
-public func withEmulator<T>(_ state: BankState, _ body: (EmulatorServer) async throws -> T) async throws -> T {
-    let server = try await EmulatorServer.start(bank: EmulatedBank(state: state))
+/// Starts the emulator with `state` (behaving as `behaviour` says) on a free loopback
+/// port, runs `body`, stops it.
+public func withEmulator<T>(
+    _ state: BankState, behaviour: EmulatorBehaviour = EmulatorBehaviour(),
+    _ body: (EmulatorServer) async throws -> T
+) async throws -> T {
+    let server = try await EmulatorServer.start(bank: EmulatedBank(state: state, behaviour: behaviour))
     do {
         let result = try await body(server)
         await server.stop()
