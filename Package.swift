@@ -94,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RoundUpJobTests",
-            dependencies: ["RoundUpJob", "TestSupport"],
+            dependencies: ["RoundUpJob", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

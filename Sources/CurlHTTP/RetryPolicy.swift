@@ -76,6 +76,10 @@ public enum RetryableFailure: Sendable, Equatable {
     /// A successful status whose body could not be read as promised: cut short or garbled
     /// on the way, so worth another try. A body that stays unreadable is reported.
     case unreadableBody
+    /// The server may have acted on a request that must not be sent twice (a timeout, a
+    /// lost connection or a 5xx after it went out): the caller finds out what happened
+    /// before anything is sent again, so it is never retried blindly.
+    case mayHaveActed
 
     /// Whether another attempt may succeed: connection failures, timeouts, 408, 429 and 5xx,
     /// and unreadable bodies. A refused TLS handshake, a bad URL or another 4xx will not
@@ -91,6 +95,8 @@ public enum RetryableFailure: Sendable, Equatable {
             status == 408 || status == 429 || (500..<600).contains(status)
         case .unreadableBody:
             true
+        case .mayHaveActed:
+            false
         }
     }
 }

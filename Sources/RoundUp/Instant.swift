@@ -13,6 +13,12 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         Instant(millisecondsSince1970: millisecondsSince1970 + count)
     }
 
+    /// This instant moved by `duration` (whole milliseconds; a negative one moves it back).
+    public func adding(_ duration: Duration) -> Instant {
+        let (seconds, attoseconds) = duration.components
+        return adding(milliseconds: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
     public static func < (lhs: Instant, rhs: Instant) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }

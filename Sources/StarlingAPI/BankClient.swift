@@ -10,10 +10,12 @@ public import RoundUp
 /// non-2xx status becomes a typed `BankError` with the bank's own messages, and a body
 /// that does not decode becomes `.malformedResponse` naming the endpoint and the field.
 ///
-/// Every request, the PUTs included, is retried as the `retrier` says when it fails in a
-/// way that may pass (no connection, a timeout, 408, 429, 5xx, a garbled body). That is
-/// safe for the transfer because the bank keys it on the caller's transfer uid; goal
-/// creation has no such key, so it looks for the goal again before it tries again.
+/// Requests are retried as the `retrier` says when they fail in a way that may pass (no
+/// connection, a timeout, 408, 429, 5xx, a garbled body). The two that change money or
+/// goals are careful: goal creation looks for the goal again before it tries again, and a
+/// transfer is tried again only when the bank certainly did not act on it (no connection
+/// was made, or it refused with 429). A transfer that may have been carried out fails
+/// with `BankError.mayHaveActed`, and the caller looks in the feed before sending it again.
 public struct BankClient: Sendable {
     /// The API's base URL, without a trailing slash: `https://api.starlingbank.com`.
     public let baseURL: String
@@ -47,11 +49,10 @@ public struct BankClient: Sendable {
         try await get("/api/v2/accounts", as: AccountList.self).accounts
     }
 
-    /// `GET …/settled-transactions-between`: feed items whose settlement time lies
-    /// between `start` and `end`. The bank does not document whether the bounds are
-    /// inclusive, so callers filter again themselves.
-    /// The account's feed items that settled between `start` and `end`, as transactions.
-    /// The body is decoded as it arrives and never kept whole (see `FeedDecoder`).
+    /// `GET …/settled-transactions-between`: the account's feed items that settled between
+    /// `start` and `end`, as transactions. The bank does not document whether the bounds
+    /// are inclusive, so callers filter again themselves. The body is decoded as it
+    /// arrives and never kept whole (see `FeedDecoder`).
     public func settledTransactions(accountUid: String, from start: Instant, to end: Instant) async throws(BankError)
         -> [Transaction]
     {
@@ -69,12 +70,23 @@ public struct BankClient: Sendable {
         return try decoder.transactionsOrConversionError()
     }
 
-    /// `GET /api/v2/account/{accountUid}/savings-goals`.
-    /// The account's balance (needs `balance:read`).
+    /// `GET …/category/{categoryUid}/transactions-between`: the category's feed items of
+    /// every status whose transaction time lies between `start` and `end`, decoded whole.
+    /// Used to find the job's own transfers, so the window is short.
+    public func categoryTransactions(accountUid: String, categoryUid: String, from start: Instant, to end: Instant)
+        async throws(BankError) -> [FeedItem]
+    {
+        let path = "/api/v2/feed/account/\(segment(accountUid))/category/\(segment(categoryUid))/transactions-between"
+        let query = "minTransactionTimestamp=\(start.iso8601)&maxTransactionTimestamp=\(end.iso8601)"
+        return try await get(path, query: query, as: FeedItemList.self).feedItems
+    }
+
+    /// `GET /api/v2/accounts/{accountUid}/balance` (needs `balance:read`).
     public func balance(accountUid: String) async throws(BankError) -> AccountBalance {
         try await get("/api/v2/accounts/\(segment(accountUid))/balance", as: AccountBalance.self)
     }
 
+    /// `GET /api/v2/account/{accountUid}/savings-goals`.
     public func savingsGoals(accountUid: String) async throws(BankError) -> [SavingsGoal] {
         try await get("/api/v2/account/\(segment(accountUid))/savings-goals", as: SavingsGoalList.self)
             .savingsGoalList
@@ -101,14 +113,20 @@ public struct BankClient: Sendable {
     }
 
     /// `PUT …/savings-goals/{goalUid}/add-money/{transferUid}`: moves `amount` into the
-    /// goal. The bank keys the transfer on `transferUid`, so repeating the call with the
-    /// same uid does not move the money twice.
+    /// goal. The bank does not promise to recognise a repeated `transferUid`, so the call
+    /// is tried again only when the bank certainly did not act on it; a failure after
+    /// which it may have (`BankError.mayHaveActed`) is left to the caller to look into.
     public func addMoney(accountUid: String, goalUid: String, transferUid: String, amount: CurrencyAndAmount)
         async throws(BankError) -> TransferResponse
     {
         let path =
             "/api/v2/account/\(segment(accountUid))/savings-goals/\(segment(goalUid))/add-money/\(segment(transferUid))"
-        return try await put(path, body: TopUpRequest(amount: amount), as: TransferResponse.self)
+        let body = try encode(TopUpRequest(amount: amount), for: path)
+        return try await retrying(
+            "PUT \(path)", classify: { $0.mayHaveActed ? .mayHaveActed : $0.retryableFailure }
+        ) { (_) async throws(BankError) -> TransferResponse in
+            try await once(.put, path, query: nil, body: body, repeatable: false, as: TransferResponse.self)
+        }
     }
 
     // MARK: - One place for every request
@@ -117,12 +135,6 @@ public struct BankClient: Sendable {
         -> Body
     {
         try await send(.get, path, query: query, body: nil, as: type)
-    }
-
-    private func put<Request: Encodable, Body: Decodable>(_ path: String, body: Request, as type: Body.Type)
-        async throws(BankError) -> Body
-    {
-        try await send(.put, path, query: nil, body: try encode(body, for: path), as: type)
     }
 
     private func encode(_ body: some Encodable, for path: String) throws(BankError) -> [UInt8] {
@@ -143,12 +155,13 @@ public struct BankClient: Sendable {
 
     /// Runs `attempt` under the retry policy. A failure that was never retried is thrown as
     /// it is; one that was, or that the policy refused to wait for, says so.
-    private func retrying<T>(_ endpoint: String, _ attempt: (Int) async throws(BankError) -> T)
-        async throws(BankError) -> T
-    {
+    private func retrying<T>(
+        _ endpoint: String, classify: (BankError) -> RetryableFailure = \.retryableFailure,
+        _ attempt: (Int) async throws(BankError) -> T
+    ) async throws(BankError) -> T {
         do throws(RetriesEnded<BankError>) {
             return try await retrier.run(
-                attempt, classify: \.retryableFailure,
+                attempt, classify: classify,
                 willRetry: { failure, number, delay in
                     logger.warning(
                         "\(failure.description); trying again in \(delay.inSeconds) (attempt \(number + 1) of \(retrier.policy.maxAttempts))"

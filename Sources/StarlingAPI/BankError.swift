@@ -23,6 +23,23 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
         return self
     }
 
+    /// Whether the bank may have carried the request out although no success came back: no
+    /// answer after the request went out (a timeout, a lost connection), a 5xx, or a
+    /// success whose body could not be read. A request that never connected, or that the
+    /// bank answered with a refusal (4xx, 429), was certainly not carried out.
+    public var mayHaveActed: Bool {
+        switch self {
+        case .unreachable(_, let error):
+            switch error.kind {
+            case .timedOut, .connectionLost, .other: true
+            case .couldNotConnect, .tls, .badRequest: false
+            }
+        case .serverError, .malformedResponse: true
+        case .tokenRejected, .rateLimited, .refused: false
+        case .retriesEnded(let last, _, _): last.mayHaveActed
+        }
+    }
+
     /// The failure as the retry policy sees it.
     public var retryableFailure: RetryableFailure {
         switch self {

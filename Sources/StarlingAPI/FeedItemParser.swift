@@ -36,9 +36,11 @@ extension JSONCursor {
         var direction: String?
         var status: String?
         // Optional fields: `.some(nil)` once read as null, so that a second null is a duplicate too.
+        var transactionTime: String??
         var settlementTime: String??
         var source: String??
         var counterPartyType: String??
+        var counterPartyUid: String??
         var counterPartyName: String??
         var spendingCategory: String??
         var roundUp: Bool?
@@ -60,6 +62,9 @@ extension JSONCursor {
             } else if cursor.key(start, end, is: "status") {
                 guard status == nil, let value = cursor.plainString() else { return false }
                 status = value
+            } else if cursor.key(start, end, is: "transactionTime") {
+                guard transactionTime == nil, let value = cursor.optionalPlainString() else { return false }
+                transactionTime = value
             } else if cursor.key(start, end, is: "settlementTime") {
                 guard settlementTime == nil, let value = cursor.optionalPlainString() else { return false }
                 settlementTime = value
@@ -69,6 +74,9 @@ extension JSONCursor {
             } else if cursor.key(start, end, is: "counterPartyType") {
                 guard counterPartyType == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyType = value
+            } else if cursor.key(start, end, is: "counterPartyUid") {
+                guard counterPartyUid == nil, let value = cursor.optionalPlainString() else { return false }
+                counterPartyUid = value
             } else if cursor.key(start, end, is: "counterPartyName") {
                 guard counterPartyName == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyName = value
@@ -98,7 +106,8 @@ extension JSONCursor {
         guard let uid, let categoryUid, let amount, let direction, let status else { return nil }
         return FeedItem(
             feedItemUid: uid, categoryUid: categoryUid, amount: amount, direction: direction, status: status,
-            settlementTime: settlementTime ?? nil, source: source ?? nil, counterPartyType: counterPartyType ?? nil,
+            transactionTime: transactionTime ?? nil, settlementTime: settlementTime ?? nil, source: source ?? nil,
+            counterPartyType: counterPartyType ?? nil, counterPartyUid: counterPartyUid ?? nil,
             counterPartyName: counterPartyName ?? nil, spendingCategory: spendingCategory ?? nil,
             hasBankRoundUp: roundUp ?? false)
     }

@@ -44,34 +44,40 @@ public struct FeedItem: Decodable, Equatable, Sendable {
     public let amount: CurrencyAndAmount
     public let direction: String
     public let status: String
+    /// When the payment was made (every item has one; the category feed is queried by it).
+    public let transactionTime: String?
     public let settlementTime: String?
     public let source: String?
     public let counterPartyType: String?
+    /// For a transfer into a savings goal, the goal's uid.
+    public let counterPartyUid: String?
     public let counterPartyName: String?
     public let spendingCategory: String?
     /// Whether the bank's own round-up feature acted on this item.
     public let hasBankRoundUp: Bool
 
     enum CodingKeys: String, CodingKey {
-        case feedItemUid, categoryUid, amount, direction, status, settlementTime, source
-        case counterPartyType, counterPartyName, spendingCategory, roundUp
+        case feedItemUid, categoryUid, amount, direction, status, transactionTime, settlementTime, source
+        case counterPartyType, counterPartyUid, counterPartyName, spendingCategory, roundUp
     }
 
     /// Every property, with no defaults: a property added here then has to be given by
     /// every reader, `FeedDecoder`'s own parser included.
     init(
         feedItemUid: String, categoryUid: String, amount: CurrencyAndAmount, direction: String, status: String,
-        settlementTime: String?, source: String?, counterPartyType: String?, counterPartyName: String?,
-        spendingCategory: String?, hasBankRoundUp: Bool
+        transactionTime: String?, settlementTime: String?, source: String?, counterPartyType: String?,
+        counterPartyUid: String?, counterPartyName: String?, spendingCategory: String?, hasBankRoundUp: Bool
     ) {
         self.feedItemUid = feedItemUid
         self.categoryUid = categoryUid
         self.amount = amount
         self.direction = direction
         self.status = status
+        self.transactionTime = transactionTime
         self.settlementTime = settlementTime
         self.source = source
         self.counterPartyType = counterPartyType
+        self.counterPartyUid = counterPartyUid
         self.counterPartyName = counterPartyName
         self.spendingCategory = spendingCategory
         self.hasBankRoundUp = hasBankRoundUp
@@ -84,9 +90,11 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
         direction = try container.decode(String.self, forKey: .direction)
         status = try container.decode(String.self, forKey: .status)
+        transactionTime = try container.decodeIfPresent(String.self, forKey: .transactionTime)
         settlementTime = try container.decodeIfPresent(String.self, forKey: .settlementTime)
         source = try container.decodeIfPresent(String.self, forKey: .source)
         counterPartyType = try container.decodeIfPresent(String.self, forKey: .counterPartyType)
+        counterPartyUid = try container.decodeIfPresent(String.self, forKey: .counterPartyUid)
         counterPartyName = try container.decodeIfPresent(String.self, forKey: .counterPartyName)
         spendingCategory = try container.decodeIfPresent(String.self, forKey: .spendingCategory)
         hasBankRoundUp = try !container.isAbsentOrNull(.roundUp)

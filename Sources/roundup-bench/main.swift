@@ -209,7 +209,7 @@ for accounts in [1, 10] {
     if accounts == 10 {
         row(
             "connections opened, 10 accounts", results, { Double($0.connections) }, { String(Int($0)) },
-            target: "roundup ≤ \(options.concurrency)")
+            target: "roundup ≤ \(options.concurrency) + 1 per transfer")
         row("requests, 10 accounts", results, { Double($0.requests) }, { String(Int($0)) }, target: "")
     }
 }

@@ -65,6 +65,36 @@ struct Composition {
     }
 }
 
+extension Composition {
+    /// `roundup resolve` with no week named: the weeks that wait for a person.
+    func resolveList(_ flags: SettingFlags) -> RunResult {
+        switch settings(flags) {
+        case .success(let loaded): Resolve.list(stateDirectory: loaded.settings.stateDirectory)
+        case .failure(let error): .failure(error.failure)
+        }
+    }
+
+    /// `roundup resolve --account … --end-date … --check|--retry|--redirect|--abandon`.
+    func resolve(
+        _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, flags: SettingFlags, logger: Logger
+    ) async -> RunResult {
+        let settings: Settings
+        var token: AccessToken?
+        do throws(RunFailure) {
+            settings = try self.settings(flags).mapError(\.failure).get().settings
+            if resolution.needsBank {
+                token = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+                    .mapError { RunFailure(.configuration, $0.message) }.get().0
+            }
+        } catch {
+            return .failure(error)
+        }
+        return await Resolve.run(
+            resolution, accountUid: accountUid, weekEnd: weekEnd, settings: settings, token: token, clock: clock,
+            logger: logger)
+    }
+}
+
 /// How `roundup run` (or the demo) runs, apart from its settings and week.
 struct RunOptions {
     var dryRun = false

@@ -18,12 +18,14 @@ struct Roundup: AsyncParsableCommand {
               roundup run --dry-run        # what last week would move; moves nothing
               roundup run --catch-up       # what cron and systemd run every Monday
               roundup history              # what has been saved, week by week
+              roundup resolve              # weeks held for a person, and how to settle them
 
             Exit codes: 0 ok, 64 usage, 65 bad data from the bank, 69 bank unavailable, \
-            75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration.
+            75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration or a week \
+            held for a person (roundup resolve).
             """,
         version: roundupVersion,
-        subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, Demo.self, Emulator.self],
+        subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self, Emulator.self],
         defaultSubcommand: Run.self
     )
 }

@@ -49,7 +49,7 @@ import Testing
             try FileManager.default.createDirectory(
                 atPath: home.path + "/.config/roundup", withIntermediateDirectories: true)
             let tokenFile = home.path + "/.config/roundup/token"
-            FileManager.default.createFile(
+            _ = FileManager.default.createFile(
                 atPath: tokenFile, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600])
             try "apiBaseURL: \(server.baseURL)\ntokenFile: ~/.config/roundup/token\n"
                 .write(toFile: home.path + "/.config/roundup/config.yaml", atomically: true, encoding: .utf8)
@@ -101,7 +101,7 @@ import Testing
         environment["CREDENTIALS_DIRECTORY"] = credentials
 
         let token = "unit-token-" + UUID().uuidString
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: credentials + "/starling-token", contents: Data(token.utf8),
             attributes: [.posixPermissions: 0o400])
         let (state, week) = Self.bankWithLastWeek(token: token)

@@ -34,14 +34,16 @@ struct AccountDecisionTests {
                 == .nothingToMove(nil))
     }
 
-    @Test(arguments: [LedgerStatus.done, .nothing, .pending])
+    @Test(arguments: LedgerStatus.allCases)
     func aWeekInTheLedgerIsNeverDecidedAgain(status: LedgerStatus) {
         let recorded = Self.entry(status)
         let expected: AccountDecision =
             switch status {
             case .done: .alreadyTransferred(recorded)
             case .nothing: .alreadyNothing(recorded)
-            case .pending: .resend(recorded)
+            case .pending: .finishUnconfirmed(recorded)
+            case .held: .held(recorded)
+            case .abandoned: .abandoned(recorded)
             }
         // Whatever the feed now says, and however the balance stands, the ledger decides.
         for total in [Int64(0), 298, 5_000] {

@@ -67,7 +67,10 @@ import Testing
             let result = await harness.run(server, endDate: weekEnd, dryRun: true)
             #expect(result.status == .ok)
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
-            #expect(await server.bank.requests.count == 6)
+            // Token, accounts, then each account's feed and goals; the account that has its goal
+            // also looks in its category feed for a transfer made elsewhere.
+            #expect(await server.bank.requests.count == 7)
+            #expect(await server.bank.requests.filter { $0.endpoint == .categoryFeed }.count == 1)
             #expect(result.report?.accounts.map(\.status) == [.dryRun, .dryRun])
             #expect(result.output.contains("a real run would create the goal \"Round-ups\" and move 2.98 GBP"))
             #expect(result.output.contains("a real run would move 1.26 EUR into \"Round-ups\""))

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RoundUp
 import RoundUpJob
+import StarlingAPI
 import StarlingEmulator
 import TestSupport
 
@@ -28,20 +29,55 @@ struct JobHarness {
         retryFirstDelayMilliseconds: 1
         retryMaxDelaySeconds: 0
         requestTimeoutSeconds: 60
+        feedRecheckSeconds: 0
 
         """
 
     func run(
-        _ server: EmulatorServer, endDate: String, dryRun: Bool = false, token: String? = nil,
+        _ server: EmulatorServer, endDate: String, dryRun: Bool = false, catchUp: Bool = false, token: String? = nil,
         goal: String? = nil, config: String = JobHarness.quickRetries
     ) async -> RunResult {
-        await run(baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, token: token, goal: goal, config: config)
+        await run(
+            baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, catchUp: catchUp, token: token, goal: goal,
+            config: config)
     }
 
     func run(
-        baseURL: String, endDate: String, dryRun: Bool = false, token: String? = nil,
+        baseURL: String, endDate: String, dryRun: Bool = false, catchUp: Bool = false, token: String? = nil,
         goal: String? = nil, config: String = JobHarness.quickRetries
     ) async -> RunResult {
+        do throws(RunFailure) {
+            let (settings, accessToken, logger) = try load(baseURL: baseURL, token: token, goal: goal, config: config)
+            let week = try RunRequest.week(
+                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.timeZone)
+            return await Runner.run(
+                RunRequest(week: week, dryRun: dryRun, catchUp: catchUp), settings: settings, token: accessToken,
+                clock: { Instant.now }, logger: logger)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// `roundup resolve` for one account-week, as the command line runs it.
+    func resolve(
+        _ server: EmulatorServer, _ resolution: Resolution, account: String, endDate: String,
+        config: String = JobHarness.quickRetries
+    ) async -> RunResult {
+        do throws(RunFailure) {
+            let (settings, accessToken, logger) = try load(
+                baseURL: server.baseURL, token: nil, goal: nil, config: config)
+            return await Resolve.run(
+                resolution, accountUid: account, weekEnd: LocalDate(iso: endDate)!, settings: settings,
+                token: accessToken, clock: { Instant.now }, logger: logger)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The settings, token and logger a run gets from `config` and the flags.
+    private func load(baseURL: String, token: String?, goal: String?, config: String) throws(RunFailure)
+        -> (Settings, AccessToken, Logger)
+    {
         let configPath = directory.path + "/config.yaml"
         try? Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
         var logger = Logger(label: "test") { _ in log }
@@ -55,19 +91,11 @@ struct JobHarness {
                 flags: flags, environment: environment, locations: Locations(environment: environment)
             ).settings
         } catch {
-            return .failure(error.failure)
+            throw error.failure
         }
-        do throws(RunFailure) {
-            let week = try RunRequest.week(
-                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.timeZone)
-            let accessToken = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
-                .mapError { RunFailure(.configuration, $0.message) }.get().0
-            return await Runner.run(
-                RunRequest(week: week, dryRun: dryRun), settings: settings, token: accessToken,
-                clock: { Instant.now }, logger: logger)
-        } catch {
-            return .failure(error)
-        }
+        let accessToken = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+            .mapError { RunFailure(.configuration, $0.message) }.get().0
+        return (settings, accessToken, logger)
     }
 
     func ledger() throws -> Ledger { try Ledger(path: stateDirectory + "/ledger.sqlite") }

@@ -111,10 +111,12 @@ import Testing
         )
         let partial = FeedItem(
             feedItemUid: "u", categoryUid: "c", amount: CurrencyAndAmount(currency: "GBP", minorUnits: 1),
-            direction: "OUT", status: "SETTLED", settlementTime: nil, source: "s", counterPartyType: "t",
-            counterPartyName: "n", spendingCategory: "c", hasBankRoundUp: false)
+            direction: "OUT", status: "SETTLED", transactionTime: "t", settlementTime: nil, source: "s",
+            counterPartyType: "t", counterPartyUid: nil, counterPartyName: "n", spendingCategory: "c",
+            hasBankRoundUp: false)
         #expect(
-            Self.unfilled(partial) == ["settlementTime", "hasBankRoundUp"], "the check itself sees what is missing")
+            Self.unfilled(partial) == ["settlementTime", "counterPartyUid", "hasBankRoundUp"],
+            "the check itself sees what is missing")
     }
 
     @Test(arguments: [

@@ -1,4 +1,4 @@
-public import RoundUp
+import RoundUp
 public import StarlingEmulator
 
 /// A bank for robustness tests: several accounts in currencies with 0, 2 and 3 decimals,

@@ -29,13 +29,16 @@ struct ConfigFile: Decodable {
     var retryMaxDelaySeconds: Int?
     var retryAfterLimitSeconds: Int?
     var requestTimeoutSeconds: Int?
+    var clockSkewMarginSeconds: Int?
+    var feedRecheckSeconds: Int?
+    var goalWaitSeconds: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
         case multiplier, weeklyCap, excludeSources, excludeSpendingCategories, wholeAmountsSaveAUnit
         case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
         case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
-        case requestTimeoutSeconds
+        case requestTimeoutSeconds, clockSkewMarginSeconds, feedRecheckSeconds, goalWaitSeconds
     }
 
     init() {}
@@ -137,6 +140,7 @@ struct ConfigLimits {
     var lockWait: Duration
     var retryPolicy: RetryPolicy
     var requestTimeout: Duration
+    var waits: TransferWaits
 }
 
 extension ConfigFile {
@@ -166,7 +170,8 @@ extension ConfigFile {
             minimumBalances: minimums.mapValues { MinimumBalance(minimum: $0, whenBelow: whenBelow) })
     }
 
-    /// Concurrency, lock wait, retries and request timeout, each within its bounds.
+    /// Concurrency, lock wait, retries, request timeout and the transfer checks' waits,
+    /// each within its bounds.
     func limits() throws(SettingsError) -> ConfigLimits {
         let concurrency = try bounded(concurrency, "concurrency", 1...32) ?? 4
         let standard = RetryPolicy.standard
@@ -181,9 +186,17 @@ extension ConfigFile {
             runRetries: standard.runRetries, runWait: standard.runWait)
         let requestTimeout = try bounded(requestTimeoutSeconds, "requestTimeoutSeconds", 1...600) ?? 60
         let lockWait = try bounded(lockWaitSeconds, "lockWaitSeconds", 0...3600) ?? 10
+        let standardWaits = TransferWaits()
+        let waits = TransferWaits(
+            clockSkewMargin: try bounded(clockSkewMarginSeconds, "clockSkewMarginSeconds", 0...3600)
+                .map { .seconds($0) } ?? standardWaits.clockSkewMargin,
+            feedRecheck: try bounded(feedRecheckSeconds, "feedRecheckSeconds", 0...300)
+                .map { .seconds($0) } ?? standardWaits.feedRecheck,
+            goalWait: try bounded(goalWaitSeconds, "goalWaitSeconds", 0...600)
+                .map { .seconds($0) } ?? standardWaits.goalWait)
         return ConfigLimits(
             concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
-            requestTimeout: .seconds(requestTimeout))
+            requestTimeout: .seconds(requestTimeout), waits: waits)
     }
 
     /// Amounts by currency code, each an ISO 4217 code and an amount that currency can hold.

@@ -29,10 +29,33 @@ public struct Settings: Sendable {
     public var retryPolicy: RetryPolicy
     /// How long one request may take before it counts as timed out (and is retried).
     public var requestTimeout: Duration
+    /// How the job allows for the bank's clock and pace when it looks for its own transfers.
+    public var waits: TransferWaits
 
     public static let productionURL = "https://api.starlingbank.com"
     public static let sandboxURL = "https://api-sandbox.starlingbank.com"
     public static let defaultGoalName = "Round-ups"
+}
+
+/// How long the job allows when it looks in the feed for its own transfers and waits for
+/// a goal to become usable.
+public struct TransferWaits: Sendable, Equatable {
+    /// How far the bank's clock may be from this machine's: feed searches reach this much
+    /// further back and forward.
+    public var clockSkewMargin: Duration = .seconds(600)
+    /// After a transfer whose outcome is unknown, how long to wait before reading the feed
+    /// a second time.
+    public var feedRecheck: Duration = .seconds(10)
+    /// How long to wait for a goal that is being created or restored to become active.
+    public var goalWait: Duration = .seconds(60)
+
+    public init() {}
+
+    public init(clockSkewMargin: Duration, feedRecheck: Duration, goalWait: Duration) {
+        self.clockSkewMargin = clockSkewMargin
+        self.feedRecheck = feedRecheck
+        self.goalWait = goalWait
+    }
 }
 
 /// Settings given on the command line; nil where a flag was not given.
@@ -150,7 +173,7 @@ extension Settings {
                 excludedSpendingCategories: Set(file.excludeSpendingCategories ?? [])),
             policy: policy.roundUp, minimumBalances: policy.minimumBalances,
             concurrency: limits.concurrency, lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
-            requestTimeout: limits.requestTimeout)
+            requestTimeout: limits.requestTimeout, waits: limits.waits)
     }
 
     /// The flag's, else the environment's, else the file's base URL, else the bank's

@@ -10,14 +10,21 @@ public enum History {
         case nothingToMove = "nothing to move"
         /// A minimum balance kept all of the round-up.
         case heldBack = "held back"
-        /// Sent, or about to be, with no answer yet: the next run resends it.
+        /// Sent, or about to be, with no answer yet: the next run looks for it in the feed
+        /// and resends it only if it is not there.
         case unconfirmed
+        /// Waits for a person (`roundup resolve`).
+        case held
+        /// A person decided not to move this week's money.
+        case abandoned
 
         init(_ entry: LedgerEntry) {
             switch entry.status {
             case .done: self = .transferred
             case .nothing: self = entry.note == nil ? .nothingToMove : .heldBack
             case .pending: self = .unconfirmed
+            case .held: self = .held
+            case .abandoned: self = .abandoned
             }
         }
 
@@ -27,6 +34,8 @@ public enum History {
             case .transferred: .transferred
             case .nothingToMove, .heldBack: .nothingToDo
             case .unconfirmed: .failed
+            case .held: .held
+            case .abandoned: .abandoned
             }
         }
     }
@@ -49,6 +58,14 @@ public enum History {
         public var lastError: String?
         /// Why less than the week's round-up moved (a minimum balance).
         public var note: String?
+        /// How a transferred week's arrival was established: `bank` (its answer) or `feed`.
+        public var confirmation: String?
+        /// The feed item that shows the transfer, when the feed confirmed it.
+        public var feedItemUid: String?
+        /// Why the week is held, or why a person abandoned it.
+        public var reason: String?
+        /// What a person decided with `roundup resolve`.
+        public var resolution: String?
         public var updatedAt: String?
     }
 
@@ -100,7 +117,9 @@ public enum History {
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: money?.formattedAmount ?? "\(entry.minorUnits) minor units", minorUnits: entry.minorUnits,
             goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Status(entry),
-            lastError: entry.lastError, note: entry.note, updatedAt: entry.updatedAt)
+            lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
+            feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
+            updatedAt: entry.updatedAt)
     }
 
     /// What the confirmed transfers add up to, per currency.
@@ -116,6 +135,14 @@ public enum History {
         }
     }
 
+    private static func hint(_ status: Status) -> String {
+        switch status {
+        case .unconfirmed: " (the next run looks in the feed, then resends it)"
+        case .held: " (roundup resolve)"
+        default: ""
+        }
+    }
+
     static func table(_ document: Document, style: TextStyle = .plain) -> String {
         guard !document.weeks.isEmpty else {
             return
@@ -126,14 +153,17 @@ public enum History {
             [
                 "\(row.weekStart) – \(row.weekEnd)", row.accountName ?? row.accountUid, "\(row.amount) \(row.currency)",
                 row.goalName ?? "—",
-                row.status.rawValue + (row.status == .unconfirmed ? " (the next run resends it)" : ""),
+                row.status.rawValue + Self.hint(row.status),
             ]
         }
         var lines = TextTable.render(header: header, rows: body, rightAligned: [2]) { row, column, cell in
             column == 4 ? style.status(document.weeks[row].status.colour, cell) : cell
         }
         let notes = document.weeks.compactMap { row in
-            (row.lastError ?? row.note).map { "\(row.weekEnd) \(row.accountName ?? row.accountUid): \($0)" }
+            let said = [row.reason ?? row.lastError, row.note, row.resolution.map { "resolved: \($0)" }]
+                .compactMap { $0 }
+            return said.isEmpty
+                ? nil : "\(row.weekEnd) \(row.accountName ?? row.accountUid): " + said.joined(separator: "; ")
         }
         if !notes.isEmpty { lines += [""] + notes }
         let totals = document.totals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }

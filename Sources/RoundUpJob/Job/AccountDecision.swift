@@ -51,9 +51,14 @@ public enum AccountDecision: Sendable, Equatable {
     case alreadyTransferred(LedgerEntry)
     /// An earlier run found nothing to move.
     case alreadyNothing(LedgerEntry)
-    /// An earlier run recorded a transfer whose outcome is not known: send it again with
-    /// the same transfer uid and amount (a dry run only says it would).
-    case resend(LedgerEntry)
+    /// A person decided that this week's money is not to be moved.
+    case abandoned(LedgerEntry)
+    /// The week waits for a person (`roundup resolve`); runs leave it be.
+    case held(LedgerEntry)
+    /// An earlier run recorded a transfer whose outcome is not known: look for it in the
+    /// feed, and send it again with the same transfer uid and amount only if it is not
+    /// there (a dry run only says what it would do).
+    case finishUnconfirmed(LedgerEntry)
     /// Nothing moves this week: no round-up, or the minimum balance held all of it back.
     case nothingToMove(MinimumBalanceOutcome?)
     /// Move `amount` into the account's goal.
@@ -65,7 +70,9 @@ public enum AccountDecision: Sendable, Equatable {
             switch recorded.status {
             case .done: return .alreadyTransferred(recorded)
             case .nothing: return .alreadyNothing(recorded)
-            case .pending: return .resend(recorded)
+            case .pending: return .finishUnconfirmed(recorded)
+            case .held: return .held(recorded)
+            case .abandoned: return .abandoned(recorded)
             }
         }
         if let other = facts.overlapping.first { return .overlaps(other) }

@@ -24,9 +24,10 @@ extension RoundUpJob {
                 .usage,
                 "the week ending \(week.endDate) shares days with the week ending \(other.weekEnd), which is "
                     + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
-        case .alreadyTransferred(let entry), .alreadyNothing(let entry), .resend(let entry):
+        case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
+            .finishUnconfirmed(let entry):
             logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
-            try await resume(entry, plan: plan, dryRun: dryRun, report: &report)
+            try await resume(entry, plan: plan, account: account, week: week, dryRun: dryRun, report: &report)
         case .nothingToMove(let outcome):
             report.fill(from: outcome)
             try recordNothing(account: account, week: week, plan: plan, note: outcome?.note, dryRun: dryRun)
@@ -115,10 +116,26 @@ extension RoundUpJob {
 struct AccountFailure: Error {
     let status: ExitStatus
     let message: String
+    /// The week waits for a person: the job could not tell what to do without guessing.
+    var held = false
+    /// Why, for a held week (without the advice `message` adds).
+    var reason = ""
+    /// For a week held because its goal did not become active: that goal.
+    var goal: GoalChoice?
 
     init(_ status: ExitStatus, _ message: String) {
         self.status = status
         self.message = message
+    }
+
+    /// The week is held for a person, for `reason`.
+    static func held(_ reason: String, goal: GoalChoice? = nil) -> AccountFailure {
+        var failure = AccountFailure(
+            .configuration, "held for a person: \(reason); `roundup resolve` lists it and settles it")
+        failure.held = true
+        failure.reason = reason
+        failure.goal = goal
+        return failure
     }
 
     /// `body`'s result, with a bank error becoming the account's failure.

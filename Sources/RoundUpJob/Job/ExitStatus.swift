@@ -13,8 +13,18 @@ public enum ExitStatus: Int32, Sendable, Codable {
     case temporaryFailure = 75
     /// The token was rejected or lacks a needed scope.
     case permissionDenied = 77
-    /// The configuration cannot be used.
+    /// The configuration cannot be used, or a week is held until a person decides.
     case configuration = 78
+
+    /// A failure that may pass by itself, so a scheduler should run the job again.
+    public var mayPass: Bool { self == .unavailable || self == .temporaryFailure }
+
+    /// The status of a run made of several outcomes: one that may pass wins, so that the
+    /// scheduler runs the job again (a held week stays held meanwhile); otherwise the
+    /// first failure.
+    public static func overall(_ statuses: [ExitStatus]) -> ExitStatus {
+        statuses.first(where: \.mayPass) ?? statuses.first { $0 != .ok } ?? .ok
+    }
 
     /// The exit status for a failure talking to the bank.
     public init(_ error: BankError) {

@@ -14,8 +14,8 @@ struct GoalChoice {
 }
 
 /// Finds the goal each account saves into: the one configured by uid for the account, or
-/// the active goal in the account's currency with the configured name, created when there
-/// is none (except in a dry run).
+/// the goal in the account's currency with the configured name (an active one first),
+/// created when there is none (except in a dry run).
 public struct GoalResolver: Sendable {
     let bank: BankClient
     let settings: Settings
@@ -46,29 +46,31 @@ public struct GoalResolver: Sendable {
         }
     }
 
-    /// The goal for `account`, created if needed unless `dryRun`.
+    /// The goal for `account`, created if needed unless `dryRun`. A goal of that name that
+    /// is being created, is pending or is being restored is waited for and used, never
+    /// duplicated; one still not active after `settings.waits.goalWait` holds the week.
     func resolve(for account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure) -> GoalChoice {
-        let usable = try await AccountFailure.bankCall { () async throws(BankError) in
-            try await activeGoals(of: account)
+        let goals = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await liveGoals(of: account)
         }
         if let wanted = settings.goalUids[account.uid] {
-            guard let goal = usable.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
+            guard let goal = goals.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
                 throw AccountFailure(
                     .configuration,
-                    "the goal \(wanted) configured for this account is not one of its active \(account.currencyCode) goals"
-                )
+                    "the goal \(wanted) configured for this account is not one of its \(account.currencyCode) goals "
+                        + "(archived goals do not count)")
             }
-            return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
+            return try await usable(goal, of: account, dryRun: dryRun)
         }
         let name = settings.savingsGoalName
-        let matches = usable.filter { $0.isNamed(name) }
-        if let goal = matches.first {
+        let matches = goals.filter { $0.isNamed(name) }
+        if let goal = matches.first(where: \.isActive) ?? matches.first {
             if matches.count > 1 {
                 logger.warning(
                     "\(account.label): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
             }
             logger.info("\(account.label): saves into \"\(goal.name)\" (\(goal.savingsGoalUid))")
-            return GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
+            return try await usable(goal, of: account, dryRun: dryRun)
         }
         if dryRun { return GoalChoice(uid: nil, name: name) }
         guard scopes.contains(RoundUpJob.createGoalScope) else {
@@ -77,7 +79,68 @@ public struct GoalResolver: Sendable {
                 "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
                     + "\(RoundUpJob.createGoalScope) to create one")
         }
-        return try await create(name, for: account)
+        let created = try await create(name, for: account)
+        return try await waitUntilActive(created, of: account)
+    }
+
+    /// For `roundup resolve --redirect`: the account's goal `wanted` (a uid, or a name in any
+    /// case), once it is active.
+    func named(_ wanted: String, for account: Account) async throws(AccountFailure) -> (uid: String, name: String) {
+        let goals = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await liveGoals(of: account)
+        }
+        let byUid = goals.first { $0.savingsGoalUid.lowercased() == wanted.lowercased() }
+        guard let goal = byUid ?? goals.first(where: { $0.isNamed(wanted) }) else {
+            throw AccountFailure(
+                .configuration,
+                "\(account.label) has no \(account.currencyCode) goal named or with the uid \"\(wanted)\" "
+                    + "(archived goals do not count)")
+        }
+        let choice = try await usable(goal, of: account, dryRun: false)
+        return (choice.uid ?? goal.savingsGoalUid, choice.name)
+    }
+
+    /// `goal`, once it can take money: at once when active, after a bounded wait when it
+    /// is being created, pending or being restored (a dry run does not wait).
+    private func usable(_ goal: SavingsGoal, of account: Account, dryRun: Bool) async throws(AccountFailure)
+        -> GoalChoice
+    {
+        let choice = GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
+        guard !goal.isActive, !dryRun else { return choice }
+        logger.info("\(account.label): the goal \"\(goal.name)\" is \(goal.state ?? "not active"); waiting for it")
+        return try await waitUntilActive(choice, of: account)
+    }
+
+    /// Reads the account's goals until `choice` is active, for at most `settings.waits.goalWait`.
+    private func waitUntilActive(_ choice: GoalChoice, of account: Account) async throws(AccountFailure)
+        -> GoalChoice
+    {
+        let deadline = ContinuousClock.now + settings.waits.goalWait
+        var state = "not active"
+        while true {
+            let goals = try await AccountFailure.bankCall { () async throws(BankError) in
+                try await bank.savingsGoals(accountUid: account.uid)
+            }
+            guard let goal = goals.first(where: { $0.savingsGoalUid.lowercased() == choice.uid?.lowercased() })
+            else {
+                // Just created: the bank may not list it yet.
+                state = "not listed yet"
+                guard ContinuousClock.now < deadline else { break }
+                try? await Task.sleep(for: .milliseconds(500))
+                continue
+            }
+            if goal.isActive { return choice }
+            state = goal.state ?? state
+            guard !goal.isArchived else {
+                throw AccountFailure(.configuration, "the goal \"\(choice.name)\" was archived while the job waited")
+            }
+            guard ContinuousClock.now < deadline else { break }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        throw AccountFailure.held(
+            "the goal \"\(choice.name)\" (\(choice.uid ?? "new")) is still \(state) after "
+                + "\(settings.waits.goalWait.inSeconds); nothing was moved",
+            goal: choice)
     }
 
     private func create(_ name: String, for account: Account) async throws(AccountFailure) -> GoalChoice {
@@ -88,18 +151,18 @@ public struct GoalResolver: Sendable {
             try await bank.createSavingsGoal(
                 accountUid: account.uid, name: name, currency: account.currencyCode, target: target,
                 existing: { () async throws(BankError) in
-                    try await activeGoals(of: account).first { $0.isNamed(name) }?.savingsGoalUid
+                    try await liveGoals(of: account).first { $0.isNamed(name) }?.savingsGoalUid
                 })
         }
         logger.notice("\(account.label): created the goal \"\(name)\" (\(uid))")
         return GoalChoice(uid: uid, name: name, created: true)
     }
 
-    /// The account's goals that can take its money: active, in its currency.
-    private func activeGoals(of account: Account) async throws(BankError) -> [SavingsGoal] {
+    /// The account's goals in its currency that are not archived or being archived: the
+    /// active ones, and those being created, pending or being restored.
+    private func liveGoals(of account: Account) async throws(BankError) -> [SavingsGoal] {
         try await bank.savingsGoals(accountUid: account.uid).filter { goal in
-            (goal.state == nil || goal.state == "ACTIVE")
-                && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
+            !goal.isArchived && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
         }
     }
 }
@@ -108,4 +171,9 @@ extension SavingsGoal {
     fileprivate func isNamed(_ wanted: String) -> Bool {
         name.compare(wanted, options: [.caseInsensitive]) == .orderedSame
     }
+
+    /// Takes money: ACTIVE, or no state at all (older API versions).
+    fileprivate var isActive: Bool { state == nil || state == "ACTIVE" }
+
+    fileprivate var isArchived: Bool { state == "ARCHIVED" || state == "ARCHIVING" }
 }

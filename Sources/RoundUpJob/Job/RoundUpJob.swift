@@ -85,7 +85,7 @@ public struct RoundUpJob: Sendable {
             for await result in group { results.append(result) }
             return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        report.exitCode = report.accounts.first { $0.exitCode != .ok }?.exitCode ?? .ok
+        report.exitCode = ExitStatus.overall(report.accounts.map(\.exitCode))
         return report
     }
 
@@ -100,7 +100,7 @@ public struct RoundUpJob: Sendable {
         do throws(AccountFailure) {
             try await work(on: account, week: week, dryRun: dryRun, scopes: scopes, report: &report)
         } catch {
-            report.status = .failed
+            report.status = error.held ? .held : .failed
             report.detail = error.message
             report.exitCode = error.status
             logger.error("\(account.label): \(error.message)")

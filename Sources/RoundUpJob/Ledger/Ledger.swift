@@ -3,14 +3,27 @@ import GRDB
 public import RoundUp
 
 /// Where an (account, week) stands.
-public enum LedgerStatus: String, Sendable, Codable {
+public enum LedgerStatus: String, Sendable, Codable, CaseIterable {
     /// The transfer was decided and may have been sent; its outcome is not known yet.
-    /// The next run sends it again with the same transfer uid and amount.
+    /// The next run looks for it in the account's feed, and sends it again with the same
+    /// transfer uid and amount only when it is not there.
     case pending
-    /// The bank confirmed the transfer.
+    /// The money arrived: the bank confirmed the transfer, or the feed shows it.
     case done
     /// There was nothing to move.
     case nothing
+    /// The job cannot tell what to do without a person (`roundup resolve`); runs leave it be.
+    case held
+    /// A person decided that this week's money is not to be moved.
+    case abandoned
+}
+
+/// How a week's arrival was established.
+public enum Confirmation: String, Sendable, Codable {
+    /// The bank answered the transfer with success.
+    case bank
+    /// The account's feed shows the transfer (`feedItemUid`).
+    case feed
 }
 
 /// One (account, week) in the ledger.
@@ -29,6 +42,19 @@ public struct LedgerEntry: Sendable, Equatable {
     public var accountName: String?
     /// Why less than the week's round-up was moved (a minimum balance held it back).
     public var note: String?
+    /// How a done week's arrival was established.
+    public var confirmation: Confirmation?
+    /// The feed item that shows this week's transfer; one item confirms one week.
+    public var feedItemUid: String?
+    /// Why the week is held for a person, or why a person abandoned it.
+    public var reason: String?
+    /// What a person decided with `roundup resolve`, and when.
+    public var resolution: String?
+    /// Goals an earlier attempt of this week's transfer was sent to, before a person
+    /// redirected it: the feed is searched for those too.
+    public var earlierGoalUids: [String] = []
+    /// When the week was first decided (ISO 8601, UTC); set by the ledger.
+    public var createdAt: String?
     /// When the entry last changed (ISO 8601, UTC); set by the ledger.
     public var updatedAt: String?
 
@@ -49,12 +75,18 @@ public struct LedgerEntry: Sendable, Equatable {
         self.accountName = accountName
         self.note = note
     }
+
+    /// Every goal this week's transfer may have gone to.
+    public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
+
+    /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
+    public var hasFailed: Bool { status == .pending && lastError != nil }
 }
 
 /// The record of what the job decided and did, one row per (account, week), in SQLite in
-/// the state directory. It is what makes a transfer happen at most once: the intent is
-/// written before the transfer is sent, the outcome after the bank confirms it, and a row
-/// is never removed. It holds no secret.
+/// the state directory. With the account's feed it is what makes a transfer happen at
+/// most once: the intent is written before the transfer is sent, the outcome after the
+/// bank confirms it or the feed shows it, and a row is never removed. It holds no secret.
 public struct Ledger: Sendable {
     private let database: DatabaseQueue
 
@@ -96,7 +128,47 @@ public struct Ledger: Sendable {
         migrator.registerMigration("v3: notes") { db in
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN note TEXT")
         }
+        migrator.registerMigration("v4: held weeks and feed confirmations", migrate: Ledger.addHeldWeeks)
         try migrator.migrate(database)
+    }
+
+    /// v4: held and abandoned weeks, and how a week's arrival was established. SQLite
+    /// cannot change a CHECK constraint in place, so the table is rebuilt.
+    private static func addHeldWeeks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE transfer_v4 (
+                    accountUid TEXT NOT NULL,
+                    weekEnd TEXT NOT NULL,
+                    status TEXT NOT NULL
+                        CHECK (status IN ('pending', 'done', 'nothing', 'held', 'abandoned')),
+                    currency TEXT NOT NULL,
+                    minorUnits INTEGER NOT NULL CHECK (minorUnits >= 0),
+                    goalUid TEXT,
+                    goalName TEXT,
+                    transferUid TEXT UNIQUE,
+                    lastError TEXT,
+                    createdAt TEXT NOT NULL,
+                    updatedAt TEXT NOT NULL,
+                    accountName TEXT,
+                    note TEXT,
+                    confirmation TEXT CHECK (confirmation IN ('bank', 'feed')),
+                    feedItemUid TEXT UNIQUE,
+                    reason TEXT,
+                    resolution TEXT,
+                    earlierGoalUids TEXT,
+                    PRIMARY KEY (accountUid, weekEnd)
+                );
+                INSERT INTO transfer_v4 (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
+                                         transferUid, lastError, createdAt, updatedAt, accountName, note,
+                                         confirmation)
+                    SELECT accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid,
+                           lastError, createdAt, updatedAt, accountName, note,
+                           CASE status WHEN 'done' THEN 'bank' END
+                    FROM transfer;
+                DROP TABLE transfer;
+                ALTER TABLE transfer_v4 RENAME TO transfer;
+                """)
     }
 
     /// The entry for `accountUid`'s week ending `weekEnd`, if any.
@@ -131,34 +203,53 @@ public struct Ledger: Sendable {
         }
     }
 
+    /// Every entry of `accountUid`, oldest week first.
+    public func entries(accountUid: String) throws -> [LedgerEntry] {
+        try database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM transfer WHERE accountUid = ? ORDER BY weekEnd", arguments: [accountUid]
+            ).map(Ledger.entry(from:))
+        }
+    }
+
     /// Records what was decided for the week: a pending transfer (written before it is
-    /// sent) or nothing to move. Fails if the (account, week) already has an entry: a week
-    /// is decided once.
+    /// sent), nothing to move, a transfer found already made, or a week held for a person.
+    /// Fails if the (account, week) already has an entry: a week is decided once.
     public func recordDecision(_ entry: LedgerEntry, at now: Instant) throws {
         try database.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
-                                          transferUid, lastError, accountName, note, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
+                                          transferUid, lastError, accountName, note, confirmation, feedItemUid,
+                                          reason, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     entry.accountUid, entry.weekEnd.description, entry.status.rawValue, entry.currency,
                     entry.minorUnits, entry.goalUid, entry.goalName, entry.transferUid, entry.accountName,
-                    entry.note, now.iso8601, now.iso8601,
+                    entry.note, entry.confirmation?.rawValue, entry.feedItemUid, entry.reason.map(Ledger.clip),
+                    now.iso8601, now.iso8601,
                 ])
         }
     }
 
-    /// Records that the bank confirmed the pending transfer.
-    public func recordDone(accountUid: String, weekEnd: LocalDate, at now: Instant) throws {
+    /// Records that the week's money arrived: the bank confirmed the transfer, or the feed
+    /// item `feedItemUid` shows it. Only a pending or held week changes.
+    public func recordDone(
+        accountUid: String, weekEnd: LocalDate, confirmation: Confirmation = .bank, feedItemUid: String? = nil,
+        resolution: String? = nil, at now: Instant
+    ) throws {
         try database.write { db in
             try db.execute(
                 sql: """
-                    UPDATE transfer SET status = 'done', lastError = NULL, updatedAt = ?
-                    WHERE accountUid = ? AND weekEnd = ? AND status = 'pending'
+                    UPDATE transfer SET status = 'done', lastError = NULL, reason = NULL, confirmation = ?,
+                                        feedItemUid = ?, resolution = COALESCE(?, resolution), updatedAt = ?
+                    WHERE accountUid = ? AND weekEnd = ? AND status IN ('pending', 'held')
                     """,
-                arguments: [now.iso8601, accountUid, weekEnd.description])
+                arguments: [
+                    confirmation.rawValue, feedItemUid, resolution, now.iso8601, accountUid, weekEnd.description,
+                ])
+            try Ledger.expectOneChange(db, "\(accountUid) \(weekEnd)")
         }
     }
 
@@ -166,9 +257,82 @@ public struct Ledger: Sendable {
     public func recordFailure(accountUid: String, weekEnd: LocalDate, error: String, at now: Instant) throws {
         try database.write { db in
             try db.execute(
-                sql: "UPDATE transfer SET lastError = ?, updatedAt = ? WHERE accountUid = ? AND weekEnd = ?",
-                arguments: [String(error.prefix(500)), now.iso8601, accountUid, weekEnd.description])
+                sql: """
+                    UPDATE transfer SET lastError = ?, updatedAt = ?
+                    WHERE accountUid = ? AND weekEnd = ? AND status IN ('pending', 'held')
+                    """,
+                arguments: [Ledger.clip(error), now.iso8601, accountUid, weekEnd.description])
         }
+    }
+
+    /// Holds a pending week for a person, saying why; runs leave it be until it is resolved.
+    public func recordHeld(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET status = 'held', reason = ?, updatedAt = ?
+                    WHERE accountUid = ? AND weekEnd = ? AND status IN ('pending', 'held')
+                    """,
+                arguments: [Ledger.clip(reason), now.iso8601, accountUid, weekEnd.description])
+            try Ledger.expectOneChange(db, "\(accountUid) \(weekEnd)")
+        }
+    }
+
+    /// A person's decision on a held or failed week (`roundup resolve`): send it again,
+    /// to the same goal or to another one with a new transfer uid.
+    public func recordRetry(
+        accountUid: String, weekEnd: LocalDate, goal: (uid: String, name: String, transferUid: String)? = nil,
+        resolution: String, at now: Instant
+    ) throws {
+        try database.write { db in
+            let current = try Row.fetchOne(
+                db, sql: "SELECT goalUid, earlierGoalUids FROM transfer WHERE accountUid = ? AND weekEnd = ?",
+                arguments: [accountUid, weekEnd.description])
+            var earlier = Ledger.goalList(current?["earlierGoalUids"])
+            if let goal, let old: String = current?["goalUid"], old != goal.uid, !earlier.contains(old) {
+                earlier.append(old)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET status = 'pending', reason = NULL, lastError = NULL, resolution = ?,
+                                        goalUid = COALESCE(?, goalUid), goalName = COALESCE(?, goalName),
+                                        transferUid = COALESCE(?, transferUid), earlierGoalUids = ?, updatedAt = ?
+                    WHERE accountUid = ? AND weekEnd = ? AND status IN ('pending', 'held')
+                    """,
+                arguments: [
+                    Ledger.clip(resolution), goal?.uid, goal?.name, goal?.transferUid,
+                    earlier.isEmpty ? nil : earlier.joined(separator: " "), now.iso8601, accountUid,
+                    weekEnd.description,
+                ])
+            try Ledger.expectOneChange(db, "\(accountUid) \(weekEnd)")
+        }
+    }
+
+    /// A person's decision that a held or failed week's money is not to be moved.
+    public func recordAbandoned(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET status = 'abandoned', reason = ?, resolution = ?, updatedAt = ?
+                    WHERE accountUid = ? AND weekEnd = ? AND status IN ('pending', 'held')
+                    """,
+                arguments: [
+                    Ledger.clip(reason), "abandoned at \(now.iso8601)", now.iso8601, accountUid, weekEnd.description,
+                ])
+            try Ledger.expectOneChange(db, "\(accountUid) \(weekEnd)")
+        }
+    }
+
+    private static func clip(_ text: String) -> String { String(text.prefix(500)) }
+
+    /// An update meant for one week that changed none (the week was not in the state the
+    /// update expects) is an error, never a silent no-op.
+    private static func expectOneChange(_ db: Database, _ week: String) throws {
+        guard db.changesCount == 1 else { throw LedgerError.unchanged(week) }
+    }
+
+    private static func goalList(_ text: String?) -> [String] {
+        (text ?? "").split(separator: " ").map(String.init)
     }
 
     private static func entry(from row: Row) throws -> LedgerEntry {
@@ -182,6 +346,12 @@ public struct Ledger: Sendable {
             minorUnits: row["minorUnits"], goalUid: row["goalUid"], goalName: row["goalName"],
             transferUid: row["transferUid"], lastError: row["lastError"], accountName: row["accountName"],
             note: row["note"])
+        entry.confirmation = (row["confirmation"] as String?).flatMap(Confirmation.init(rawValue:))
+        entry.feedItemUid = row["feedItemUid"]
+        entry.reason = row["reason"]
+        entry.resolution = row["resolution"]
+        entry.earlierGoalUids = goalList(row["earlierGoalUids"])
+        entry.createdAt = row["createdAt"]
         entry.updatedAt = row["updatedAt"]
         return entry
     }
@@ -190,10 +360,13 @@ public struct Ledger: Sendable {
 /// The ledger holds something it never writes.
 public enum LedgerError: Error, CustomStringConvertible {
     case corrupt(String)
+    /// An update found the week in another state than it expects.
+    case unchanged(String)
 
     public var description: String {
         switch self {
         case .corrupt(let what): "the ledger holds an unreadable \(what)"
+        case .unchanged(let week): "the ledger's entry for \(week) is not in the state this change expects"
         }
     }
 }

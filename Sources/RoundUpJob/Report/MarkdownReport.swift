@@ -91,7 +91,8 @@ private struct MarkdownReport {
         lines.append("## \(Markdown.escape(account.label)) — \(account.status.rawValue)")
         lines.append("")
         if let detail = account.detail {
-            lines.append("\(account.status == .failed ? "**Why:** " : "")\(Markdown.escape(detail))")
+            lines.append(
+                "\(account.status == .failed || account.status == .held ? "**Why:** " : "")\(Markdown.escape(detail))")
             lines.append("")
         }
         lines.append("- Account: `\(account.accountUid)`")

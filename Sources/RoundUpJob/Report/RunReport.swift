@@ -37,6 +37,10 @@ public enum AccountStatus: String, Codable, Sendable {
     case nothingToDo = "nothing to do"
     case dryRun = "dry run"
     case failed = "failed"
+    /// The job could not tell what to do without guessing; a person decides (`roundup resolve`).
+    case held = "held"
+    /// A person decided that this week's money is not to be moved.
+    case abandoned = "abandoned"
 }
 
 /// One account's part of the report.

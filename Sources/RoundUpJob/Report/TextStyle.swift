@@ -33,12 +33,12 @@ public struct TextStyle: Sendable, Equatable {
     func dim(_ text: String) -> String { paint(text, "2") }
 
     /// An account's status: green when money moved or had already, yellow when nothing
-    /// moved on purpose, red when it failed.
+    /// moved on purpose, red when it failed or waits for a person.
     func status(_ status: AccountStatus, _ text: String) -> String {
         switch status {
         case .transferred, .alreadyTransferred: paint(text, "32")
-        case .nothingToDo, .dryRun: paint(text, "33")
-        case .failed: paint(text, "31")
+        case .nothingToDo, .dryRun, .abandoned: paint(text, "33")
+        case .failed, .held: paint(text, "31")
         }
     }
 }

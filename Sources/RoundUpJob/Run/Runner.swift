@@ -79,8 +79,9 @@ public enum Runner {
             let retries = bank.retrier.budget.retries - retriesBefore
             if retries > 0 { report.retries = retries }
             run.record(report)
-            // Weeks go in order: after a failure the later ones wait for the next run.
-            if run.result.status != .ok {
+            // One account's failed or held week does not hold up later weeks; a run that could
+            // not start (no bank, a rejected token) stops, and the next run continues.
+            if report.error != nil {
                 if week != weeks.last {
                     notes.append(
                         "stopped after the week ending \(week.endDate); the next --catch-up run continues from it")
@@ -88,7 +89,21 @@ public enum Runner {
                 break
             }
         }
+        if !request.dryRun, let held = heldNote(in: state, shown: run.heldShown) {
+            notes.append(held)
+            // Until a person settles it, every run says that one is needed.
+            run.result.status = ExitStatus.overall([run.result.status, .configuration])
+        }
         return withExtendedLifetime(state) { run.finish(notes: notes) }
+    }
+
+    /// A reminder of the weeks that wait for a person, other than those this run reported.
+    private static func heldNote(in state: StateDirectory, shown: Set<String>) -> String? {
+        guard let entries = try? state.ledger.entries() else { return nil }
+        let waiting = entries.filter { $0.status == .held && !shown.contains("\($0.accountUid) \($0.weekEnd)") }
+        guard !waiting.isEmpty else { return nil }
+        let weeks = waiting.map { "\($0.label), week ending \($0.weekEnd)" }.joined(separator: "; ")
+        return "\(waiting.count) earlier week(s) wait for a person (\(weeks)): `roundup resolve` lists and settles them"
     }
 
     /// The weeks of a catch-up run, or why the ledger could not say.
@@ -113,6 +128,8 @@ private struct WeekRuns {
     /// Kept for --json only: a busy week's report is large.
     var reports: [RunReport] = []
     var summaries: [String] = []
+    /// The held account-weeks this run's reports show, as "accountUid weekEnd".
+    var heldShown: Set<String> = []
 
     init(request: RunRequest, reportDirectory: String, token: AccessToken) {
         self.request = request
@@ -123,7 +140,7 @@ private struct WeekRuns {
     mutating func record(_ report: RunReport) {
         result.report = report
         if request.json { reports.append(report) }
-        if result.status == .ok { result.status = report.exitCode }
+        result.status = ExitStatus.overall([result.status, report.exitCode])
         do {
             result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token)
         } catch {
@@ -132,8 +149,9 @@ private struct WeekRuns {
             if result.status == .ok { result.status = .configuration }
         }
         if let error = report.error { result.diagnostics.append("roundup: \(error)") }
-        for account in report.accounts where account.status == .failed {
-            result.diagnostics.append("roundup: \(account.label): \(account.detail ?? "failed")")
+        for account in report.accounts where account.status == .failed || account.status == .held {
+            result.diagnostics.append("roundup: \(account.label): \(account.detail ?? account.status.rawValue)")
+            if account.status == .held { heldShown.insert("\(account.accountUid) \(report.week.endDate)") }
         }
         summaries.append(report.summary(reportPath: result.reportPath, style: request.style))
     }

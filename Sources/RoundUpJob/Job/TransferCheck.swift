@@ -1,0 +1,153 @@
+public import RoundUp
+public import StarlingAPI
+
+/// A transfer into a savings goal as the account's feed shows it: OUT, an internal
+/// transfer, to a goal, neither declined nor reversed.
+public struct FeedTransfer: Sendable, Equatable {
+    public var feedItemUid: String
+    public var goalUid: String
+    public var currency: String
+    public var minorUnits: Int64
+    /// The transaction time; nil when the bank sent none that reads as a time.
+    public var time: Instant?
+
+    public init(feedItemUid: String, goalUid: String, currency: String, minorUnits: Int64, time: Instant?) {
+        self.feedItemUid = feedItemUid
+        self.goalUid = goalUid
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.time = time
+    }
+
+    /// The transfer `item` shows, or nil when it is not a transfer into a goal that moved money.
+    public init?(_ item: FeedItem) {
+        guard item.direction == "OUT", item.source == "INTERNAL_TRANSFER", let goalUid = item.counterPartyUid,
+            item.status != "DECLINED", item.status != "REVERSED"
+        else { return nil }
+        self.init(
+            feedItemUid: item.feedItemUid, goalUid: goalUid, currency: item.amount.currency,
+            minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)))
+    }
+
+    func amount(in currency: Currency) -> Money? {
+        self.currency == currency.code ? Money(minorUnits: minorUnits, currency: currency) : nil
+    }
+
+    var amountText: String {
+        Currency(code: currency).map { Money(minorUnits: minorUnits, currency: $0).description }
+            ?? "\(minorUnits) minor units of \(currency)"
+    }
+}
+
+/// What the account's feed says of a week's transfer whose outcome is not known, decided
+/// from the feed and the ledger alone. It never guesses: when the feed could be read more
+/// than one way, a person decides.
+public enum TransferCheck: Sendable, Equatable {
+    /// Exactly one transfer in the feed, claimed by no other week, is this week's.
+    case arrived(FeedTransfer)
+    /// No sign of it: sending it (with the same transfer uid) cannot move money twice.
+    case absent
+    /// The feed could be read more than one way; the week is held for a person.
+    case unclear(String)
+
+    /// The week whose transfer is looked for.
+    public struct Week: Sendable {
+        public var weekEnd: LocalDate
+        public var amount: Money
+        /// The goal the transfer goes to, and any an earlier attempt went to.
+        public var goalUids: Set<String>
+        /// From when a transfer would be this week's: the intent's time, or with no
+        /// intent the end of the week (less the clock-skew margin, already taken off).
+        public var since: Instant
+
+        public init(weekEnd: LocalDate, amount: Money, goalUids: Set<String>, since: Instant) {
+            self.weekEnd = weekEnd
+            self.amount = amount
+            self.goalUids = goalUids
+            self.since = since
+        }
+    }
+
+    /// Decides from the `feed`'s transfers and the account's other ledger entries
+    /// (`ledger`; this week's own entry is left out). `margin` is how far the bank's clock
+    /// may be from the job's.
+    public static func decide(_ week: Week, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
+        -> TransferCheck
+    {
+        let others = ledger.filter { $0.weekEnd != week.weekEnd }
+        let claimed = Set(others.compactMap(\.feedItemUid))
+        var candidates = feed.filter { transfer in
+            week.goalUids.contains(transfer.goalUid) && !claimed.contains(transfer.feedItemUid)
+                && (transfer.time.map { $0 >= week.since } ?? true)
+        }
+        candidates = withoutConfirmed(candidates, others: others, margin: margin)
+        let matches = candidates.filter { $0.amount(in: week.amount.currency) == week.amount }
+        if matches.count > 1 {
+            let times = matches.compactMap(\.time).map(\.iso8601).joined(separator: ", ")
+            return .unclear(
+                "the feed shows \(matches.count) transfers of \(week.amount) into the goal since "
+                    + "\(week.since.iso8601) (\(times)), and none is recorded for another week")
+        }
+        if let match = matches.first {
+            if let other = unconfirmed(others, couldBe: match, margin: margin) {
+                return .unclear(
+                    "the feed's transfer of \(week.amount) on \(match.time?.iso8601 ?? "an unknown date") may be "
+                        + "this week's or the \(other.status == .abandoned ? "abandoned" : "unconfirmed") one of the week "
+                        + "ending \(other.weekEnd)")
+            }
+            return .arrived(match)
+        }
+        let differing = candidates.filter { unconfirmed(others, couldBe: $0, margin: margin) == nil }
+        if let other = differing.first {
+            return .unclear(
+                "the feed shows a transfer of \(other.amountText) into the goal on "
+                    + "\(other.time?.iso8601 ?? "an unknown date"), since \(week.since.iso8601), and this week's "
+                    + "transfer is \(week.amount): it may be this week's, changed, or one made by hand")
+        }
+        return .absent
+    }
+
+    /// `candidates` less those other weeks the bank confirmed (with no feed item recorded)
+    /// account for: each such week accounts for one transfer at most, of its goal and
+    /// amount, made between its intent and its confirmation (the closest to its confirmation).
+    private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [LedgerEntry], margin: Duration)
+        -> [FeedTransfer]
+    {
+        var remaining = candidates
+        for other in others where other.status == .done && other.feedItemUid == nil {
+            guard let from = other.createdAt.flatMap(Instant.init(iso8601:)),
+                let to = other.updatedAt.flatMap(Instant.init(iso8601:))
+            else { continue }
+            let theirs = remaining.indices.filter { index in
+                let transfer = remaining[index]
+                guard let time = transfer.time, other.goalUids.contains(transfer.goalUid),
+                    other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
+                else { return false }
+                return from.adding(.zero - margin) <= time && time <= to.adding(margin)
+            }
+            let distance = { (index: Int) in
+                abs(remaining[index].time!.millisecondsSince1970 - to.millisecondsSince1970)
+            }
+            if let closest = theirs.min(by: { distance($0) < distance($1) }) { remaining.remove(at: closest) }
+        }
+        return remaining
+    }
+
+    /// Another week whose transfer may have been made but is not confirmed (or was given
+    /// up by a person), which `transfer` could be.
+    private static func unconfirmed(_ others: [LedgerEntry], couldBe transfer: FeedTransfer, margin: Duration)
+        -> LedgerEntry?
+    {
+        others.first { other in
+            // An abandoned week's transfer may have arrived after all.
+            guard other.status == .pending || other.status == .held || other.status == .abandoned,
+                other.goalUids.contains(transfer.goalUid),
+                other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
+            else { return false }
+            guard let time = transfer.time, let from = other.createdAt.flatMap(Instant.init(iso8601:)) else {
+                return true
+            }
+            return from.adding(.zero - margin) <= time
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import CurlHTTP
+import Foundation
+public import Logging
+public import RoundUp
+public import StarlingAPI
+
+/// What a person asks `roundup resolve` to do with a held or failed account-week.
+public enum Resolution: Sendable, Equatable {
+    /// Look in the account's feed again; record the week as arrived if its transfer is there.
+    case check
+    /// Send the transfer again now, with the same transfer uid, amount and goal.
+    case retry
+    /// Send it to this goal (a name or a uid) instead, with a new transfer uid. Later feed
+    /// checks look at both goals.
+    case redirect(goal: String)
+    /// Give the week up: its money stays in the account, and no run moves it.
+    case abandon(reason: String)
+
+    /// Whether carrying it out talks to the bank (and so needs the token).
+    public var needsBank: Bool {
+        if case .abandon = self { return false }
+        return true
+    }
+}
+
+/// `roundup resolve`: lists the account-weeks a person must look at, and settles one.
+public enum Resolve {
+    /// The held and failed account-weeks in the ledger of `stateDirectory`, with the reason.
+    public static func list(stateDirectory: String) -> RunResult {
+        let path = Ledger.path(in: stateDirectory)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return RunResult(
+                status: .ok, output: "No ledger in \(stateDirectory): nothing to resolve.\n", diagnostics: [])
+        }
+        let entries: [LedgerEntry]
+        do {
+            entries = try Ledger(path: path).entries().filter { $0.status == .held || $0.status == .pending }
+        } catch {
+            return .failure(RunFailure(.configuration, "cannot read the ledger \(path): \(error)"))
+        }
+        guard !entries.isEmpty else {
+            return RunResult(status: .ok, output: "Nothing to resolve: no week is held or failed.\n", diagnostics: [])
+        }
+        var lines: [String] = []
+        for entry in entries {
+            let state = entry.status == .held ? "held" : "failed"
+            lines.append(
+                "\(state): \(entry.label), week ending \(entry.weekEnd): \(entry.amountText) into "
+                    + "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\" (transfer \(entry.transferUid ?? "none"))")
+            lines.append("  why: \(entry.reason ?? entry.lastError ?? "a run stopped before the bank answered")")
+            lines.append(
+                "  roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) "
+                    + "--check | --retry | --redirect GOAL | --abandon REASON")
+        }
+        return RunResult(status: .ok, output: lines.joined(separator: "\n") + "\n", diagnostics: [])
+    }
+
+    /// Carries out `resolution` for the week ending `weekEnd` of `accountUid`, under the run
+    /// lock. `token` is needed unless the resolution is to abandon the week.
+    public static func run(
+        _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, settings: Settings, token: AccessToken?,
+        clock: @escaping @Sendable () -> Instant, logger: Logger
+    ) async -> RunResult {
+        let logger = token.map { redacting(logger, token: $0) } ?? logger
+        let state: StateDirectory
+        let entry: LedgerEntry
+        do throws(RunFailure) {
+            guard FileManager.default.fileExists(atPath: Ledger.path(in: settings.stateDirectory)) else {
+                throw RunFailure(.usage, "no ledger in \(settings.stateDirectory): there is nothing to resolve")
+            }
+            state = try await StateDirectory.open(
+                settings.stateDirectory, locking: true, lockWait: settings.lockWait)
+            entry = try resolvable(in: state.ledger, accountUid: accountUid, weekEnd: weekEnd)
+        } catch {
+            return .failure(error)
+        }
+        let result: RunResult
+        if case .abandon(let reason) = resolution {
+            result = abandon(entry, reason: reason, ledger: state.ledger, at: clock())
+        } else if let token {
+            result = await settle(
+                entry, resolution, settings: settings, ledger: state.ledger, token: token, clock: clock,
+                logger: logger)
+        } else {
+            result = .failure(RunFailure(.configuration, "this needs the access token"))
+        }
+        return withExtendedLifetime(state) { result }
+    }
+
+    /// The ledger's entry for the week, if it is one a person may resolve.
+    private static func resolvable(in ledger: Ledger, accountUid: String, weekEnd: LocalDate) throws(RunFailure)
+        -> LedgerEntry
+    {
+        let found: LedgerEntry?
+        do {
+            found = try ledger.entry(accountUid: accountUid, weekEnd: weekEnd)
+        } catch {
+            throw RunFailure(.configuration, "cannot read the ledger: \(error)")
+        }
+        guard let entry = found else {
+            throw RunFailure(
+                .usage,
+                "the ledger has no week ending \(weekEnd) for the account \(accountUid); `roundup resolve` lists what can be resolved"
+            )
+        }
+        guard entry.status == .held || entry.status == .pending else {
+            throw RunFailure(
+                .usage,
+                "the week ending \(weekEnd) of \(entry.label) is \(History.Status(entry).rawValue), not held or "
+                    + "failed: there is nothing to resolve")
+        }
+        return entry
+    }
+
+    private static func abandon(_ entry: LedgerEntry, reason: String, ledger: Ledger, at now: Instant) -> RunResult {
+        do {
+            try ledger.recordAbandoned(accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, at: now)
+        } catch {
+            return .failure(RunFailure(.temporaryFailure, "could not record the decision in the ledger: \(error)"))
+        }
+        return RunResult(
+            status: .ok,
+            output: "Abandoned the week ending \(entry.weekEnd) of \(entry.label): \(entry.amountText) stays in the "
+                + "account, and no run will move it. Reason: \(reason)\n",
+            diagnostics: [])
+    }
+
+    /// `--check`, `--retry` and `--redirect`: each talks to the bank.
+    private static func settle(
+        _ entry: LedgerEntry, _ resolution: Resolution, settings: Settings, ledger: Ledger, token: AccessToken,
+        clock: @escaping @Sendable () -> Instant, logger: Logger
+    ) async -> RunResult {
+        do throws(RunFailure) {
+            let bank = try BankClient.connect(
+                settings: settings, token: token, lanes: 1, retrier: Retrier(policy: settings.retryPolicy),
+                logger: logger)
+            let job = RoundUpJob(
+                bank: bank, ledger: ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)
+            let account = try await job.account(entry.accountUid)
+            let output: String
+            switch resolution {
+            case .check: output = try await job.checkAgain(entry, account: account)
+            case .retry: output = try await job.sendAgain(entry, account: account, to: nil)
+            case .redirect(let goal): output = try await job.sendAgain(entry, account: account, to: goal)
+            case .abandon: output = ""
+            }
+            return RunResult(status: .ok, output: token.redacted(in: output), diagnostics: [])
+        } catch {
+            return RunResult(
+                status: error.status, output: "", diagnostics: ["roundup: " + token.redacted(in: error.message)])
+        }
+    }
+}
+
+extension RoundUpJob {
+    /// The account `uid`, as the bank lists it.
+    fileprivate func account(_ uid: String) async throws(RunFailure) -> Account {
+        let accounts: [BankAccount]
+        do {
+            accounts = try await bank.accounts()
+        } catch {
+            throw RunFailure(ExitStatus(error), error.description)
+        }
+        guard let account = accounts.first(where: { $0.accountUid.lowercased() == uid.lowercased() }) else {
+            throw RunFailure(.configuration, "the bank lists no account \(uid) for this token")
+        }
+        return account.account
+    }
+
+    /// `--check`: the feed is read again; the week is recorded as arrived when it shows the transfer.
+    fileprivate func checkAgain(_ entry: LedgerEntry, account: Account) async throws(RunFailure) -> String {
+        let since = entry.createdAt.flatMap(Instant.init(iso8601:)) ?? now()
+        let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
+        do throws(AccountFailure) {
+            switch try await lookInFeed(for: entry, account: account, since: since) {
+            case .arrived(let found):
+                try AccountFailure.ledgerWrite("record the decision") {
+                    try ledger.recordDone(
+                        accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                        feedItemUid: found.feedItemUid, resolution: "checked at \(now().iso8601): found in the feed",
+                        at: now())
+                }
+                let gone = await goalIsGone(entry, account: account) ? " The goal no longer exists." : ""
+                return "The transfer of \(entry.amountText) into \(goal) arrived (\(found.described)); the week "
+                    + "ending \(entry.weekEnd) of \(entry.label) is recorded as transferred.\(gone)\n"
+            case .absent:
+                return "The feed shows no transfer of \(entry.amountText) into \(goal) since \(since.iso8601); "
+                    + "nothing changed. `--retry` sends it again, `--redirect GOAL` sends it elsewhere, "
+                    + "`--abandon REASON` gives it up.\n"
+            case .unclear(let reason):
+                return "Still unclear: \(reason). Nothing changed; `--retry` sends it again, `--abandon REASON` "
+                    + "gives it up.\n"
+            }
+        } catch {
+            throw RunFailure(error.status, error.message)
+        }
+    }
+
+    /// `--retry` (to `goal` nil) and `--redirect` (to `goal`): the feed is searched first,
+    /// for the goals the week was sent to so far; only when it shows no sign of the
+    /// transfer, or the week was held for a reason the person has now seen, is the
+    /// decision recorded and the transfer sent.
+    fileprivate func sendAgain(_ entry: LedgerEntry, account: Account, to goal: String?) async throws(RunFailure)
+        -> String
+    {
+        var entry = entry
+        let at = now().iso8601
+        do throws(AccountFailure) {
+            let since = entry.createdAt.flatMap(Instant.init(iso8601:)) ?? now()
+            switch try await lookInFeed(for: entry, account: account, since: since) {
+            case .arrived(let found):
+                try AccountFailure.ledgerWrite("record the decision") {
+                    try ledger.recordDone(
+                        accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                        feedItemUid: found.feedItemUid, resolution: "checked at \(at): found in the feed", at: now())
+                }
+                return "The transfer of \(entry.amountText) for the week ending \(entry.weekEnd) of \(entry.label) "
+                    + "already arrived (\(found.described)); it is recorded as transferred, and nothing was sent.\n"
+            case .unclear(let reason) where entry.status != .held:
+                try hold(entry, reason: reason)
+            case .unclear, .absent:
+                break
+            }
+            if let goal {
+                let target = try await goals.named(goal, for: account)
+                entry.goalUid = target.uid
+                entry.goalName = target.name
+                entry.transferUid = TransferUID.transferUid(
+                    accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd)
+            }
+            let redirect = goal == nil ? nil : entry
+            let resolution = goal == nil ? "retried at \(at)" : "redirected to \"\(entry.goalName ?? "")\" at \(at)"
+            try AccountFailure.ledgerWrite("record the decision") {
+                try ledger.recordRetry(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd,
+                    goal: redirect.map { ($0.goalUid ?? "", $0.goalName ?? "", $0.transferUid ?? "") },
+                    resolution: resolution, at: now())
+            }
+            var report = AccountReport(
+                accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .failed)
+            guard let updated = try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
+                throw AccountFailure(.temporaryFailure, "could not read the ledger back")
+            }
+            try await send(updated, account: account, report: &report)
+            return "Moved \(entry.amountText) into \"\(entry.goalName ?? "the goal")\" for the week ending "
+                + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? "")).\n"
+        } catch {
+            throw RunFailure(error.status, error.message)
+        }
+    }
+}

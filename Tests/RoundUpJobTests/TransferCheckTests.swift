@@ -1,0 +1,179 @@
+import RoundUp
+import RoundUpJob
+import Testing
+
+@testable import StarlingAPI
+
+/// What the feed says of a week's transfer whose outcome is unknown, decided without a server.
+@Suite struct TransferCheckTests {
+    static let gbp = Currency(code: "GBP")!
+    static let goal = "g0000000-0000-4000-8000-000000000001"
+    static let otherGoal = "g0000000-0000-4000-8000-000000000002"
+    static let weekEnd = LocalDate(iso: "2026-11-15")!
+    static let since = Instant(iso8601: "2026-11-16T06:00:00Z")!
+    static let margin = Duration.seconds(600)
+
+    static func week(_ minorUnits: Int64, goals: Set<String> = [goal]) -> TransferCheck.Week {
+        TransferCheck.Week(
+            weekEnd: weekEnd, amount: Money(minorUnits: minorUnits, currency: gbp), goalUids: goals, since: since)
+    }
+
+    static func item(_ uid: String, _ minorUnits: Int64, at time: String, goal: String = goal) -> FeedTransfer {
+        FeedTransfer(
+            feedItemUid: uid, goalUid: goal, currency: "GBP", minorUnits: minorUnits,
+            time: Instant(iso8601: time)!)
+    }
+
+    /// Another week of the same account, as the ledger holds it.
+    static func other(
+        _ status: LedgerStatus, _ minorUnits: Int64, weekEnd: String, created: String, updated: String,
+        feedItemUid: String? = nil
+    ) -> LedgerEntry {
+        var entry = LedgerEntry(
+            accountUid: "a", weekEnd: LocalDate(iso: weekEnd)!, status: status, currency: "GBP",
+            minorUnits: minorUnits, goalUid: goal)
+        entry.createdAt = created
+        entry.updatedAt = updated
+        entry.feedItemUid = feedItemUid
+        return entry
+    }
+
+    @Test func anEmptyFeedMeansTheTransferIsAbsent() {
+        #expect(TransferCheck.decide(Self.week(703), feed: [], ledger: [], margin: Self.margin) == .absent)
+    }
+
+    @Test func exactlyOneMatchingTransferHasArrived() {
+        let found = Self.item("f1", 703, at: "2026-11-16T06:00:01Z")
+        #expect(TransferCheck.decide(Self.week(703), feed: [found], ledger: [], margin: Self.margin) == .arrived(found))
+    }
+
+    @Test func aTransferToAnotherGoalOrBeforeTheWindowIsNotThisWeeks() {
+        let elsewhere = Self.item("f1", 703, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
+        let earlier = Self.item("f2", 703, at: "2026-11-16T05:59:59Z")
+        #expect(
+            TransferCheck.decide(Self.week(703), feed: [elsewhere, earlier], ledger: [], margin: Self.margin)
+                == .absent)
+        // After a redirect both goals are searched.
+        #expect(
+            TransferCheck.decide(
+                Self.week(703, goals: [Self.goal, Self.otherGoal]), feed: [elsewhere], ledger: [], margin: Self.margin)
+                == .arrived(elsewhere))
+    }
+
+    @Test func twoMatchesAreHeldForAPerson() {
+        let feed = [Self.item("f1", 703, at: "2026-11-16T06:00:01Z"), Self.item("f2", 703, at: "2026-11-16T06:05:00Z")]
+        guard
+            case .unclear(let reason) = TransferCheck.decide(
+                Self.week(703), feed: feed, ledger: [], margin: Self.margin)
+        else {
+            Issue.record("two matches must not be guessed between")
+            return
+        }
+        #expect(reason.contains("2 transfers of 7.03 GBP"))
+    }
+
+    @Test func aTransferOfAnotherAmountSinceTheWeekEndedIsHeld() {
+        let feed = [Self.item("f1", 500, at: "2026-11-16T06:00:01Z")]
+        guard
+            case .unclear(let reason) = TransferCheck.decide(
+                Self.week(703), feed: feed, ledger: [], margin: Self.margin)
+        else {
+            Issue.record("a transfer of another amount must hold the week")
+            return
+        }
+        #expect(reason.contains("5.00 GBP") && reason.contains("7.03 GBP"))
+    }
+
+    @Test func anItemClaimedByAnotherWeekIsNotThisWeeks() {
+        let feed = [Self.item("f1", 703, at: "2026-11-16T06:00:01Z")]
+        let claimed = Self.other(
+            .done, 703, weekEnd: "2026-11-08", created: "2026-11-16T06:00:00Z", updated: "2026-11-16T06:00:02Z",
+            feedItemUid: "f1")
+        #expect(TransferCheck.decide(Self.week(703), feed: feed, ledger: [claimed], margin: Self.margin) == .absent)
+    }
+
+    /// Catching up two capped weeks of equal amounts: the earlier week's confirmed transfer,
+    /// made between its intent and its confirmation, is not taken for this week's.
+    @Test func aConfirmedEarlierWeekAccountsForItsOwnTransfer() {
+        let feed = [Self.item("f1", 1000, at: "2026-11-23T06:00:01Z")]
+        let earlier = Self.other(
+            .done, 1000, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T06:00:02Z")
+        let week = TransferCheck.Week(
+            weekEnd: Self.weekEnd, amount: Money(minorUnits: 1000, currency: Self.gbp), goalUids: [Self.goal],
+            since: Self.since)
+        #expect(TransferCheck.decide(week, feed: feed, ledger: [earlier], margin: Self.margin) == .absent)
+        // Confirmed long before the transfer was made: it cannot account for it.
+        let older = Self.other(
+            .done, 1000, weekEnd: "2026-11-08", created: "2026-11-09T06:00:00Z", updated: "2026-11-09T06:00:02Z")
+        #expect(TransferCheck.decide(week, feed: feed, ledger: [older], margin: Self.margin) == .arrived(feed[0]))
+    }
+
+    /// A confirmed week accounts for one transfer only, however many of its amount fall
+    /// in its window: the next one of the same amount may be this week's.
+    @Test func aConfirmedWeekAccountsForOneTransferOnly() {
+        let earlier = Self.other(
+            .done, 1000, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T06:00:02Z")
+        let own = Self.item("f1", 1000, at: "2026-11-23T06:00:01Z")
+        let next = Self.item("f2", 1000, at: "2026-11-23T06:00:03Z")
+        #expect(
+            TransferCheck.decide(Self.week(1000), feed: [own, next], ledger: [earlier], margin: Self.margin)
+                == .arrived(next))
+        let third = Self.item("f3", 1000, at: "2026-11-23T06:00:04Z")
+        guard
+            case .unclear = TransferCheck.decide(
+                Self.week(1000), feed: [own, next, third], ledger: [earlier], margin: Self.margin)
+        else {
+            Issue.record("two transfers left for one week must not be guessed between")
+            return
+        }
+    }
+
+    @Test func aTransferThatMayBeAnAbandonedWeeksIsNotTakenForThisOne() {
+        let feed = [Self.item("f1", 703, at: "2026-11-23T06:00:01Z")]
+        let abandoned = Self.other(
+            .abandoned, 703, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T07:00:00Z")
+        guard
+            case .unclear(let reason) = TransferCheck.decide(
+                Self.week(703), feed: feed, ledger: [abandoned], margin: Self.margin)
+        else {
+            Issue.record("the transfer may be the abandoned week's")
+            return
+        }
+        #expect(reason.contains("abandoned one of the week ending 2026-11-08"))
+    }
+
+    @Test func aTransferThatMayBeAnotherUnconfirmedWeeksIsHeldIfTheAmountsAgree() {
+        let feed = [Self.item("f1", 703, at: "2026-11-23T06:00:01Z")]
+        let unconfirmed = Self.other(
+            .pending, 703, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T06:00:00Z")
+        guard
+            case .unclear(let reason) = TransferCheck.decide(
+                Self.week(703), feed: feed, ledger: [unconfirmed], margin: Self.margin)
+        else {
+            Issue.record("the transfer may be either week's")
+            return
+        }
+        #expect(reason.contains("2026-11-08"))
+        // Of another amount, it is the other week's and says nothing of this one.
+        #expect(
+            TransferCheck.decide(Self.week(500), feed: feed, ledger: [unconfirmed], margin: Self.margin) == .absent)
+    }
+
+    @Test func feedItemsThatAreNotTransfersIntoAGoalAreLeftOut() {
+        let json: [(String, String, String?, String)] = [
+            ("OUT", "INTERNAL_TRANSFER", Self.goal, "SETTLED"), ("IN", "INTERNAL_TRANSFER", Self.goal, "SETTLED"),
+            ("OUT", "MASTER_CARD", Self.goal, "SETTLED"), ("OUT", "INTERNAL_TRANSFER", nil, "SETTLED"),
+            ("OUT", "INTERNAL_TRANSFER", Self.goal, "DECLINED"), ("OUT", "INTERNAL_TRANSFER", Self.goal, "REVERSED"),
+            ("OUT", "INTERNAL_TRANSFER", Self.goal, "PENDING"),
+        ]
+        let taken = json.map { direction, source, goal, status in
+            FeedTransfer(
+                FeedItem(
+                    feedItemUid: "f", categoryUid: "c", amount: CurrencyAndAmount(currency: "GBP", minorUnits: 1),
+                    direction: direction, status: status, transactionTime: "2026-11-16T06:00:01.000Z",
+                    settlementTime: nil, source: source, counterPartyType: "CATEGORY", counterPartyUid: goal,
+                    counterPartyName: "Round-ups", spendingCategory: "SAVING", hasBankRoundUp: false)) != nil
+        }
+        #expect(taken == [true, false, false, false, false, false, true])
+    }
+}
