@@ -55,8 +55,10 @@ import Testing
         let week = GeneratedWeek(seed: 3, token: "tok-timeout")
         let harness = try JobHarness(token: "tok-timeout")
         try await withEmulator(week.bank.state) { server in
-            await server.bank.injectFaults([.first(1, [.addMoney], .latency(.milliseconds(2500)))])
-            let config = "retryFirstDelayMilliseconds: 1\nrequestTimeoutSeconds: 1\n"
+            // The timeout leaves room for a machine busy with every other test; the answer
+            // comes well after it.
+            await server.bank.injectFaults([.first(1, [.addMoney], .latency(.seconds(8)))])
+            let config = "retryFirstDelayMilliseconds: 1\nrequestTimeoutSeconds: 3\nfeedRecheckSeconds: 0\n"
             let result = await harness.run(server, endDate: weekEnd, config: config)
             #expect(result.status == .ok, "\(result.diagnostics)")
             #expect(harness.log.lines.contains { $0.contains("timed out") || $0.contains("Timeout") })
