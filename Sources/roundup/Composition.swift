@@ -14,8 +14,11 @@ struct Composition {
     var locations: Locations
     var clock: @Sendable () -> Instant
 
-    /// The running process's environment and the real clock.
+    /// The running process's environment and the real clock. Files the process creates
+    /// from here on (state directory, ledger and its journals, lock, reports) are readable
+    /// by their owner only, whatever the umask it was started with.
     static var live: Composition {
+        umask(0o077)
         let environment = ProcessInfo.processInfo.environment
         return Composition(environment: environment, locations: Locations(environment: environment), clock: { .now })
     }

@@ -113,7 +113,7 @@ struct Emulator: AsyncParsableCommand {
         let server = try await EmulatorServer.start(bank: bank, port: port)
         let faults = faultRate > 0 ? "; failing \(faultRate)% of requests" : ""
         let banner = "Emulated bank listening on \(server.baseURL) (\(seeded)\(faults)); token: \(Seed.demoToken)\n"
-        FileHandle.standardOutput.write(Data(banner.utf8))
+        _ = writeAll(STDOUT_FILENO, banner)
         try await server.wait()
     }
 }

@@ -20,9 +20,9 @@ struct Roundup: AsyncParsableCommand {
               roundup history              # what has been saved, week by week
               roundup resolve              # weeks held for a person, and how to settle them
 
-            Exit codes: 0 ok, 64 usage, 65 bad data from the bank, 69 bank unavailable, \
-            75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration or a week \
-            held for a person (roundup resolve).
+            Exit codes: 0 ok, 64 usage, 65 bad data from the bank, 69 bank unavailable, 74 output could not \
+            be written, 75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration \
+            or a week held for a person (roundup resolve).
             """,
         version: roundupVersion,
         subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self, Emulator.self],
@@ -146,13 +146,4 @@ func makeLogger(level: Logger.Level) -> Logger {
     var logger = Logger(label: "roundup") { label in StreamLogHandler.standardError(label: label) }
     logger.logLevel = level
     return logger
-}
-
-/// Prints a finished run and exits with its status.
-func finish(_ result: RunResult) throws -> Never {
-    for line in result.diagnostics {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-    FileHandle.standardOutput.write(Data(result.output.utf8))
-    throw ExitCode(result.status.rawValue)
 }

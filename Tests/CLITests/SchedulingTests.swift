@@ -55,7 +55,7 @@ import Testing
                 .write(toFile: home.path + "/.config/roundup/config.yaml", atomically: true, encoding: .utf8)
             let cronPath = String(path.dropFirst("PATH=".count))
             let result = try await run(
-                "/bin/sh", ["-c", command],
+                "/bin/sh", ["-c", "umask 022; " + command],
                 environment: ["HOME": home.path, "PATH": "\(bin):\(cronPath)", "CRON_TZ": "Europe/London"])
             #expect(result.status == 0, "\(result.stderr)")
             let log = try String(contentsOfFile: home.path + "/.local/state/roundup/cron.log", encoding: .utf8)
@@ -65,6 +65,15 @@ import Testing
             #expect(
                 FileManager.default.fileExists(
                     atPath: home.path + "/.local/state/roundup/reports/roundup-\(week.endDate).json"))
+            // Under cron's usual umask 022, the line still leaves everything yours alone.
+            for (file, mode) in [
+                ("", 0o700), ("/cron.log", 0o600), ("/ledger.sqlite", 0o600), ("/roundup.lock", 0o600),
+                ("/reports", 0o700), ("/reports/roundup-\(week.endDate).json", 0o600),
+            ] {
+                let attributes = try FileManager.default.attributesOfItem(
+                    atPath: home.path + "/.local/state/roundup" + file)
+                #expect(attributes[.posixPermissions] as? Int == mode, "\(file)")
+            }
         }
     }
 

@@ -74,8 +74,8 @@ import Testing
             #expect(result.report?.accounts.map(\.status) == [.dryRun, .dryRun])
             #expect(result.output.contains("a real run would create the goal \"Round-ups\" and move 2.98 GBP"))
             #expect(result.output.contains("a real run would move 1.26 EUR into \"Round-ups\""))
-            let entries = try harness.ledger().entries()
-            #expect(entries.isEmpty)
+            // Nothing on disk: no state directory, no ledger, no report.
+            #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory))
 
             // A real run afterwards still moves the money.
             let real = await harness.run(server, endDate: weekEnd)

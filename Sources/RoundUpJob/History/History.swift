@@ -85,9 +85,10 @@ public enum History {
         var entries: [LedgerEntry] = []
         if FileManager.default.fileExists(atPath: path) {
             do {
-                entries = try Ledger(path: path).entries()
+                entries = try Ledger.readOnlyCopy(of: path).entries()
             } catch {
-                return .failure(RunFailure(.configuration, "cannot read the ledger \(path): \(error)"))
+                return .failure(
+                    RunFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
             }
         }
         // Newest week first; within a week, accounts by name.

@@ -79,7 +79,7 @@ extension RoundUpJob {
                 overlapping: try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate),
                 minimum: settings.minimumBalances[plan.currency.code], dryRun: dryRun)
         } catch {
-            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(error)")
+            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(plainDescription(error))")
         }
     }
 
@@ -152,7 +152,8 @@ struct AccountFailure: Error {
         do {
             try body()
         } catch {
-            throw AccountFailure(.temporaryFailure, "could not \(what) in the ledger (\(error)); nothing was moved")
+            throw AccountFailure(
+                .temporaryFailure, "could not \(what) in the ledger (\(plainDescription(error))); nothing was moved")
         }
     }
 }

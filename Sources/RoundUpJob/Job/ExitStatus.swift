@@ -9,6 +9,8 @@ public enum ExitStatus: Int32, Sendable, Codable {
     case dataError = 65
     /// The bank could not be reached or kept failing.
     case unavailable = 69
+    /// Output could not be written (a full disk); the ledger was already committed.
+    case ioError = 74
     /// Try again later: another run holds the lock, or the bank asked us to slow down.
     case temporaryFailure = 75
     /// The token was rejected or lacks a needed scope.
@@ -26,15 +28,23 @@ public enum ExitStatus: Int32, Sendable, Codable {
         statuses.first(where: \.mayPass) ?? statuses.first { $0 != .ok } ?? .ok
     }
 
-    /// The exit status for a failure talking to the bank.
+    /// The exit status for a failure talking to the bank: 69 and 75 for what may pass by
+    /// itself (no connection, timeouts, 5xx, 429, insufficient funds), so that a scheduler
+    /// tries again; 78 for what needs a person (a certificate that is not trusted, a URL
+    /// that is not the bank's API, a 4xx refusal of a request the job built).
     public init(_ error: BankError) {
         switch error {
-        case .unreachable, .serverError: self = .unavailable
+        case .unreachable(_, let transport):
+            switch transport.kind {
+            case .tls, .badRequest: self = .configuration
+            case .couldNotConnect, .timedOut, .connectionLost, .other: self = .unavailable
+            }
+        case .serverError: self = .unavailable
         case .tokenRejected: self = .permissionDenied
         case .rateLimited: self = .temporaryFailure
         case .malformedResponse: self = .dataError
         case .refused(_, _, let messages) where messages.contains("INSUFFICIENT_FUNDS"): self = .temporaryFailure
-        case .refused: self = .unavailable
+        case .refused: self = .configuration
         case .retriesEnded(let last, _, _): self = ExitStatus(last)
         }
     }

@@ -71,6 +71,9 @@ public struct RoundUpJob: Sendable {
             logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
         } catch {
             report.error = error.description
+            if case .refused(let endpoint, 404, _) = error.underlying, endpoint.hasSuffix("/identity/token") {
+                report.error! += "; is \(bank.baseURL) the bank's API? (apiBaseURL, --api-base-url)"
+            }
             report.exitCode = ExitStatus(error)
             return report
         }

@@ -194,7 +194,7 @@ extension RoundUpJob {
         } catch {
             throw AccountFailure(
                 .temporaryFailure,
-                "the bank confirmed the transfer, but the ledger could not record it (\(error)); "
+                "the bank confirmed the transfer, but the ledger could not record it (\(plainDescription(error))); "
                     + "the next run finds it in the feed and does not send it again")
         }
         let goal = entry.goalName ?? goalUid
@@ -285,7 +285,8 @@ extension RoundUpJob {
         do {
             others = try ledger.entries(accountUid: account.uid)
         } catch {
-            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(error); nothing was moved")
+            throw AccountFailure(
+                .temporaryFailure, "could not read the ledger: \(plainDescription(error)); nothing was moved")
         }
         guard let currency = Currency(code: entry.currency) else {
             throw AccountFailure(

@@ -100,6 +100,23 @@ public struct Ledger: Sendable {
         try self.init(database: try DatabaseQueue(path: path, configuration: configuration))
     }
 
+    /// The ledger at `path` as it is now, for reading only: copied into memory (and brought
+    /// up to the current schema there), so that nothing on disk is created, changed or
+    /// locked, and a read-only or missing state directory does not matter. No file gives
+    /// an empty ledger.
+    public static func readOnlyCopy(of path: String) throws -> Ledger {
+        let memory = try DatabaseQueue()
+        if FileManager.default.fileExists(atPath: path) {
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.busyMode = .timeout(10)
+            let file = try DatabaseQueue(path: path, configuration: configuration)
+            try file.backup(to: memory)
+            try file.close()
+        }
+        return try Ledger(database: memory)
+    }
+
     private init(database: DatabaseQueue) throws {
         self.database = database
         var migrator = DatabaseMigrator()

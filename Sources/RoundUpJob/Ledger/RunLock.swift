@@ -19,9 +19,7 @@ public final class RunLock: Sendable {
     public static func acquire(in directory: String, wait: Duration) async throws -> RunLock? {
         let path = directory + "/roundup.lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
+        guard descriptor >= 0 else { throw RunLockError(path: path, code: errno) }
         let deadline = ContinuousClock.now + wait
         while true {
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return RunLock(descriptor: descriptor) }
@@ -32,4 +30,11 @@ public final class RunLock: Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
     }
+}
+
+/// The lock file could not be opened.
+struct RunLockError: Error, CustomStringConvertible {
+    let path: String
+    let code: Int32
+    var description: String { "cannot open the lock file \(path): \(String(cString: strerror(code)))" }
 }

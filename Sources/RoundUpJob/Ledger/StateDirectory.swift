@@ -8,14 +8,25 @@ struct StateDirectory: Sendable {
     /// Nil for a dry run, which writes nothing and takes no lock.
     private let lock: RunLock?
 
+    /// For a dry run: the ledger as it is, read into memory; nothing is created, changed
+    /// or locked, and the directory may be missing or read-only.
+    static func read(_ path: String) throws(RunFailure) -> StateDirectory {
+        do {
+            return StateDirectory(path: path, ledger: try Ledger.readOnlyCopy(of: Ledger.path(in: path)), lock: nil)
+        } catch {
+            throw RunFailure(.configuration, "cannot read the ledger in \(path): \(plainDescription(error))")
+        }
+    }
+
     /// Opens `path`, waiting up to `lockWait` for another run to finish when `locking`.
     static func open(_ path: String, locking: Bool, lockWait: Duration) async throws(RunFailure) -> StateDirectory {
+        try refuseIfOthersCanWrite(path)
         do {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw RunFailure(
-                .configuration, "cannot create the state directory \(path): \(error.localizedDescription)")
+                .configuration, "cannot create the state directory \(path): \(plainDescription(error))")
         }
         var lock: RunLock?
         if locking {
@@ -23,7 +34,7 @@ struct StateDirectory: Sendable {
                 lock = try await RunLock.acquire(in: path, wait: lockWait)
             } catch {
                 throw RunFailure(
-                    .configuration, "cannot lock the state directory \(path): \(error.localizedDescription)")
+                    .configuration, "cannot lock the state directory: \(plainDescription(error))")
             }
             guard lock != nil else {
                 throw RunFailure(
@@ -33,7 +44,49 @@ struct StateDirectory: Sendable {
         do {
             return StateDirectory(path: path, ledger: try Ledger(path: Ledger.path(in: path)), lock: lock)
         } catch {
-            throw RunFailure(.configuration, "cannot open the ledger in \(path): \(error)")
+            throw RunFailure(.configuration, "cannot open the ledger in \(path): \(plainDescription(error))")
         }
+    }
+
+    /// A state directory that others can write to could have its ledger replaced or its
+    /// lock taken: refused.
+    private static func refuseIfOthersCanWrite(_ path: String) throws(RunFailure) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }
+        let mode = status.st_mode & 0o777
+        guard mode & 0o022 == 0 else {
+            throw RunFailure(
+                .configuration,
+                "the state directory \(path) can be written by others (mode \(String(mode, radix: 8))); "
+                    + "make it yours alone with: chmod 700 \(path)")
+        }
+    }
+
+    /// Files in the state directory that others can read (the ledger and its journals, the
+    /// lock, reports), made the owner's alone; says which.
+    func tighten(reportDirectory: String) -> [String] {
+        var paths = [
+            "ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm", "ledger.sqlite-journal",
+            "roundup.lock",
+        ].map { path + "/" + $0 }
+        paths.append(path)
+        if let reports = try? FileManager.default.contentsOfDirectory(atPath: reportDirectory) {
+            paths += [reportDirectory] + reports.map { reportDirectory + "/" + $0 }
+        }
+        var notices: [String] = []
+        for file in paths {
+            var status = stat()
+            guard lstat(file, &status) == 0, status.st_mode & 0o077 != 0 else { continue }
+            let isDirectory = status.st_mode & S_IFMT == S_IFDIR
+            guard status.st_mode & S_IFMT == S_IFREG || isDirectory else { continue }
+            let mode = status.st_mode & 0o777
+            let wanted: mode_t = isDirectory ? 0o700 : 0o600
+            if chmod(file, wanted) == 0 {
+                notices.append(
+                    "\(file) could be read by others (mode \(String(mode, radix: 8))); it is now \(String(wanted, radix: 8))"
+                )
+            }
+        }
+        return notices
     }
 }

@@ -34,9 +34,9 @@ public enum Resolve {
         }
         let entries: [LedgerEntry]
         do {
-            entries = try Ledger(path: path).entries().filter { $0.status == .held || $0.status == .pending }
+            entries = try Ledger.readOnlyCopy(of: path).entries().filter { $0.status == .held || $0.status == .pending }
         } catch {
-            return .failure(RunFailure(.configuration, "cannot read the ledger \(path): \(error)"))
+            return .failure(RunFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
         }
         guard !entries.isEmpty else {
             return RunResult(status: .ok, output: "Nothing to resolve: no week is held or failed.\n", diagnostics: [])
@@ -95,7 +95,7 @@ public enum Resolve {
         do {
             found = try ledger.entry(accountUid: accountUid, weekEnd: weekEnd)
         } catch {
-            throw RunFailure(.configuration, "cannot read the ledger: \(error)")
+            throw RunFailure(.configuration, "cannot read the ledger: \(plainDescription(error))")
         }
         guard let entry = found else {
             throw RunFailure(
@@ -116,7 +116,9 @@ public enum Resolve {
         do {
             try ledger.recordAbandoned(accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, at: now)
         } catch {
-            return .failure(RunFailure(.temporaryFailure, "could not record the decision in the ledger: \(error)"))
+            return .failure(
+                RunFailure(.temporaryFailure, "could not record the decision in the ledger: \(plainDescription(error))")
+            )
         }
         return RunResult(
             status: .ok,

@@ -61,12 +61,20 @@ public enum Runner {
         var weeks = [request.week]
         var notes: [String] = []
         do throws(RunFailure) {
-            state = try await StateDirectory.open(
-                settings.stateDirectory, locking: !request.dryRun, lockWait: settings.lockWait)
+            // A dry run reads the ledger as it is and writes nothing, anywhere.
+            state =
+                request.dryRun
+                ? try StateDirectory.read(settings.stateDirectory)
+                : try await StateDirectory.open(settings.stateDirectory, locking: true, lockWait: settings.lockWait)
             bank = try BankClient.connect(
                 settings: settings, token: token, lanes: settings.concurrency,
                 retrier: Retrier(policy: settings.retryPolicy), logger: logger)
-            if request.catchUp { (weeks, notes) = try catchUpWeeks(in: state, through: request.week) }
+            if !request.dryRun { notes += state.tighten(reportDirectory: settings.reportDirectory) }
+            if request.catchUp {
+                let (catchUp, said) = try catchUpWeeks(in: state, through: request.week)
+                weeks = catchUp
+                notes += said
+            }
         } catch {
             return .failure(error)
         }
@@ -113,7 +121,7 @@ public enum Runner {
         do {
             return try CatchUp.weeks(entries: state.ledger.entries(), through: target, limit: catchUpLimit)
         } catch {
-            throw RunFailure(.configuration, "cannot read the ledger in \(state.path): \(error)")
+            throw RunFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
         }
     }
 }
@@ -142,10 +150,11 @@ private struct WeekRuns {
         if request.json { reports.append(report) }
         result.status = ExitStatus.overall([result.status, report.exitCode])
         do {
-            result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token)
+            // A dry run's proposal goes to standard output only.
+            if !request.dryRun { result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token) }
         } catch {
             result.diagnostics.append(
-                "roundup: could not write the report to \(reportDirectory): \(error.localizedDescription)")
+                "roundup: could not write the report to \(reportDirectory): \(plainDescription(error))")
             if result.status == .ok { result.status = .configuration }
         }
         if let error = report.error { result.diagnostics.append("roundup: \(error)") }

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import RoundUpJob
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes all of `text` to `descriptor`; the `errno` of a failed write, or nil.
+func writeAll(_ descriptor: Int32, _ text: String) -> Int32? {
+    var bytes = Array(text.utf8)
+    var written = 0
+    return bytes.withUnsafeMutableBytes { buffer -> Int32? in
+        while written < buffer.count {
+            let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            written += result
+        }
+        return nil
+    }
+}
+
+/// Prints a finished run and exits with its status. By then the ledger is committed, so a
+/// failed write loses no money: a reader that went away (a closed pipe) ends the command
+/// quietly with the run's own status; any other failure to write is said on standard
+/// error, with the system's reason, and ends it with 74.
+func finish(_ result: RunResult) throws -> Never {
+    for line in result.diagnostics { _ = writeAll(STDERR_FILENO, line + "\n") }
+    guard let failure = writeAll(STDOUT_FILENO, result.output) else { throw ExitCode(result.status.rawValue) }
+    if failure == EPIPE { throw ExitCode(result.status.rawValue) }
+    _ = writeAll(STDERR_FILENO, "roundup: cannot write to standard output: \(String(cString: strerror(failure)))\n")
+    throw ExitCode(ExitStatus.ioError.rawValue)
+}

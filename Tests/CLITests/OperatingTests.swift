@@ -1,0 +1,168 @@
+import Foundation
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// What a person who does not watch the job relies on, run as the built binary: exit codes
+/// a scheduler can act on, a dry run that writes nothing, output failures that do not crash.
+@Suite struct OperatingTests {
+    let home: TemporaryDirectory
+    let token = "operating-token-" + UUID().uuidString
+
+    init() throws { home = try TemporaryDirectory() }
+
+    var environment: [String: String] { binaryEnvironment(home, token: token) }
+
+    static func lines(of file: String) throws -> [String] {
+        try SchedulingTests.text(file).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+    }
+
+    // MARK: - Exit codes
+
+    @Test func aBaseURLThatIsNotTheBanksAPINeedsAPerson() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let result = try await roundup(
+                ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL + "/wrong"],
+                environment: environment)
+            #expect(result.status == 78, "a 404 for every path will not pass by itself: \(result.stderr)")
+            #expect(result.stderr.contains("is \(server.baseURL)/wrong the bank's API?"))
+        }
+    }
+
+    @Test func theServiceRetriesOnlyWhatMayPassAndNotForever() throws {
+        let unit = try Self.lines(of: "roundup.service")
+        #expect(unit.contains("RestartPreventExitStatus=64 65 77 78"))
+        #expect(unit.contains("Restart=on-failure"))
+        #expect(unit.contains("StartLimitBurst=8") && unit.contains("StartLimitIntervalSec=12h"))
+        #expect(unit.contains { $0.hasPrefix("After=") && $0.contains("time-sync.target") })
+        #expect(unit.contains { $0.hasPrefix("Wants=") && $0.contains("time-sync.target") })
+    }
+
+    // MARK: - A dry run writes nothing
+
+    /// Every file below `path`, with its size and modification time.
+    static func snapshot(_ path: String) -> [String: String] {
+        var files: [String: String] = [:]
+        for name in FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [] {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
+            let size = attributes?[.size] as? Int ?? -1
+            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            files[name] = "\(size) \(modified)"
+        }
+        return files
+    }
+
+    @Test func aDryRunCreatesNothingWhereThereIsNoStateDirectory() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let stateDirectory = home.path + "/nowhere/state"
+        try await withEmulator(state) { server in
+            let result = try await roundup(
+                [
+                    "run", "--dry-run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL,
+                    "--state-dir", stateDirectory,
+                ],
+                environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("a real run would move 1.26 EUR"), "the proposal goes to stdout")
+            #expect(!result.stdout.contains("Report:"))
+            #expect(!FileManager.default.fileExists(atPath: home.path + "/nowhere"))
+        }
+    }
+
+    @Test func aDryRunReadsTheLedgerAndChangesNothingInTheStateDirectory() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let stateDirectory = home.path + "/state"
+        try await withEmulator(state) { server in
+            let base = ["run", "--api-base-url", server.baseURL, "--state-dir", stateDirectory]
+            #expect(try await roundup(base + ["--end-date", "2026-11-08"], environment: environment).status == 0)
+            let before = Self.snapshot(stateDirectory)
+            #expect(before.keys.contains("ledger.sqlite") && before.keys.contains("roundup.lock"))
+            try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: stateDirectory)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: stateDirectory) }
+            // The week already in the ledger is read from it; the next one is proposed.
+            let known = try await roundup(base + ["--dry-run", "--end-date", "2026-11-08"], environment: environment)
+            #expect(known.status == 0, "\(known.stderr)")
+            #expect(known.stdout.contains("already transferred"))
+            let next = try await roundup(base + ["--dry-run", "--end-date", "2026-11-15"], environment: environment)
+            #expect(next.status == 0, "\(next.stderr)")
+            #expect(next.stdout.contains("dry run"))
+            #expect(Self.snapshot(stateDirectory) == before, "no file created, changed or removed")
+        }
+    }
+
+    // MARK: - Output that cannot be written
+
+    /// Runs `script` in bash with `$ROUNDUP` set to the built binary.
+    func shell(_ script: String) async throws -> Execution {
+        let binary = try #require(roundupBinary)
+        return try await run("/bin/bash", ["-c", script], environment: environment.merging(["ROUNDUP": binary]) { $1 })
+    }
+
+    @Test func aFullDiskOnStandardOutputIsSaidAndTheMoneyIsStillRecorded() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let result = try await shell(
+                "\"$ROUNDUP\" run --end-date 2026-11-15 --api-base-url \(server.baseURL) > /dev/full")
+            #expect(result.status == 74, "\(result.stderr)")
+            #expect(result.stderr.contains("cannot write to standard output: No space left on device"))
+            #expect(await server.bank.transfers.count == 2)
+            let history = try await roundup(["history"], environment: environment)
+            #expect(history.stdout.contains("transferred"), "the ledger was committed before the output")
+        }
+    }
+
+    @Test func aClosedPipeEndsTheCommandQuietly() async throws {
+        // As under systemd, SIGPIPE is ignored: the write fails with EPIPE instead. The
+        // reader is gone before the command writes.
+        let result = try await shell(
+            #"trap '' PIPE; { sleep 0.5; "$ROUNDUP" history; echo "status $?" >&2; } | true"#)
+        #expect(result.stderr == "status 0\n", "no crash and nothing said: \(result.stderr)")
+    }
+
+    @Test func aStateDirectoryThatCannotBeCreatedIsNamedWithTheSystemsReason() async throws {
+        try "not a directory".write(toFile: home.path + "/file", atomically: true, encoding: .utf8)
+        let result = try await roundup(
+            [
+                "run", "--end-date", "2026-11-15", "--state-dir", home.path + "/file/state", "--api-base-url",
+                "http://127.0.0.1:9",
+            ],
+            environment: environment)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("Not a directory"), "\(result.stderr)")
+        #expect(!result.stderr.contains("error 1") && !result.stderr.contains("Error Domain"))
+    }
+
+    // MARK: - Files only the holder can read
+
+    @Test func filesOthersCouldReadAreTightenedAndAStateDirectoryOthersCanWriteIsRefused() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let stateDirectory = home.path + "/state"
+        try await withEmulator(state) { server in
+            let base = ["run", "--api-base-url", server.baseURL, "--state-dir", stateDirectory]
+            // Started with a umask that lets others read.
+            let first = try await shell(
+                "umask 022; \"$ROUNDUP\" " + (base + ["--end-date", "2026-11-08"]).joined(separator: " "))
+            #expect(first.status == 0, "\(first.stderr)")
+            for file in ["", "/ledger.sqlite", "/roundup.lock", "/reports/roundup-2026-11-08.md"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: stateDirectory + file)[.posixPermissions]
+                #expect(mode as? Int == (file.isEmpty ? 0o700 : 0o600), "\(file)")
+            }
+            // A ledger someone made readable is made private again, with a notice.
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o644], ofItemAtPath: stateDirectory + "/ledger.sqlite")
+            let second = try await roundup(base + ["--end-date", "2026-11-15"], environment: environment)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stderr.contains("ledger.sqlite could be read by others (mode 644); it is now 600"))
+            let mode = try FileManager.default.attributesOfItem(atPath: stateDirectory + "/ledger.sqlite")
+            #expect(mode[.posixPermissions] as? Int == 0o600)
+            // A state directory others can write to is refused before anything happens.
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: stateDirectory)
+            let refused = try await roundup(base + ["--end-date", "2026-11-22"], environment: environment)
+            #expect(refused.status == 78)
+            #expect(refused.stderr.contains("can be written by others (mode 777)"))
+            #expect(refused.stderr.contains("chmod 700 \(stateDirectory)"))
+        }
+    }
+}
