@@ -94,7 +94,8 @@ import Testing
             #expect(
                 summaryRow(first.stdout, "Euro (EUR)") == ["Euro (EUR)", "3", "1.26 EUR", "Round-ups", "transferred"])
             #expect(first.stdout.contains("Personal (GBP): moved 2.98 GBP into \"Round-ups\""))
-            #expect(first.stdout.contains("Report: \(home.path)/.local/state/roundup/reports/roundup-2026-11-15.md"))
+            #expect(first.stdout.contains("Report: \(home.path)/.local/state/roundup/reports/roundup-2026-11-15.20"))
+            #expect(first.stdout.contains("Z.moved.md"))
             #expect(!first.stderr.isEmpty, "--verbose logs the steps")
             let second = try await roundup(arguments + ["--json"], environment: withToken())
             #expect(second.status == 0)

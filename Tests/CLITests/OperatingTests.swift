@@ -146,7 +146,8 @@ import Testing
                 "umask 022; \"$ROUNDUP\" " + (base + ["--end-date", "2026-11-08"]).joined(separator: " "))
             #expect(first.status == 0, "\(first.stderr)")
             for file in ["", "/ledger.sqlite", "/roundup.lock", "/reports/roundup-2026-11-08.md"] {
-                let mode = try FileManager.default.attributesOfItem(atPath: stateDirectory + file)[.posixPermissions]
+                let path = URL(fileURLWithPath: stateDirectory + file).resolvingSymlinksInPath().path
+                let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]
                 #expect(mode as? Int == (file.isEmpty ? 0o700 : 0o600), "\(file)")
             }
             // A ledger someone made readable is made private again, with a notice.
@@ -163,6 +164,43 @@ import Testing
             #expect(refused.status == 78)
             #expect(refused.stderr.contains("can be written by others (mode 777)"))
             #expect(refused.stderr.contains("chmod 700 \(stateDirectory)"))
+        }
+    }
+
+    // MARK: - Reports: one per run, the real one never overwritten
+
+    @Test func everyRunKeepsItsOwnReportAndTheWeeksLinkNeverPointsAtAFailedRun() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let reports = home.path + "/state/reports"
+        // An old failed run's report goes after 30 days; an old report of moved money stays.
+        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+        for name in ["roundup-2026-09-06.20260907T060000Z.failed.md", "roundup-2026-09-06.20260908T060000Z.moved.md"] {
+            try "old".write(toFile: reports + "/" + name, atomically: true, encoding: .utf8)
+        }
+        try await withEmulator(state) { server in
+            let base = ["run", "--end-date", "2026-11-15", "--state-dir", home.path + "/state"]
+            let moved = try await roundup(base + ["--api-base-url", server.baseURL], environment: environment)
+            #expect(moved.status == 0, "\(moved.stderr)")
+            let link = reports + "/roundup-2026-11-15.md"
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: link)
+            #expect(target.hasPrefix("roundup-2026-11-15.") && target.hasSuffix("Z.moved.md"), "\(target)")
+            #expect(moved.stdout.contains("Report: \(reports)/\(target)"))
+            let movedReport = try String(contentsOfFile: link, encoding: .utf8)
+            #expect(movedReport.contains("transferred"))
+
+            // A dry run writes no report; a failed rerun writes its own, and the link stays.
+            #expect(
+                try await roundup(base + ["--api-base-url", server.baseURL, "--dry-run"], environment: environment)
+                    .status == 0)
+            let failed = try await roundup(base + ["--api-base-url", "http://127.0.0.1:9"], environment: environment)
+            #expect(failed.status == 69)
+            let names = try FileManager.default.contentsOfDirectory(atPath: reports).sorted()
+            #expect(names.filter { $0.hasPrefix("roundup-2026-11-15.") && $0.contains(".failed") }.count == 2)
+            #expect(names.filter { $0.hasPrefix("roundup-2026-11-15.") && $0.contains(".moved") }.count == 2)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+            #expect(try String(contentsOfFile: link, encoding: .utf8) == movedReport)
+            #expect(!names.contains("roundup-2026-09-06.20260907T060000Z.failed.md"), "old failed reports go")
+            #expect(names.contains("roundup-2026-09-06.20260908T060000Z.moved.md"), "reports of moved money stay")
         }
     }
 }

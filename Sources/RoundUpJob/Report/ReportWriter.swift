@@ -1,15 +1,48 @@
 import Foundation
+public import RoundUp
 public import StarlingAPI
 
-/// Writes reports into the report directory, each file atomically.
+/// Writes reports into the report directory, each file atomically. Every real run writes
+/// its own pair, named by the week's end date, the run's time and its outcome
+/// (`roundup-2026-11-15.20261116T060001Z.moved.md`), so that no run's report ever replaces
+/// another's. `roundup-<end-date>.md` and `.json` are symbolic links to the newest report of
+/// the week whose run moved money or found nothing to move, never to a failed run's.
+/// Reports of failed runs older than `failedReportDays` are removed by later runs; the
+/// others are kept.
 public enum ReportWriter {
-    /// Writes `roundup-<end-date>.json` and `.md`, with any occurrence of `token` removed;
+    /// How long the reports of failed runs are kept.
+    public static let failedReportDays = 30
+
+    /// The outcome a report is filed under.
+    enum Outcome: String {
+        /// At least one account's money moved in this run.
+        case moved
+        /// The run succeeded and moved nothing (nothing to move, or already moved).
+        case nothing
+        /// The run failed, or held a week for a person.
+        case failed
+
+        init(_ report: RunReport) {
+            if report.accounts.contains(where: { $0.status == .transferred }) {
+                self = .moved
+            } else {
+                self = report.exitCode == .ok && report.error == nil ? .nothing : .failed
+            }
+        }
+    }
+
+    /// Writes the run's report pair, with any occurrence of `token` removed, points the
+    /// week's links at it when the run succeeded, and removes failed runs' old reports;
     /// returns the Markdown file's path.
-    public static func write(_ report: RunReport, to directory: String, token: AccessToken?) throws -> String {
+    public static func write(_ report: RunReport, to directory: String, token: AccessToken?, at time: Instant)
+        throws -> String
+    {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let base = "\(directory)/roundup-\(report.week.endDate)"
-        let json = try ReportFile(path: base + ".json", token: token)
+        let outcome = Outcome(report)
+        let week = "roundup-\(report.week.endDate)"
+        let name = uniqueName(in: directory, "\(week).\(stamp(time)).\(outcome.rawValue)")
+        let json = try ReportFile(path: "\(directory)/\(name).json", token: token)
         do {
             try ReportJSON.write(report, to: json)
             try json.commit()
@@ -17,7 +50,7 @@ public enum ReportWriter {
             json.abandon()
             throw error
         }
-        let markdown = try ReportFile(path: base + ".md", token: token)
+        let markdown = try ReportFile(path: "\(directory)/\(name).md", token: token)
         do {
             try report.writeMarkdown(to: markdown)
             try markdown.commit()
@@ -25,7 +58,67 @@ public enum ReportWriter {
             markdown.abandon()
             throw error
         }
-        return base + ".md"
+        if outcome != .failed {
+            for suffix in [".json", ".md"] {
+                try link("\(directory)/\(week)\(suffix)", to: name + suffix)
+            }
+        }
+        removeOldFailedReports(in: directory, now: time)
+        return "\(directory)/\(name).md"
+    }
+
+    /// `20261116T060001Z`.
+    static func stamp(_ time: Instant) -> String {
+        String(time.iso8601.prefix(19)).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+            + "Z"
+    }
+
+    /// `base`, or `base-2`, `base-3`… when two runs of the week share a second.
+    private static func uniqueName(in directory: String, _ base: String) -> String {
+        var name = base
+        var count = 1
+        while FileManager.default.fileExists(atPath: "\(directory)/\(name).md")
+            || FileManager.default.fileExists(atPath: "\(directory)/\(name).json")
+        {
+            count += 1
+            name = "\(base)-\(count)"
+        }
+        return name
+    }
+
+    /// Points the symbolic link `path` at `target` (a name in the same directory),
+    /// atomically: a reader sees the old report or the new one. A regular file in its place
+    /// (from an older version) becomes the run's report's predecessor and is kept, renamed.
+    private static func link(_ path: String, to target: String) throws {
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+            let kept = path.replacingOccurrences(of: ".md", with: ".earlier.md")
+                .replacingOccurrences(of: ".json", with: ".earlier.json")
+            guard rename(path, kept) == 0 else { throw ReportError(path: path, code: errno) }
+        }
+        let temporary = path + ".link"
+        unlink(temporary)
+        guard symlink(target, temporary) == 0 else { throw ReportError(path: path, code: errno) }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw ReportError(path: path, code: code)
+        }
+    }
+
+    /// Removes failed runs' reports older than `failedReportDays`, judged by the time in
+    /// their names; anything that does not read as one of them is left alone.
+    private static func removeOldFailedReports(in directory: String, now: Instant) {
+        let limit = stamp(now.adding(milliseconds: -Int64(failedReportDays) * 86_400_000))
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix("roundup-") {
+            let parts = name.split(separator: ".")
+            // roundup-<end>.<stamp>.failed[-n].<md|json>
+            guard parts.count == 4, parts[2].hasPrefix("failed"), parts[3] == "md" || parts[3] == "json",
+                parts[1].count == 16, String(parts[1]) < limit
+            else { continue }
+            unlink("\(directory)/\(name)")
+        }
     }
 }
 

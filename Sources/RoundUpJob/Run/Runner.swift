@@ -80,7 +80,8 @@ public enum Runner {
         }
         let job = RoundUpJob(
             bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)
-        var run = WeekRuns(request: request, reportDirectory: settings.reportDirectory, token: token)
+        var run = WeekRuns(
+            request: request, reportDirectory: settings.reportDirectory, token: token, startedAt: clock())
         for week in weeks {
             let retriesBefore = bank.retrier.budget.retries
             var report = await job.run(week: week, dryRun: request.dryRun)
@@ -132,6 +133,8 @@ private struct WeekRuns {
     let request: RunRequest
     let reportDirectory: String
     let token: AccessToken
+    /// When the run began: it names the run's reports.
+    let startedAt: Instant
     var result = RunResult(status: .ok, output: "", diagnostics: [])
     /// Kept for --json only: a busy week's report is large.
     var reports: [RunReport] = []
@@ -139,10 +142,11 @@ private struct WeekRuns {
     /// The held account-weeks this run's reports show, as "accountUid weekEnd".
     var heldShown: Set<String> = []
 
-    init(request: RunRequest, reportDirectory: String, token: AccessToken) {
+    init(request: RunRequest, reportDirectory: String, token: AccessToken, startedAt: Instant) {
         self.request = request
         self.reportDirectory = reportDirectory
         self.token = token
+        self.startedAt = startedAt
     }
 
     mutating func record(_ report: RunReport) {
@@ -151,7 +155,9 @@ private struct WeekRuns {
         result.status = ExitStatus.overall([result.status, report.exitCode])
         do {
             // A dry run's proposal goes to standard output only.
-            if !request.dryRun { result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token) }
+            if !request.dryRun {
+                result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token, at: startedAt)
+            }
         } catch {
             result.diagnostics.append(
                 "roundup: could not write the report to \(reportDirectory): \(plainDescription(error))")
