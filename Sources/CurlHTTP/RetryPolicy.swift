@@ -125,12 +125,15 @@ public enum RetryStop: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notRetryable: "not retried"
-        case .attemptsExhausted(let attempts): "gave up after \(attempts) attempts"
+        case .attemptsExhausted(let attempts): "gave up after \(RetryStop.count(attempts))"
         case .retryAfterTooLong(let asked): "the bank asked to wait \(asked.inSeconds), longer than the job waits"
         case .runBudgetSpent: "gave up: this run's retry budget is spent"
         case .cancelled: "cancelled while waiting to retry"
         }
     }
+
+    /// "1 attempt", "2 attempts".
+    public static func count(_ attempts: Int) -> String { "\(attempts) attempt\(attempts == 1 ? "" : "s")" }
 }
 
 /// A `Retry-After` header: a number of seconds, or an HTTP date (RFC 9110 §10.2.3).

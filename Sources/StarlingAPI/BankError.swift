@@ -70,9 +70,9 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
             "the bank's answer to \(endpoint) is malformed: \(detail)"
         case .retriesEnded(let last, let attempts, let stop):
             switch stop {
-            case .attemptsExhausted: "\(last.description) (\(attempts) attempts)"
+            case .attemptsExhausted: "\(last.description) (\(RetryStop.count(attempts)))"
             case .notRetryable: "\(last.description) (attempt \(attempts))"
-            default: "\(last.description) (\(stop); \(attempts) attempt\(attempts == 1 ? "" : "s"))"
+            default: "\(last.description) (\(stop); \(RetryStop.count(attempts)))"
             }
         }
     }

@@ -54,7 +54,8 @@ struct Composition {
     /// `roundup check`.
     func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> RunResult {
         await Check.run(
-            loaded: settings(flags), tokens: TokenLoader(environment: environment), logger: logger, style: style)
+            loaded: settings(flags), tokens: TokenLoader(environment: environment), locations: locations,
+            logger: logger, style: style)
     }
 
     /// `roundup history`.

@@ -29,7 +29,9 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         let live = Composition.live
-        let demoState = live.locations.demoStateDirectory
+        guard let demoState = live.locations.demoStateDirectory else {
+            try finish(.failure(RunFailure(.configuration, "HOME is not set: the demo keeps its state under it")))
+        }
         if reset { try? FileManager.default.removeItem(atPath: demoState) }
 
         guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RoundUp
+import RoundUpJob
 import StarlingEmulator
 
 struct Emulator: AsyncParsableCommand {
@@ -17,7 +18,9 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one.")
     var port: UInt16 = 8080
 
-    @Option(help: ArgumentHelp("Last day of the seeded week; default yesterday.", valueName: "YYYY-MM-DD"))
+    @Option(
+        help: ArgumentHelp("Last day of the seeded week; default yesterday.", valueName: "YYYY-MM-DD"),
+        transform: LocalDate.fromArgument)
     var endDate: LocalDate?
 
     @Option(
@@ -110,10 +113,35 @@ struct Emulator: AsyncParsableCommand {
         }
         if goalActivationDelay > 0 { seeded += ", new goals CREATING for \(goalActivationDelay) s" }
         await bank.injectFaults(rules)
+        if let problem = Self.cannotListen(on: port) {
+            try finish(.failure(RunFailure(.unavailable, "cannot listen on 127.0.0.1:\(port): \(problem)")))
+        }
         let server = try await EmulatorServer.start(bank: bank, port: port)
         let faults = faultRate > 0 ? "; failing \(faultRate)% of requests" : ""
         let banner = "Emulated bank listening on \(server.baseURL) (\(seeded)\(faults)); token: \(Seed.demoToken)\n"
         _ = writeAll(STDOUT_FILENO, banner)
         try await server.wait()
+    }
+
+    /// Why nothing can listen on `port` of the loopback address ("Address already in use"),
+    /// found at once by binding it; nil when it is free (or 0, any free port).
+    static func cannotListen(on port: UInt16) -> String? {
+        guard port != 0 else { return nil }
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // As the server itself: a port left in TIME_WAIT by an earlier run is free.
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return bound == 0 ? nil : String(cString: strerror(errno))
     }
 }

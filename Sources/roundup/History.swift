@@ -23,7 +23,9 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"), completion: .directory)
     var stateDir: String?
 
-    @Option(help: ArgumentHelp("Show only the newest this many weeks.", valueName: "n"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Show only the newest this many weeks (1 or more).", valueName: "n")
+    )
     var weeks: Int?
 
     @Flag(help: "Print the history as JSON.")
@@ -32,7 +34,9 @@ struct HistoryCommand: ParsableCommand {
     @OptionGroup var colour: ColourOptions
 
     func validate() throws {
-        if let weeks, weeks < 1 { throw ValidationError("--weeks must be 1 or more, not \(weeks)") }
+        if let weeks, weeks < 1 {
+            throw ValidationError("--weeks takes a whole number of weeks, 1 or more, not \(weeks)")
+        }
     }
 
     func run() throws {

@@ -26,7 +26,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The account whose week to settle.", valueName: "uid"))
     var account: String?
 
-    @Option(help: ArgumentHelp("The last day of the week to settle.", valueName: "YYYY-MM-DD"))
+    @Option(
+        help: ArgumentHelp("The last day of the week to settle.", valueName: "YYYY-MM-DD"),
+        transform: LocalDate.fromArgument)
     var endDate: LocalDate?
 
     @Flag(help: "Look in the account's feed again; record the week as arrived if the transfer is there.")

@@ -25,9 +25,15 @@ struct Roundup: AsyncParsableCommand {
             or a week held for a person (roundup resolve).
             """,
         version: roundupVersion,
-        subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self, Emulator.self],
-        defaultSubcommand: Run.self
+        subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self, Emulator.self]
     )
+
+    /// A bare `roundup` moves no money: it shows the help and exits 64. Moving money always
+    /// takes `roundup run`.
+    func run() async throws {
+        _ = writeAll(STDERR_FILENO, Self.helpMessage() + "\n")
+        throw ExitCode(ExitStatus.usage.rawValue)
+    }
 }
 
 /// Where settings come from and the ones with flags, shared by `run` and `check`.

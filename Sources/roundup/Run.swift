@@ -19,7 +19,9 @@ struct Run: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Last day of the week; default yesterday.", valueName: "YYYY-MM-DD"))
+    @Option(
+        help: ArgumentHelp("Last day of the week; default yesterday.", valueName: "YYYY-MM-DD"),
+        transform: LocalDate.fromArgument)
     var endDate: LocalDate?
 
     @Flag(help: "Show what would move; write nothing to the bank or the ledger.")

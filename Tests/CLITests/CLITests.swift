@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aWeekThatHasNotEndedIsRefused() async throws {
-        let result = try await roundup(["run", "--end-date", "2999-01-01"], environment: withToken())
+        let result = try await roundup(["run", "--end-date", "2099-01-04"], environment: withToken())
         #expect(result.status == 64)
         #expect(result.stderr.contains("has not ended yet"))
     }
@@ -113,7 +113,8 @@ import Testing
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
         try await withEmulator(state) { server in
             let result = try await roundup(
-                ["--end-date", "2026-11-15", "--dry-run", "--api-base-url", server.baseURL], environment: withToken())
+                ["run", "--end-date", "2026-11-15", "--dry-run", "--api-base-url", server.baseURL],
+                environment: withToken())
             #expect(result.status == 0)
             #expect(result.stdout.contains("2.98 GBP"))
             #expect(result.stdout.contains("dry run"))

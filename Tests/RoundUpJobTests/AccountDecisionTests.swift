@@ -164,7 +164,11 @@ struct LocationsTests {
         let unset = Locations(environment: ["HOME": "/home/a", "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": ""])
         #expect(unset.stateDirectory == "/home/a/.local/state/roundup")
         #expect(unset.configFile == "/home/a/.config/roundup/config.yaml")
-        #expect(Ledger.path(in: unset.stateDirectory) == "/home/a/.local/state/roundup/ledger.sqlite")
+        #expect(unset.stateDirectory.map(Ledger.path(in:)) == "/home/a/.local/state/roundup/ledger.sqlite")
+        // With no HOME and no XDG variables there is nothing to fall back on.
+        let none = Locations(environment: [:])
+        #expect(none.stateDirectory == nil && none.configFile == nil && none.home == nil)
+        #expect(none.expand("~/x") == "~/x")
     }
 
     @Test func aTildeStandsForHome() {

@@ -144,6 +144,23 @@ struct ConfigLimits {
 }
 
 extension ConfigFile {
+    /// The sources and spending categories to leave out, each one the bank defines; one it
+    /// does not is refused with the closest that it does.
+    func exclusions() throws(SettingsError) -> (sources: Set<String>, spendingCategories: Set<String>) {
+        func checked(_ values: [String]?, _ key: String, _ known: Set<String>) throws(SettingsError) -> Set<String> {
+            for value in values ?? [] where !known.contains(value) {
+                let closest = known.min { ConfigFile.distance($0, value) < ConfigFile.distance($1, value) }
+                let hint = closest.map { " (did you mean '\($0)'?)" } ?? ""
+                throw SettingsError(origin: .file, message: "\(key): '\(value)' is not a value the bank uses\(hint)")
+            }
+            return Set(values ?? [])
+        }
+        return (
+            try checked(excludeSources, "excludeSources", BankValues.sources),
+            try checked(excludeSpendingCategories, "excludeSpendingCategories", BankValues.spendingCategories)
+        )
+    }
+
     /// The round-up policy, new-goal targets and minimum balances; the first bad value is named.
     func policy() throws(SettingsError) -> ConfigPolicy {
         let weeklyCaps = try amounts("weeklyCap", weeklyCap)

@@ -124,8 +124,10 @@ extension Settings {
         if let explicit {
             path = explicit
         } else {
-            path = locations.configFile
-            guard FileManager.default.fileExists(atPath: path) else { return (nil, nil) }
+            guard let standard = locations.configFile, FileManager.default.fileExists(atPath: standard) else {
+                return (nil, nil)
+            }
+            path = standard
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SettingsError(
@@ -148,8 +150,16 @@ extension Settings {
             } ?? ConfigFile()
         let env = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
 
-        let stateDirectory = locations.expand(
-            flags.stateDirectory ?? env("ROUNDUP_STATE_DIR") ?? file.stateDir ?? locations.stateDirectory)
+        guard
+            let givenState = flags.stateDirectory ?? env("ROUNDUP_STATE_DIR") ?? file.stateDir
+                ?? locations.stateDirectory
+        else {
+            throw SettingsError(
+                origin: .environment,
+                message: "HOME is not set, so there is no default state directory: give one with --state-dir, "
+                    + "ROUNDUP_STATE_DIR or stateDir in the config file")
+        }
+        let stateDirectory = locations.expand(givenState)
         let reportDirectory = locations.expand(
             flags.reportDirectory ?? env("ROUNDUP_REPORT_DIR") ?? file.reportDir
                 ?? Locations.reportDirectory(in: stateDirectory))
@@ -163,14 +173,14 @@ extension Settings {
         }
         let policy = try file.policy()
         let limits = try file.limits()
+        let exclusions = try file.exclusions()
         return Settings(
             apiBaseURL: baseURL, timeZone: timeZone, savingsGoalName: goalName, goalUids: file.goals ?? [:],
             newGoalTargets: policy.newGoalTargets, stateDirectory: stateDirectory,
             reportDirectory: reportDirectory,
             tokenFile: (env("ROUNDUP_TOKEN_FILE") ?? file.tokenFile).map(locations.expand),
             rule: SelectionRule(
-                excludedSources: Set(file.excludeSources ?? []),
-                excludedSpendingCategories: Set(file.excludeSpendingCategories ?? [])),
+                excludedSources: exclusions.sources, excludedSpendingCategories: exclusions.spendingCategories),
             policy: policy.roundUp, minimumBalances: policy.minimumBalances,
             concurrency: limits.concurrency, lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
             requestTimeout: limits.requestTimeout, waits: limits.waits)
@@ -198,12 +208,34 @@ extension Settings {
 
     private static func timeZone(environment: String?, file: ConfigFile) throws(SettingsError) -> TimeZone {
         let zoneName = environment ?? file.timeZone ?? Week.defaultTimeZoneIdentifier
+        let origin: SettingsError.Origin = environment != nil ? .environment : .file
         guard let timeZone = TimeZone(identifier: zoneName) else {
             throw SettingsError(
-                origin: environment != nil ? .environment : .file,
+                origin: origin,
                 message: "time zone '\(zoneName)' is not a known IANA zone such as \(Week.defaultTimeZoneIdentifier)")
         }
+        guard isRegionOrUTC(zoneName) else {
+            // GMT+5 and Etc/GMT+5 are five hours *behind* UTC (the POSIX sign): people read
+            // them both ways, and a region follows its own clock changes.
+            let offset = timeZone.secondsFromGMT()
+            let continents = ["Europe/", "America/", "Asia/", "Africa/", "Australia/", "Pacific/"]
+            let rank = { (name: String) in continents.firstIndex { name.hasPrefix($0) } ?? continents.count }
+            let alike = TimeZone.knownTimeZoneIdentifiers.filter { name in
+                isRegionOrUTC(name) && name != "UTC" && TimeZone(identifier: name)?.secondsFromGMT() == offset
+            }.sorted { (rank($0), $0) < (rank($1), $1) }
+            throw SettingsError(
+                origin: origin,
+                message: "time zone '\(zoneName)' is a fixed offset or an old abbreviation, which people read "
+                    + "differently; use a region name such as \(alike.first ?? Week.defaultTimeZoneIdentifier), "
+                    + "or UTC")
+        }
         return timeZone
+    }
+
+    /// `Europe/London`, `America/Argentina/Buenos_Aires` or `UTC`; not `GMT+5`, `Etc/GMT-1`, `EST`.
+    private static func isRegionOrUTC(_ name: String) -> Bool {
+        name == "UTC" || name == "Etc/UTC"
+            || (name.contains("/") && !name.hasPrefix("Etc/") && !name.hasPrefix("SystemV/"))
     }
 
     /// Plain http is allowed only to this machine; anything else must be https.

@@ -69,6 +69,16 @@ public struct RoundUpJob: Sendable {
             }
             accounts = try await bank.accounts()
             logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
+            // A goal configured for an account the token cannot see is a mistake: stop before
+            // any transfer rather than save that account's money into the default goal.
+            let known = Set(accounts.map { $0.accountUid.lowercased() })
+            if let stray = settings.goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
+                report.error =
+                    "goals: in the config names the account \(stray), which is not one of this token's accounts; "
+                    + "correct it (roundup check lists the accounts)"
+                report.exitCode = .configuration
+                return report
+            }
         } catch {
             report.error = error.description
             if case .refused(let endpoint, 404, _) = error.underlying, endpoint.hasSuffix("/identity/token") {

@@ -97,6 +97,19 @@ public struct Ledger: Sendable {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        if !FileManager.default.fileExists(atPath: path) {
+            // A new ledger is made whole beside its place and then renamed into it, so a run
+            // killed while making it leaves no ledger rather than an empty one.
+            let partial = path + ".new"
+            unlink(partial)
+            let fresh = try DatabaseQueue(path: partial, configuration: configuration)
+            _ = try Ledger(database: fresh)
+            try fresh.close()
+            guard rename(partial, path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        try Ledger.refuseIfEmpty(path)
         try self.init(database: try DatabaseQueue(path: path, configuration: configuration))
     }
 
@@ -106,6 +119,7 @@ public struct Ledger: Sendable {
     /// an empty ledger.
     public static func readOnlyCopy(of path: String) throws -> Ledger {
         let memory = try DatabaseQueue()
+        try refuseIfEmpty(path)
         if FileManager.default.fileExists(atPath: path) {
             var configuration = Configuration()
             configuration.readonly = true
@@ -115,6 +129,15 @@ public struct Ledger: Sendable {
             try file.close()
         }
         return try Ledger(database: memory)
+    }
+
+    /// A ledger file of zero bytes was cut short or damaged (SQLite would take it for a new,
+    /// empty ledger and forget every week): refused like any damaged ledger.
+    private static func refuseIfEmpty(_ path: String) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard size != 0 else {
+            throw LedgerError.empty(path)
+        }
     }
 
     private init(database: DatabaseQueue) throws {
@@ -379,11 +402,16 @@ public enum LedgerError: Error, CustomStringConvertible {
     case corrupt(String)
     /// An update found the week in another state than it expects.
     case unchanged(String)
+    /// The ledger file has no bytes at all.
+    case empty(String)
 
     public var description: String {
         switch self {
         case .corrupt(let what): "the ledger holds an unreadable \(what)"
         case .unchanged(let week): "the ledger's entry for \(week) is not in the state this change expects"
+        case .empty(let path):
+            "the ledger \(path) is empty (0 bytes): it was cut short or damaged; restore it from a backup, or move "
+                + "it aside to start a new one"
         }
     }
 }

@@ -10,7 +10,8 @@ public enum Check {
     /// Checks `loaded` (or reports why the settings could not be had), the token `tokens`
     /// finds, and what the bank says of it.
     public static func run(
-        loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, logger: Logger, style: TextStyle = .plain
+        loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, locations: Locations, logger: Logger,
+        style: TextStyle = .plain
     ) async -> RunResult {
         var list = Checklist(style: style)
         let settings: Settings
@@ -24,6 +25,7 @@ public enum Check {
         }
         list.ok("bank: \(settings.apiBaseURL)")
         checkStateDirectory(settings.stateDirectory, in: &list)
+        checkSchedules(locations, in: &list)
 
         let token: AccessToken
         switch tokens.load(tokenFile: settings.tokenFile) {
@@ -104,6 +106,39 @@ public enum Check {
         }
     }
 
+    /// Both the crontab entry and the systemd timer installed: two schedules for one holder.
+    private static func checkSchedules(_ locations: Locations, in list: inout Checklist) {
+        let timers =
+            ["/etc/systemd/system/timers.target.wants/roundup.timer"]
+            + (locations.configHome.map { ["\($0)/systemd/user/timers.target.wants/roundup.timer"] } ?? [])
+        guard let timer = timers.first(where: { FileManager.default.fileExists(atPath: $0) }),
+            crontabRunsRoundup()
+        else { return }
+        list.warn(
+            "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "
+                + "twice, from two state directories: keep one (crontab -e, or systemctl disable --now roundup.timer)")
+    }
+
+    /// Whether this user's crontab (`crontab -l`) has a line that runs roundup.
+    private static func crontabRunsRoundup() -> Bool {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        guard let crontab = paths.map({ "\($0)/crontab" }).first(where: FileManager.default.isExecutableFile)
+        else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: crontab)
+        process.arguments = ["-l"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").contains { line in
+            !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") && line.contains("roundup run")
+        }
+    }
+
     /// The state directory must be writable, or creatable, by this user; nothing is created.
     private static func checkStateDirectory(_ path: String, in list: inout Checklist) {
         var existing = URL(fileURLWithPath: path)
@@ -129,6 +164,9 @@ private struct Checklist {
     var redact: (String) -> String = { $0 }
 
     mutating func ok(_ text: String) { lines.append(style.status(.transferred, "ok") + "    \(text)") }
+
+    /// Something to look at that does not stop a run.
+    mutating func warn(_ text: String) { lines.append(style.status(.nothingToDo, "WARN") + "  \(text)") }
 
     mutating func problem(_ code: ExitStatus, _ text: String) {
         lines.append(style.status(.failed, "FIX") + "   \(text)")
