@@ -12,15 +12,29 @@ public struct CurlHTTPConfiguration: Sendable {
     public var lanes: Int
     /// Sent as `User-Agent` on every request.
     public var userAgent: String
+    /// The certificate authorities to trust (a PEM file), instead of the system's.
+    public var caFile: String?
+    /// The proxy every request goes through; "" for none, whatever the environment says.
+    /// Errors of requests through a proxy name it.
+    public var proxy: String
 
     public init(
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(60), lanes: Int = 4,
-        userAgent: String
+        userAgent: String, caFile: String? = nil, proxy: String = ""
     ) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.lanes = max(1, lanes)
         self.userAgent = userAgent
+        self.caFile = caFile
+        self.proxy = proxy
+    }
+
+    /// `proxy` without any user name or password in it, for messages.
+    public var proxyForMessages: String {
+        guard let at = proxy.lastIndex(of: "@") else { return proxy }
+        let scheme = proxy.range(of: "://").map { String(proxy[..<$0.upperBound]) } ?? ""
+        return scheme + proxy[proxy.index(after: at)...]
     }
 }
 
@@ -142,6 +156,9 @@ private final class CurlLane: @unchecked Sendable {
                 set(roundup_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
                 set(roundup_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
                 set(roundup_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+                if let caFile = configuration.caFile { set(roundup_curl_setopt_string(handle, CURLOPT_CAINFO, caFile)) }
+                // Set always, so that libcurl never picks a proxy from the environment on its own.
+                set(roundup_curl_setopt_string(handle, CURLOPT_PROXY, configuration.proxy))
                 set(
                     roundup_curl_setopt_long(
                         handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout)))
@@ -202,7 +219,9 @@ private final class CurlLane: @unchecked Sendable {
         // itself arrived.
         guard code == CURLE_OK || (code == CURLE_WRITE_ERROR && collector.consumerStopped) else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(TransportError(kind: kind(of: code), message: detail.isEmpty ? describe(code) : detail))
+            let through = configuration.proxy.isEmpty ? "" : " (through the proxy \(configuration.proxyForMessages))"
+            return .failure(
+                TransportError(kind: kind(of: code), message: (detail.isEmpty ? describe(code) : detail) + through))
         }
         var status = 0
         _ = roundup_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)

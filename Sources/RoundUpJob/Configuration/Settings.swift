@@ -31,6 +31,13 @@ public struct Settings: Sendable {
     public var requestTimeout: Duration
     /// How the job allows for the bank's clock and pace when it looks for its own transfers.
     public var waits: TransferWaits
+    /// The certificate authorities to trust instead of the system's (a PEM file).
+    public var caFile: String?
+    /// The proxy requests go through ("" for none): from `https_proxy` or `all_proxy` for an
+    /// https bank unless `no_proxy` names it; never for a bank on this machine.
+    public var proxy: String = ""
+    /// `SSLKEYLOGFILE`, where libcurl would write the TLS secrets that decrypt the token.
+    public var keyLogFile: String?
 
     public static let productionURL = "https://api.starlingbank.com"
     public static let sandboxURL = "https://api-sandbox.starlingbank.com"
@@ -183,7 +190,9 @@ extension Settings {
                 excludedSources: exclusions.sources, excludedSpendingCategories: exclusions.spendingCategories),
             policy: policy.roundUp, minimumBalances: policy.minimumBalances,
             concurrency: limits.concurrency, lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
-            requestTimeout: limits.requestTimeout, waits: limits.waits)
+            requestTimeout: limits.requestTimeout, waits: limits.waits,
+            caFile: try caFile(file: file, environment: env, locations: locations),
+            proxy: proxy(for: baseURL, environment: env), keyLogFile: env("SSLKEYLOGFILE"))
     }
 
     /// The flag's, else the environment's, else the file's base URL, else the bank's
@@ -236,6 +245,42 @@ extension Settings {
     private static func isRegionOrUTC(_ name: String) -> Bool {
         name == "UTC" || name == "Etc/UTC"
             || (name.contains("/") && !name.hasPrefix("Etc/") && !name.hasPrefix("SystemV/"))
+    }
+
+    /// `caFile`, else `ROUNDUP_CA_FILE`, else libcurl's and OpenSSL's usual `CURL_CA_BUNDLE`
+    /// and `SSL_CERT_FILE`; it must be readable.
+    private static func caFile(file: ConfigFile, environment env: (String) -> String?, locations: Locations)
+        throws(SettingsError) -> String?
+    {
+        let choices: [(String?, String, SettingsError.Origin)] = [
+            (file.caFile, "caFile", .file), (env("ROUNDUP_CA_FILE"), "ROUNDUP_CA_FILE", .environment),
+            (env("CURL_CA_BUNDLE"), "CURL_CA_BUNDLE", .environment),
+            (env("SSL_CERT_FILE"), "SSL_CERT_FILE", .environment),
+        ]
+        guard let (value, name, origin) = choices.first(where: { $0.0 != nil }), let value else { return nil }
+        let path = locations.expand(value)
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw SettingsError(
+                origin: origin, message: "\(name): the certificate authorities file \(path) cannot be read")
+        }
+        return path
+    }
+
+    /// The proxy for `baseURL`: none for a bank on this machine (a token sent over plain
+    /// http must not pass through anything), else `https_proxy`, `HTTPS_PROXY`, `all_proxy`
+    /// or `ALL_PROXY` unless `no_proxy` (or `NO_PROXY`) names the bank's host.
+    static func proxy(for baseURL: String, environment env: (String) -> String?) -> String {
+        guard let host = URLComponents(string: baseURL)?.host?.lowercased(), !isLoopback(host),
+            baseURL.lowercased().hasPrefix("https:")
+        else { return "" }
+        let bypass = (env("no_proxy") ?? env("NO_PROXY") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        for entry in bypass where !entry.isEmpty {
+            let name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
+            if entry == "*" || host == name || host.hasSuffix("." + name) { return "" }
+        }
+        return env("https_proxy") ?? env("HTTPS_PROXY") ?? env("all_proxy") ?? env("ALL_PROXY") ?? ""
     }
 
     /// Plain http is allowed only to this machine; anything else must be https.

@@ -1,4 +1,5 @@
 import CurlHTTP
+import Foundation
 import Logging
 import StarlingAPI
 
@@ -15,11 +16,24 @@ extension BankClient {
         do {
             transport = try CurlHTTPClient(
                 configuration: CurlHTTPConfiguration(
-                    requestTimeout: settings.requestTimeout, lanes: lanes, userAgent: "roundup/\(roundupVersion)"))
+                    requestTimeout: settings.requestTimeout, lanes: lanes, userAgent: "roundup/\(roundupVersion)",
+                    caFile: settings.caFile, proxy: settings.proxy))
         } catch {
             throw RunFailure(.unavailable, error.message)
         }
         return BankClient(
             baseURL: settings.apiBaseURL, token: token, transport: transport, retrier: retrier, logger: logger)
+    }
+
+    /// `SSLKEYLOGFILE` makes libcurl write the TLS secrets that decrypt the token into a
+    /// file: a run that can move money refuses to start; one that cannot (a dry run, a
+    /// check) goes on without it and says so.
+    static func guardKeyLog(_ settings: Settings, movesMoney: Bool) throws(RunFailure) -> String? {
+        guard let path = settings.keyLogFile else { return nil }
+        let why =
+            "SSLKEYLOGFILE is set (\(path)): libcurl would write there the TLS secrets that decrypt the access token"
+        guard !movesMoney else { throw RunFailure(.configuration, "\(why); unset it to run") }
+        unsetenv("SSLKEYLOGFILE")
+        return "\(why); this run ignores it, and a real run refuses to start"
     }
 }

@@ -40,6 +40,7 @@ public enum Check {
         let logger = redacting(logger, token: token)
         let bank: BankClient
         do throws(RunFailure) {
+            if let warning = try BankClient.guardKeyLog(settings, movesMoney: false) { list.warn(warning) }
             bank = try BankClient.connect(
                 settings: settings, token: token, lanes: 1,
                 retrier: Retrier(policy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(300))), logger: logger)

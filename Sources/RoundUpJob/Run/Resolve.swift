@@ -133,6 +133,7 @@ public enum Resolve {
         clock: @escaping @Sendable () -> Instant, logger: Logger
     ) async -> RunResult {
         do throws(RunFailure) {
+            _ = try BankClient.guardKeyLog(settings, movesMoney: true)
             let bank = try BankClient.connect(
                 settings: settings, token: token, lanes: 1, retrier: Retrier(policy: settings.retryPolicy),
                 logger: logger)

@@ -61,6 +61,7 @@ public enum Runner {
         var weeks = [request.week]
         var notes: [String] = []
         do throws(RunFailure) {
+            if let warning = try BankClient.guardKeyLog(settings, movesMoney: !request.dryRun) { notes.append(warning) }
             // A dry run reads the ledger as it is and writes nothing, anywhere.
             state =
                 request.dryRun
