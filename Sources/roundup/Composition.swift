@@ -48,7 +48,11 @@ struct Composition {
         } catch {
             return .failure(error)
         }
-        return await Runner.run(request, settings: settings, token: token, clock: clock, logger: logger)
+        let progress = RunProgress()
+        let signals = InterruptWatch(progress: progress)
+        defer { signals.stop() }
+        return await Runner.run(
+            request, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
     }
 
     /// `roundup check`.

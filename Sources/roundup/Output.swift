@@ -34,3 +34,30 @@ func finish(_ result: RunResult) throws -> Never {
     _ = writeAll(STDERR_FILENO, "roundup: cannot write to standard output: \(String(cString: strerror(failure)))\n")
     throw ExitCode(ExitStatus.ioError.rawValue)
 }
+
+/// While a run is under way, SIGINT and SIGTERM end it saying which accounts were finished
+/// and which were not, once any ledger write under way has completed: the ledger is never
+/// left between a transfer's intent and its record.
+final class InterruptWatch {
+    private let sources: [any DispatchSourceSignal]
+
+    init(progress: RunProgress) {
+        sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                _ = writeAll(STDERR_FILENO, progress.interrupted(by: name))
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// The signals' usual effect again.
+    func stop() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

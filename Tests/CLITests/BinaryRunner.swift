@@ -86,3 +86,9 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
 private final class DataBox: @unchecked Sendable {
     var data = Data()
 }
+
+/// One line for `scripts/robustness`: a case thrown at the binary, what it did, and whether
+/// money moved exactly once (or not at all, where nothing was to move).
+func robustnessLine(_ name: String, _ outcome: String, moneyExactlyOnce: Bool) {
+    print("case: \(name): \(outcome); money moved exactly once: \(moneyExactlyOnce ? "yes" : "NO")")
+}

@@ -115,6 +115,11 @@ import Testing
                     base, environment: environment.merging(["ROUNDUP_CA_FILE": ca + ".missing"]) { $1 })
                 #expect(missing.status == 78)
                 #expect(missing.stderr.contains("ROUNDUP_CA_FILE: the certificate authorities file"))
+                let moved = await server.bank.transfers.count
+                robustnessLine(
+                    "https with a certificate authority of the test's own",
+                    "untrusted: exit \(untrusted.status); caFile, ROUNDUP_CA_FILE, CURL_CA_BUNDLE, SSL_CERT_FILE: exit 0",
+                    moneyExactlyOnce: moved == 2)
             }
         }
     }
@@ -145,6 +150,9 @@ import Testing
         #expect(result.status == 69)
         #expect(result.stderr.contains("(through the proxy http://127.0.0.1:9)"), "\(result.stderr)")
         #expect(!result.stderr.contains("proxy-secret"))
+        robustnessLine(
+            "an https bank through a proxy that is down", "exit \(result.status), the proxy named",
+            moneyExactlyOnce: true)
     }
 
     @Test func sslKeyLogFileStopsARealRunAndADryRunGoesOnWithoutIt() async throws {
@@ -161,6 +169,10 @@ import Testing
             #expect(dry.status == 0, "\(dry.stderr)")
             #expect(dry.stderr.contains("this run ignores it"))
             #expect(!FileManager.default.fileExists(atPath: keyLog))
+            let moved = await server.bank.transfers.count
+            robustnessLine(
+                "SSLKEYLOGFILE set", "real run exit \(real.status), dry run exit \(dry.status), no key log",
+                moneyExactlyOnce: moved == 0)
         }
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import RoundUp
 import StarlingEmulator
@@ -28,6 +29,9 @@ import Testing
                 environment: environment)
             #expect(result.status == 78, "a 404 for every path will not pass by itself: \(result.stderr)")
             #expect(result.stderr.contains("is \(server.baseURL)/wrong the bank's API?"))
+            let moved = await server.bank.transfers.count
+            robustnessLine(
+                "a base URL that is not the bank's API", "exit \(result.status)", moneyExactlyOnce: moved == 0)
         }
     }
 
@@ -68,6 +72,10 @@ import Testing
             #expect(result.stdout.contains("a real run would move 1.26 EUR"), "the proposal goes to stdout")
             #expect(!result.stdout.contains("Report:"))
             #expect(!FileManager.default.fileExists(atPath: home.path + "/nowhere"))
+            let moved = await server.bank.transfers.count
+            robustnessLine(
+                "a dry run with no state directory", "exit \(result.status), nothing created",
+                moneyExactlyOnce: moved == 0)
         }
     }
 
@@ -89,6 +97,11 @@ import Testing
             #expect(next.status == 0, "\(next.stderr)")
             #expect(next.stdout.contains("dry run"))
             #expect(Self.snapshot(stateDirectory) == before, "no file created, changed or removed")
+            let uids = await server.bank.transfers.map(\.transferUid)
+            robustnessLine(
+                "a dry run on a read-only state directory",
+                "exit \(next.status), \(Self.snapshot(stateDirectory) == before ? "no file changed" : "FILES CHANGED")",
+                moneyExactlyOnce: !uids.isEmpty && Set(uids).count == uids.count)
         }
     }
 
@@ -110,6 +123,8 @@ import Testing
             #expect(await server.bank.transfers.count == 2)
             let history = try await roundup(["history"], environment: environment)
             #expect(history.stdout.contains("transferred"), "the ledger was committed before the output")
+            let moved = await server.bank.transfers.count
+            robustnessLine("run > /dev/full", "exit \(result.status), ledger committed", moneyExactlyOnce: moved == 2)
         }
     }
 
@@ -119,6 +134,9 @@ import Testing
         let result = try await shell(
             #"trap '' PIPE; { sleep 0.5; "$ROUNDUP" history; echo "status $?" >&2; } | true"#)
         #expect(result.stderr == "status 0\n", "no crash and nothing said: \(result.stderr)")
+        robustnessLine(
+            "history into a closed pipe, SIGPIPE ignored", result.stderr.trimmingCharacters(in: .newlines),
+            moneyExactlyOnce: true)
     }
 
     @Test func aStateDirectoryThatCannotBeCreatedIsNamedWithTheSystemsReason() async throws {
@@ -164,6 +182,11 @@ import Testing
             #expect(refused.status == 78)
             #expect(refused.stderr.contains("can be written by others (mode 777)"))
             #expect(refused.stderr.contains("chmod 700 \(stateDirectory)"))
+            let uids = await server.bank.transfers.map(\.transferUid)
+            robustnessLine(
+                "umask 022, a readable ledger, a state directory others can write to",
+                "files 0600, tightened with a notice, then exit \(refused.status)",
+                moneyExactlyOnce: !uids.isEmpty && Set(uids).count == uids.count)
         }
     }
 
@@ -201,6 +224,55 @@ import Testing
             #expect(try String(contentsOfFile: link, encoding: .utf8) == movedReport)
             #expect(!names.contains("roundup-2026-09-06.20260907T060000Z.failed.md"), "old failed reports go")
             #expect(names.contains("roundup-2026-09-06.20260908T060000Z.moved.md"), "reports of moved money stay")
+        }
+    }
+
+    // MARK: - Interrupted
+
+    @Test func sigtermSaysWhichAccountsWereFinishedAndTheNextRunFinishesTheRest() async throws {
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let euro = try #require(state.accounts.first { $0.currency == "EUR" }).uid
+        let behaviour = EmulatorBehaviour(deduplicatesTransfers: false)
+        try await withEmulator(state, behaviour: behaviour) { server in
+            // The euro account's transfer waits at the bank; the run is stopped meanwhile.
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], pathContains: euro, when: .first(1), faults: [.stall(.seconds(6))])
+            ])
+            let arguments = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL]
+            let err = home.path + "/interrupted.err"
+            let descriptor = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            let child = try Child.spawn(
+                try #require(roundupBinary), arguments, environment: environment, stdout: descriptor, stderr: descriptor
+            )
+            close(descriptor)
+            // Every request has arrived (the euro transfer waits at the bank) and the pound
+            // account's transfer has moved; a moment more lets the run record it.
+            for _ in 0..<400 {
+                let arrived = await server.bank.arrivals
+                let moved = await server.bank.transfers.count
+                if moved == 1 && arrived >= 10 { break }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            try await Task.sleep(for: .seconds(2))
+            kill(child.pid, SIGTERM)
+            let ending = child.wait()
+            let said = try String(contentsOfFile: err, encoding: .utf8)
+            #expect(ending.status == 128 + SIGTERM, "\(ending): \(said)")
+            #expect(
+                said.contains(
+                    "stopped by SIGTERM; finished: Personal (GBP), week ending 2026-11-15; "
+                        + "not finished: Euro (EUR), week ending 2026-11-15"), "\(said)")
+            // The bank carries out what it had received; the next run finds it and moves nothing twice.
+            for _ in 0..<400 where await server.bank.transfers.count < 2 {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            let rerun = try await roundup(arguments, environment: environment)
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            #expect(moved == [126, 298])
+            robustnessLine(
+                "SIGTERM during a transfer", "exit \(ending.status), said which accounts were finished",
+                moneyExactlyOnce: moved == [126, 298])
         }
     }
 }

@@ -30,10 +30,11 @@ public struct RoundUpJob: Sendable {
     let now: @Sendable () -> Instant
     let version: String
     let goals: GoalResolver
+    let progress: RunProgress?
 
     public init(
         bank: BankClient, ledger: Ledger, settings: Settings, logger: Logger, version: String,
-        now: @escaping @Sendable () -> Instant
+        now: @escaping @Sendable () -> Instant, progress: RunProgress? = nil
     ) {
         self.bank = bank
         self.ledger = ledger
@@ -42,6 +43,7 @@ public struct RoundUpJob: Sendable {
         self.version = version
         self.now = now
         self.goals = GoalResolver(bank: bank, settings: settings, logger: logger)
+        self.progress = progress
     }
 
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
@@ -110,6 +112,9 @@ public struct RoundUpJob: Sendable {
         let account = bankAccount.account
         var report = AccountReport(
             accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .failed)
+        let label = "\(account.label), week ending \(week.endDate)"
+        progress?.started(label)
+        defer { progress?.finished(label) }
         do throws(AccountFailure) {
             try await work(on: account, week: week, dryRun: dryRun, scopes: scopes, report: &report)
         } catch {

@@ -236,6 +236,9 @@ public struct Ledger: Sendable {
         }
     }
 
+    /// Returns once no write is under way (a write that starts later waits for nothing).
+    public func settle() { try? database.writeWithoutTransaction { _ in } }
+
     /// Every entry, oldest week first.
     public func entries() throws -> [LedgerEntry] {
         try database.read { db in

@@ -52,7 +52,7 @@ public enum Runner {
     /// Runs `request`; `clock` stamps reports and ledger entries.
     public static func run(
         _ request: RunRequest, settings: Settings, token: AccessToken, clock: @escaping @Sendable () -> Instant,
-        logger: Logger
+        logger: Logger, progress: RunProgress? = nil
     ) async -> RunResult {
         // From here on every log line passes through a filter that removes the token.
         let logger = redacting(logger, token: token)
@@ -79,8 +79,11 @@ public enum Runner {
         } catch {
             return .failure(error)
         }
+        let ledger = state.ledger
+        progress?.onSettle { ledger.settle() }
         let job = RoundUpJob(
-            bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)
+            bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock,
+            progress: progress)
         var run = WeekRuns(
             request: request, reportDirectory: settings.reportDirectory, token: token, startedAt: clock())
         for week in weeks {
