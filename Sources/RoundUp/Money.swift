@@ -77,14 +77,17 @@ public enum MoneyError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The round-up arithmetic, in `Decimal` major units.
 public enum RoundUpArithmetic {
-    /// The next whole unit minus `amount`; a whole amount gives 0, or 1 when
-    /// `wholeSavesAUnit` (zero still gives 0). `amount` is not negative (the bank's feed
-    /// amounts never are; the sign is the direction).
-    public static func roundUp(of amount: Decimal, wholeSavesAUnit: Bool = false) -> Decimal {
-        var value = amount
+    /// The next multiple of `step` whole units minus `amount` (`step` 1: the next whole
+    /// unit); an amount already a multiple gives 0, or a whole step when `wholeSavesAUnit`
+    /// (zero still gives 0). `amount` is not negative (the bank's feed amounts never are; the
+    /// sign is the direction). Exact: dividing a decimal by 1, 2, 5 or 10 leaves no remainder
+    /// to round.
+    public static func roundUp(of amount: Decimal, step: Int = 1, wholeSavesAUnit: Bool = false) -> Decimal {
+        let stepValue = Decimal(step)
+        var steps = amount / stepValue
         var ceiling = Decimal()
-        NSDecimalRound(&ceiling, &value, 0, .up)
-        let difference = ceiling - amount
-        return difference == 0 && wholeSavesAUnit && amount > 0 ? 1 : difference
+        NSDecimalRound(&ceiling, &steps, 0, .up)
+        let difference = ceiling * stepValue - amount
+        return difference == 0 && wholeSavesAUnit && amount > 0 ? stepValue : difference
     }
 }

@@ -11,17 +11,25 @@ public struct RoundUpPolicy: Hashable, Sendable {
     /// default; a payment of zero saves nothing either way.
     public let wholeAmountsSaveAUnit: Bool
 
+    /// Each payment is rounded up to the next multiple of this many major units: 1 saves
+    /// the spare change to the next pound, 5 to the next five pounds (£3.20 saves £1.80).
+    public let roundTo: Int
+
     /// The multipliers the policy accepts.
     public static let multipliers = 1...10
+    /// The steps `roundTo` accepts.
+    public static let steps = [1, 2, 5, 10]
 
-    public init(multiplier: Int = 1, weeklyCaps: [String: Decimal] = [:], wholeAmountsSaveAUnit: Bool = false)
-        throws(PolicyError)
-    {
+    public init(
+        multiplier: Int = 1, weeklyCaps: [String: Decimal] = [:], wholeAmountsSaveAUnit: Bool = false, roundTo: Int = 1
+    ) throws(PolicyError) {
         guard RoundUpPolicy.multipliers.contains(multiplier) else { throw .multiplierOutOfRange(multiplier) }
+        guard RoundUpPolicy.steps.contains(roundTo) else { throw .roundToNotAStep(roundTo) }
         for (code, cap) in weeklyCaps where cap < 0 { throw .negativeCap(currency: code) }
         self.multiplier = multiplier
         self.weeklyCaps = weeklyCaps
         self.wholeAmountsSaveAUnit = wholeAmountsSaveAUnit
+        self.roundTo = roundTo
     }
 }
 
@@ -29,11 +37,13 @@ public struct RoundUpPolicy: Hashable, Sendable {
 public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     case multiplierOutOfRange(Int)
     case negativeCap(currency: String)
+    case roundToNotAStep(Int)
 
     public var description: String {
         switch self {
         case .multiplierOutOfRange(let value): "multiplier must be from 1 to 10, not \(value)"
         case .negativeCap(let code): "the weekly cap for \(code) must not be negative"
+        case .roundToNotAStep(let value): "roundTo must be 1, 2, 5 or 10, not \(value)"
         }
     }
 }
@@ -62,6 +72,8 @@ public struct RoundUpPlan: Sendable {
     /// The sum of the counted round-ups, before multiplier and cap.
     public let roundUpSum: Money
     public let multiplier: Int
+    /// The step each payment was rounded up to, in major units.
+    public let roundTo: Int
     /// The weekly cap that applied, if the total was larger than it.
     public let capApplied: Money?
     /// What to move into the savings goal.
@@ -91,7 +103,8 @@ public struct RoundUpPlan: Sendable {
                 continue
             }
             let amount = Money(minorUnits: transaction.minorUnits, currency: currency)
-            let roundUp = RoundUpArithmetic.roundUp(of: amount.amount, wholeSavesAUnit: policy.wholeAmountsSaveAUnit)
+            let roundUp = RoundUpArithmetic.roundUp(
+                of: amount.amount, step: policy.roundTo, wholeSavesAUnit: policy.wholeAmountsSaveAUnit)
             sum += roundUp
             counted.append(
                 CountedTransaction(
@@ -113,6 +126,7 @@ public struct RoundUpPlan: Sendable {
         self.leftOut = leftOut
         self.roundUpSum = try RoundUpPlan.money(sum, currency)
         self.multiplier = policy.multiplier
+        self.roundTo = policy.roundTo
         self.capApplied = capApplied
         self.total = try RoundUpPlan.money(total, currency)
     }

@@ -27,6 +27,13 @@ func binaryEnvironment(_ home: TemporaryDirectory, token: String) -> [String: St
     ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
 }
 
+/// Writes `text` as `config.yaml` in `home`; returns its path.
+func writeConfig(_ text: String, in home: TemporaryDirectory) throws -> String {
+    let path = home.path + "/config.yaml"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
 struct Execution {
     var status: Int32
     var stdout: String

@@ -14,11 +14,7 @@ import Testing
 
     var environment: [String: String] { binaryEnvironment(home, token: token) }
 
-    func config(_ text: String) throws -> String {
-        let path = home.path + "/config.yaml"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
+    func config(_ text: String) throws -> String { try writeConfig(text, in: home) }
 
     @Test(arguments: [
         (

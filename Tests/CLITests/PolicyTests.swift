@@ -9,12 +9,6 @@ import Testing
     static let week = "2026-11-15"
     static let settled = londonWeek(week).start.adding(milliseconds: 3_600_000)
 
-    func write(_ config: String, in home: TemporaryDirectory) throws -> String {
-        let path = home.path + "/config.yaml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     @Test func multiplierCapExclusionsWholeAmountsGoalsByUidAndNewGoalTargets() async throws {
         let home = try TemporaryDirectory()
         let token = "policy-token"
@@ -33,7 +27,7 @@ import Testing
         let usd = bank.account("USD", name: "Dollar")
         bank.spend(usd, 19_75, settled: Self.settled)  // 0.25
 
-        let config = try write(
+        let config = try writeConfig(
             """
             multiplier: 3
             weeklyCap:
@@ -87,7 +81,7 @@ import Testing
 
     @Test func aMinimumBalanceReducesTheTransferAndSaysSo() async throws {
         let home = try TemporaryDirectory()
-        let config = try write("minimumBalance:\n  GBP: 101.00\n", in: home)
+        let config = try writeConfig("minimumBalance:\n  GBP: 101.00\n", in: home)
         let environment = binaryEnvironment(home, token: "low")
         try await withEmulator(Self.lowBalanceBank(token: "low")) { server in
             let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
@@ -118,7 +112,7 @@ import Testing
 
     @Test func aMinimumBalanceCanSkipTheWeekInstead() async throws {
         let home = try TemporaryDirectory()
-        let config = try write("minimumBalance:\n  GBP: 101.00\nbelowMinimumBalance: skip\n", in: home)
+        let config = try writeConfig("minimumBalance:\n  GBP: 101.00\nbelowMinimumBalance: skip\n", in: home)
         let environment = binaryEnvironment(home, token: "skip")
         try await withEmulator(Self.lowBalanceBank(token: "skip")) { server in
             let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
@@ -140,7 +134,7 @@ import Testing
 
     @Test func aMinimumBalanceNeedsTheBalanceScope() async throws {
         let home = try TemporaryDirectory()
-        let config = try write("minimumBalance:\n  GBP: 101.00\n", in: home)
+        let config = try writeConfig("minimumBalance:\n  GBP: 101.00\n", in: home)
         let environment = binaryEnvironment(home, token: "noscope")
         let scopes = [
             "account:read", "account-list:read", "transaction:read", "savings-goal:read",
@@ -167,7 +161,7 @@ import Testing
     ])
     func aBadPolicyIsNamed(config: String, message: String) async throws {
         let home = try TemporaryDirectory()
-        let path = try write(config, in: home)
+        let path = try writeConfig(config, in: home)
         let result = try await roundup(
             ["run", "--config", path], environment: ["HOME": home.path, "STARLING_ACCESS_TOKEN": "t"])
         #expect(result.status == 78)

@@ -101,6 +101,38 @@ import Testing
         }
     }
 
+    /// `roundTo`: the next multiple of 1, 2, 5 or 10 major units, in every currency's own
+    /// decimals, against integer arithmetic on minor units; a multiple saves nothing, or a
+    /// whole step when asked.
+    @Test func roundingToAStepAgreesWithIntegerMinorUnits() async {
+        await propertyCheck(
+            count: 2000, input: Gen.int64(in: 0...1_000_000_000_000), Gen.int(in: 0...3), Gen.int(in: 0...3),
+            Gen.bool
+        ) { minor, pick, stepPick, whole in
+            let exponent = [0, 2, 3, 4][pick]
+            let currency = Currency(code: ["JPY", "GBP", "KWD", "CLF"][pick])!
+            let step = RoundUpPolicy.steps[stepPick]
+            let amount = Money(minorUnits: minor, currency: currency).amount
+            let roundUp = RoundUpArithmetic.roundUp(of: amount, step: step, wholeSavesAUnit: whole)
+            let inMinor = try Money(amount: roundUp, currency: currency).minorUnits
+            let stepMinor = Int64(step) * Money.integerPowerOfTen(exponent)
+            var expected = (stepMinor - minor % stepMinor) % stepMinor
+            if expected == 0 && whole && minor > 0 { expected = stepMinor }
+            #expect(inMinor == expected, "\(minor) at exponent \(exponent), step \(step), whole \(whole)")
+        }
+    }
+
+    @Test func roundingToFiveExamples() {
+        let five = { (text: String) in RoundUpArithmetic.roundUp(of: Decimal(string: text)!, step: 5) }
+        #expect(five("3.20") == Decimal(string: "1.80")!, "£3.20 saves £1.80")
+        #expect(five("10.00") == 0)
+        #expect(RoundUpArithmetic.roundUp(of: 10, step: 5, wholeSavesAUnit: true) == 5, "a whole step")
+        #expect(five("1203") == 2, "yen")
+        #expect(five("3.200") == Decimal(string: "1.800")!, "dinars")
+        #expect(RoundUpArithmetic.roundUp(of: Decimal(string: "12.01")!, step: 10) == Decimal(string: "7.99")!)
+        #expect(throws: PolicyError.roundToNotAStep(3)) { try RoundUpPolicy(roundTo: 3) }
+    }
+
     @Test func smallAmountsNearWholeUnits() async {
         await propertyCheck(count: 2000, input: Gen.int64(in: 0...100_000)) { minor in
             let gbp = Currency(code: "GBP")!

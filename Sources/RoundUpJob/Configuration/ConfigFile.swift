@@ -33,6 +33,7 @@ struct ConfigFile: Decodable {
     var feedRecheckSeconds: Int?
     var goalWaitSeconds: Int?
     var caFile: String?
+    var roundTo: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
@@ -40,6 +41,7 @@ struct ConfigFile: Decodable {
         case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
         case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
         case requestTimeoutSeconds, clockSkewMarginSeconds, feedRecheckSeconds, goalWaitSeconds, caFile
+        case roundTo
     }
 
     init() {}
@@ -171,7 +173,7 @@ extension ConfigFile {
         do {
             policy = try RoundUpPolicy(
                 multiplier: multiplier ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
-                wholeAmountsSaveAUnit: wholeAmountsSaveAUnit ?? false)
+                wholeAmountsSaveAUnit: wholeAmountsSaveAUnit ?? false, roundTo: roundTo ?? 1)
         } catch {
             throw SettingsError(origin: .file, message: error.description)
         }

@@ -98,6 +98,7 @@ private struct MarkdownReport {
         lines.append("- Account: `\(account.accountUid)`")
         if let total = account.total {
             var line = "- Round-up: \(account.roundUpSum ?? total) \(account.currency)"
+            if let step = account.roundTo { line += " (each payment to the next \(step) \(account.currency))" }
             if let multiplier = account.multiplier, multiplier != 1 { line += " × \(multiplier)" }
             if let cap = account.capApplied { line += ", capped at \(cap) \(account.currency)" }
             if let heldBack = account.heldBack { line += ", less \(heldBack) \(account.currency) held back" }

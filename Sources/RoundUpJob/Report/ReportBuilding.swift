@@ -14,6 +14,7 @@ extension AccountReport {
         leftOut = Dictionary(uniqueKeysWithValues: plan.leftOut.map { ($0.key.rawValue, $0.value) })
         roundUpSum = plan.roundUpSum.formattedAmount
         multiplier = plan.multiplier
+        roundTo = plan.roundTo == 1 ? nil : plan.roundTo
         capApplied = plan.capApplied?.formattedAmount
         total = plan.total.formattedAmount
         totalMinorUnits = plan.total.minorUnits

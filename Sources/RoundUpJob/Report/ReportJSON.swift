@@ -121,6 +121,7 @@ struct ReportJSON {
         key("minimumBalance", account.minimumBalance)
         key("multiplier", account.multiplier.map(Int64.init))
         key("name", account.name)
+        key("roundTo", account.roundTo.map(Int64.init))
         key("roundUpSum", account.roundUpSum)
         key("status", account.status.rawValue)
         key("total", account.total)

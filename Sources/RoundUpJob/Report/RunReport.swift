@@ -57,6 +57,8 @@ public struct AccountReport: Codable, Sendable {
     /// Sum of the round-ups, major units.
     public var roundUpSum: String?
     public var multiplier: Int?
+    /// The step each payment was rounded up to, in major units, when it is not 1.
+    public var roundTo: Int?
     /// The weekly cap, when it cut the total.
     public var capApplied: String?
     /// The minimum balance configured for this currency, when there is one.
