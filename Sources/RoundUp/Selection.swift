@@ -6,6 +6,7 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
     case otherCategory = "other-category"
     case ownTransfer = "own-transfer"
     case roundedUpByBank = "rounded-up-by-bank"
+    case notACardPayment = "not-a-card-payment"
     case excludedSource = "excluded-source"
     case excludedSpendingCategory = "excluded-spending-category"
 
@@ -17,9 +18,28 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
         case .otherCategory: "in a goal or space, not the main balance"
         case .ownTransfer: "a move between your own categories"
         case .roundedUpByBank: "already rounded up by Starling"
+        case .notACardPayment: "not a card payment (spending: cards)"
         case .excludedSource: "source left out by config"
         case .excludedSpendingCategory: "spending category left out by config"
         }
+    }
+}
+
+/// Which outgoing payments count: every one, or card payments only.
+public enum Spending: String, CaseIterable, Hashable, Sendable {
+    /// Every outgoing payment from the main balance.
+    case all
+    /// Card payments only: not cash withdrawals, direct debits, standing orders, payments
+    /// or transfers to people, fees or loan repayments.
+    case cards
+}
+
+extension Transaction {
+    /// A payment made with a card at a merchant: a card source (`MASTER_CARD`, or another
+    /// card network's `…_CARD` the bank may add), except a cash withdrawal at an ATM.
+    public var isCardPayment: Bool {
+        guard let source, source.hasSuffix("_CARD") else { return false }
+        return sourceSubType != "ATM"
     }
 }
 
@@ -33,10 +53,15 @@ public struct SelectionRule: Hashable, Sendable {
     public var excludedSources: Set<String>
     /// Feed `spendingCategory` values left out, e.g. `BILLS_AND_SERVICES`.
     public var excludedSpendingCategories: Set<String>
+    /// Every outgoing payment, or card payments only.
+    public var spending: Spending
 
-    public init(excludedSources: Set<String> = [], excludedSpendingCategories: Set<String> = []) {
+    public init(
+        excludedSources: Set<String> = [], excludedSpendingCategories: Set<String> = [], spending: Spending = .all
+    ) {
         self.excludedSources = excludedSources
         self.excludedSpendingCategories = excludedSpendingCategories
+        self.spending = spending
     }
 
     /// Nil when `transaction` counts; otherwise the first reason it does not.
@@ -51,6 +76,7 @@ public struct SelectionRule: Hashable, Sendable {
             return .ownTransfer
         }
         guard !transaction.isRoundedUpByBank else { return .roundedUpByBank }
+        guard spending == .all || transaction.isCardPayment else { return .notACardPayment }
         if let source = transaction.source, excludedSources.contains(source) { return .excludedSource }
         if let category = transaction.spendingCategory, excludedSpendingCategories.contains(category) {
             return .excludedSpendingCategory

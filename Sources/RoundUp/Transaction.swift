@@ -37,6 +37,8 @@ public struct Transaction: Hashable, Sendable {
     public let direction: String
     public let status: String
     public let source: String?
+    /// How a card was used; `ATM` for a cash withdrawal.
+    public let sourceSubType: String?
     public let counterPartyType: String?
     public let counterPartyName: String?
     public let spendingCategory: String?
@@ -46,7 +48,8 @@ public struct Transaction: Hashable, Sendable {
 
     public init(
         uid: String, categoryUid: String, minorUnits: Int64, currencyCode: String,
-        direction: String, status: String, source: String? = nil, counterPartyType: String? = nil,
+        direction: String, status: String, source: String? = nil, sourceSubType: String? = nil,
+        counterPartyType: String? = nil,
         counterPartyName: String? = nil, spendingCategory: String? = nil,
         settlementTime: Instant?, isRoundedUpByBank: Bool = false
     ) {
@@ -57,6 +60,7 @@ public struct Transaction: Hashable, Sendable {
         self.direction = direction
         self.status = status
         self.source = source
+        self.sourceSubType = sourceSubType
         self.counterPartyType = counterPartyType
         self.counterPartyName = counterPartyName
         self.spendingCategory = spendingCategory

@@ -86,6 +86,20 @@ public struct BankClient: Sendable {
         try await get("/api/v2/accounts/\(segment(accountUid))/balance", as: AccountBalance.self)
     }
 
+    /// `GET /api/v2/feed/account/{accountUid}/round-up` (needs `savings-goal:read`): whether
+    /// the bank's own round-up is switched on for the account. A 404 means it was never set
+    /// up; an answer without `active` counts as on when it names a round-up goal.
+    public func nativeRoundUpIsActive(accountUid: String) async throws(BankError) -> Bool {
+        do throws(BankError) {
+            let answer = try await get(
+                "/api/v2/feed/account/\(segment(accountUid))/round-up", as: RoundUpGoalResponse.self)
+            return answer.active ?? (answer.roundUpGoal != nil)
+        } catch {
+            if case .refused(_, 404, _) = error.underlying { return false }
+            throw error
+        }
+    }
+
     /// `GET /api/v2/account/{accountUid}/savings-goals`.
     public func savingsGoals(accountUid: String) async throws(BankError) -> [SavingsGoal] {
         try await get("/api/v2/account/\(segment(accountUid))/savings-goals", as: SavingsGoalList.self)

@@ -16,7 +16,8 @@ extension FeedItem {
         }
         return Transaction(
             uid: feedItemUid, categoryUid: categoryUid, minorUnits: amount.minorUnits, currencyCode: amount.currency,
-            direction: direction, status: status, source: source, counterPartyType: counterPartyType,
+            direction: direction, status: status, source: source, sourceSubType: sourceSubType,
+            counterPartyType: counterPartyType,
             counterPartyName: counterPartyName, spendingCategory: spendingCategory, settlementTime: settled,
             isRoundedUpByBank: hasBankRoundUp)
     }

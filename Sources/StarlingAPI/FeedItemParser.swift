@@ -39,6 +39,7 @@ extension JSONCursor {
         var transactionTime: String??
         var settlementTime: String??
         var source: String??
+        var sourceSubType: String??
         var counterPartyType: String??
         var counterPartyUid: String??
         var counterPartyName: String??
@@ -71,6 +72,9 @@ extension JSONCursor {
             } else if cursor.key(start, end, is: "source") {
                 guard source == nil, let value = cursor.optionalPlainString() else { return false }
                 source = value
+            } else if cursor.key(start, end, is: "sourceSubType") {
+                guard sourceSubType == nil, let value = cursor.optionalPlainString() else { return false }
+                sourceSubType = value
             } else if cursor.key(start, end, is: "counterPartyType") {
                 guard counterPartyType == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyType = value
@@ -107,7 +111,8 @@ extension JSONCursor {
         return FeedItem(
             feedItemUid: uid, categoryUid: categoryUid, amount: amount, direction: direction, status: status,
             transactionTime: transactionTime ?? nil, settlementTime: settlementTime ?? nil, source: source ?? nil,
-            counterPartyType: counterPartyType ?? nil, counterPartyUid: counterPartyUid ?? nil,
+            sourceSubType: sourceSubType ?? nil, counterPartyType: counterPartyType ?? nil,
+            counterPartyUid: counterPartyUid ?? nil,
             counterPartyName: counterPartyName ?? nil, spendingCategory: spendingCategory ?? nil,
             hasBankRoundUp: roundUp ?? false)
     }

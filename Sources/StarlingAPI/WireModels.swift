@@ -48,6 +48,8 @@ public struct FeedItem: Decodable, Equatable, Sendable {
     public let transactionTime: String?
     public let settlementTime: String?
     public let source: String?
+    /// How a card was used (`CONTACTLESS`, `ONLINE`, `ATM` for a cash withdrawal…).
+    public let sourceSubType: String?
     public let counterPartyType: String?
     /// For a transfer into a savings goal, the goal's uid.
     public let counterPartyUid: String?
@@ -57,7 +59,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
     public let hasBankRoundUp: Bool
 
     enum CodingKeys: String, CodingKey {
-        case feedItemUid, categoryUid, amount, direction, status, transactionTime, settlementTime, source
+        case feedItemUid, categoryUid, amount, direction, status, transactionTime, settlementTime, source, sourceSubType
         case counterPartyType, counterPartyUid, counterPartyName, spendingCategory, roundUp
     }
 
@@ -65,7 +67,8 @@ public struct FeedItem: Decodable, Equatable, Sendable {
     /// every reader, `FeedDecoder`'s own parser included.
     init(
         feedItemUid: String, categoryUid: String, amount: CurrencyAndAmount, direction: String, status: String,
-        transactionTime: String?, settlementTime: String?, source: String?, counterPartyType: String?,
+        transactionTime: String?, settlementTime: String?, source: String?, sourceSubType: String?,
+        counterPartyType: String?,
         counterPartyUid: String?, counterPartyName: String?, spendingCategory: String?, hasBankRoundUp: Bool
     ) {
         self.feedItemUid = feedItemUid
@@ -76,6 +79,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         self.transactionTime = transactionTime
         self.settlementTime = settlementTime
         self.source = source
+        self.sourceSubType = sourceSubType
         self.counterPartyType = counterPartyType
         self.counterPartyUid = counterPartyUid
         self.counterPartyName = counterPartyName
@@ -93,6 +97,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         transactionTime = try container.decodeIfPresent(String.self, forKey: .transactionTime)
         settlementTime = try container.decodeIfPresent(String.self, forKey: .settlementTime)
         source = try container.decodeIfPresent(String.self, forKey: .source)
+        sourceSubType = try container.decodeIfPresent(String.self, forKey: .sourceSubType)
         counterPartyType = try container.decodeIfPresent(String.self, forKey: .counterPartyType)
         counterPartyUid = try container.decodeIfPresent(String.self, forKey: .counterPartyUid)
         counterPartyName = try container.decodeIfPresent(String.self, forKey: .counterPartyName)
@@ -139,6 +144,16 @@ public struct SavingsGoal: Decodable, Sendable {
     public let totalSaved: CurrencyAndAmount?
     /// ACTIVE, ARCHIVED, … Absent on older responses, which list only active goals.
     public let state: String?
+}
+
+/// `GET /api/v2/feed/account/{accountUid}/round-up`: the bank's own round-up.
+struct RoundUpGoalResponse: Decodable {
+    let active: Bool?
+    let roundUpGoal: RoundUpGoalDetails?
+}
+
+struct RoundUpGoalDetails: Decodable {
+    let roundUpGoalUid: String?
 }
 
 struct SavingsGoalList: Decodable {

@@ -19,13 +19,23 @@ public struct EmulatedAccount: Hashable, Sendable {
     public var name: String
     /// The main balance in minor units; add-money takes from it.
     public var balance: Int64
+    /// `PRIMARY`, `ADDITIONAL`, `LOAN` or `FIXED_TERM_DEPOSIT`.
+    public var accountType: String
+    /// The bank's own round-up: nil if it was never set up (its endpoint answers 404), else
+    /// whether it is switched on.
+    public var nativeRoundUp: Bool?
 
-    public init(uid: String, defaultCategory: String, currency: String, name: String, balance: Int64) {
+    public init(
+        uid: String, defaultCategory: String, currency: String, name: String, balance: Int64,
+        accountType: String = "PRIMARY", nativeRoundUp: Bool? = nil
+    ) {
         self.uid = uid
         self.defaultCategory = defaultCategory
         self.currency = currency
         self.name = name
         self.balance = balance
+        self.accountType = accountType
+        self.nativeRoundUp = nativeRoundUp
     }
 }
 

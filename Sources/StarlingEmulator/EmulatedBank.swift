@@ -255,6 +255,8 @@ public actor EmulatedBank {
             return requiring(["transaction:read"]) {
                 categoryFeed(accountUid: rest[2], categoryUid: rest[4], query: request.query)
             }
+        case .roundUp:
+            return requiring(["savings-goal:read"]) { roundUp(accountUid: rest[2]) }
         case .savingsGoals:
             return requiring(["savings-goal:read"]) { goals(accountUid: rest[1]) }
         case .createGoal:
@@ -281,7 +283,7 @@ public actor EmulatedBank {
     private func accounts() -> EmulatorResponse {
         let list = state.accounts.map {
             AccountBody(
-                accountUid: $0.uid, accountType: "PRIMARY", defaultCategory: $0.defaultCategory,
+                accountUid: $0.uid, accountType: $0.accountType, defaultCategory: $0.defaultCategory,
                 currency: $0.currency, createdAt: "2020-01-06T09:30:00.000Z", name: $0.name)
         }
         return json(200, ["accounts": list])
@@ -334,6 +336,20 @@ public actor EmulatedBank {
             return min <= moment && moment <= max
         }
         return json(200, ["feedItems": items])
+    }
+
+    /// The bank's own round-up for the account: 404 if it was never set up, else whether it
+    /// is on, with the goal it saves into.
+    private func roundUp(accountUid: String) -> EmulatorResponse {
+        guard let account = state.accounts.first(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        guard let active = account.nativeRoundUp else { return errors(404, "ROUND_UP_GOAL_NOT_FOUND") }
+        let goal = RoundUpGoalBody(
+            roundUpGoalUid: "5a1e0000-0000-4000-8000-" + String(account.uid.suffix(12)), roundUpMultiplier: 1,
+            primaryCategoryUid: account.defaultCategory, activatedAt: "2026-01-05T09:00:00.000Z",
+            activatedBy: "a0000000-0000-4000-8000-000000000001")
+        return json(200, RoundUpBody(active: active, roundUpGoal: goal))
     }
 
     private func goals(accountUid: String) -> EmulatorResponse {
@@ -471,6 +487,19 @@ private struct BalanceBody: Encodable {
     var amount: EmulatedAmount
     var totalClearedBalance: EmulatedAmount
     var totalEffectiveBalance: EmulatedAmount
+}
+
+private struct RoundUpBody: Encodable {
+    var active: Bool
+    var roundUpGoal: RoundUpGoalBody
+}
+
+private struct RoundUpGoalBody: Encodable {
+    var roundUpGoalUid: String
+    var roundUpMultiplier: Int
+    var primaryCategoryUid: String
+    var activatedAt: String
+    var activatedBy: String
 }
 
 private struct GoalBody: Encodable {

@@ -1,6 +1,6 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
-    case identity, accounts, balance, settledFeed, categoryFeed, savingsGoals, createGoal, addMoney, unknown
+    case identity, accounts, balance, settledFeed, categoryFeed, roundUp, savingsGoals, createGoal, addMoney, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -16,6 +16,7 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             case ("GET", 4)
             where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
                 .settledFeed
+            case ("GET", 4) where rest[0] == "feed" && rest[1] == "account" && rest[3] == "round-up": .roundUp
             case ("GET", 6)
             where rest[0] == "feed" && rest[1] == "account" && rest[3] == "category"
                 && rest[5] == "transactions-between":

@@ -20,7 +20,7 @@ import Testing
     /// multiple saves nothing; then the multiplier and the cap as before.
     @Test func roundingToFiveUnits() async throws {
         let home = try TemporaryDirectory()
-        var bank = TestBank(token: "five")
+        var bank = TestBank(token: "round-to-five-token")
         let gbp = bank.account("GBP", name: "Personal")
         bank.spend(gbp, 3_20, settled: Self.settled)  // 1.80
         bank.spend(gbp, 10_00, settled: Self.settled)  // a multiple: 0
@@ -31,7 +31,7 @@ import Testing
         try await withEmulator(bank.state) { server in
             let result = try await roundup(
                 ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config, "--json"],
-                environment: binaryEnvironment(home, token: "five"))
+                environment: binaryEnvironment(home, token: "round-to-five-token"))
             #expect(result.status == 0, "\(result.stderr)")
             // GBP: (1.80 + 0 + 2.99) × 2 = 9.58, capped at 9.00. JPY: 2 × 2.
             #expect(await server.bank.transfers.map(\.amount.minorUnits).sorted() == [4, 9_00])
@@ -54,5 +54,145 @@ import Testing
             ["run", "--config", path], environment: ["HOME": home.path, "STARLING_ACCESS_TOKEN": "t"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("roundTo must be 1, 2, 5 or 10, not 3"), "\(result.stderr)")
+    }
+
+    /// Loans and fixed-term deposits are left alone by default: no request about them, no
+    /// goal in them; the dry run, the real run, its report and `check` list them as skipped.
+    @Test func onlyPrimaryAndAdditionalAccountsByDefault() async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "account-types-token")
+        let personal = bank.account("GBP", name: "Personal")
+        let joint = bank.account("GBP", name: "Joint", type: "ADDITIONAL")
+        let loan = bank.account("GBP", name: "Loan", type: "LOAN")
+        let deposit = bank.account("GBP", name: "Fixed", type: "FIXED_TERM_DEPOSIT")
+        for account in [personal, joint, loan, deposit] { bank.spend(account, 4_35, settled: Self.settled) }
+        let environment = binaryEnvironment(home, token: "account-types-token")
+        try await withEmulator(bank.state) { server in
+            let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL]
+            let dry = try await roundup(arguments + ["--dry-run"], environment: environment)
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(
+                dry.stdout.contains("skipped: a LOAN account; accountTypes is PRIMARY, ADDITIONAL"), "\(dry.stdout)")
+            #expect(summaryRow(dry.stdout, "Fixed (GBP)")?.last == "skipped")
+
+            let result = try await roundup(arguments + ["--json"], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let transfers = await server.bank.transfers
+            #expect(Set(transfers.map(\.accountUid)) == [personal, joint])
+            let goals = await server.bank.state.goals
+            #expect(goals[loan] == nil && goals[deposit] == nil, "no goal is made in a loan or a deposit")
+            let paths = await server.bank.requests.map(\.path)
+            #expect(!paths.contains { $0.contains(loan) || $0.contains(deposit) }, "nothing is asked about them")
+            let accounts = try report(result.stdout)
+            let skipped = accounts.filter { $0["status"] as? String == "skipped" }
+            #expect(skipped.compactMap { $0["accountType"] as? String } == ["LOAN", "FIXED_TERM_DEPOSIT"])
+            #expect(skipped.allSatisfy { $0["exitCode"] as? Int == 0 })
+
+            let check = try await roundup(["check", "--api-base-url", server.baseURL], environment: environment)
+            #expect(check.stdout.contains("ok    Loan (GBP): skipped: a LOAN account"), "\(check.stdout)")
+
+            // Chosen types: the loan too, from the next week on.
+            let config = try writeConfig("accountTypes: [PRIMARY, LOAN]\n", in: home)
+            let next = try await roundup(
+                ["run", "--end-date", "2026-11-22", "--api-base-url", server.baseURL, "--config", config, "--json"],
+                environment: environment)
+            #expect(next.status == 0, "\(next.stderr)")
+            let statuses = try report(next.stdout).map { "\($0["name"] ?? "") \($0["status"] ?? "")" }
+            #expect(statuses == ["Personal nothing to do", "Joint skipped", "Loan nothing to do", "Fixed skipped"])
+        }
+    }
+
+    @Test func anAccountTypeTheBankDoesNotUseIsNamed() async throws {
+        let home = try TemporaryDirectory()
+        let path = try writeConfig("accountTypes: [PRIMARY, ADDITONAL]\n", in: home)
+        let result = try await roundup(
+            ["run", "--config", path], environment: ["HOME": home.path, "STARLING_ACCESS_TOKEN": "t"])
+        #expect(result.status == 78)
+        #expect(
+            result.stderr.contains(
+                "accountTypes: 'ADDITONAL' is not a value the bank uses (did you mean 'ADDITIONAL'?)"),
+            "\(result.stderr)")
+    }
+
+    /// With Starling's own round-up on, the account is skipped in dry and real runs alike
+    /// (`nativeRoundUp: skip`, the default), with a warning; a 404 from that endpoint
+    /// means it was never set up. `allow` goes on, still leaving out what the bank rounded up.
+    @Test func theBanksOwnRoundUpSkipsTheAccountUnlessAllowed() async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "native-round-up-token")
+        let on = bank.account("GBP", name: "Native on", nativeRoundUp: true)
+        let off = bank.account("GBP", name: "Native off", nativeRoundUp: false)
+        let never = bank.account("GBP", name: "Never set up")
+        for account in [on, off, never] { bank.spend(account, 4_35, settled: Self.settled) }
+        bank.spend(on, 2_50, settled: Self.settled) {
+            $0.roundUp = .init(goalCategoryUid: "c0000000-0000-4000-8000-000000000001", amount: .init("GBP", 50))
+        }
+        let environment = binaryEnvironment(home, token: "native-round-up-token")
+        try await withEmulator(bank.state) { server in
+            let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL]
+            let dry = try await roundup(arguments + ["--dry-run"], environment: environment)
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(summaryRow(dry.stdout, "Native on (GBP)")?.last == "skipped")
+            #expect(dry.stdout.contains("Starling's own round-up is on for this account"), "\(dry.stdout)")
+
+            let result = try await roundup(arguments + ["--json"], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("Native on (GBP): skipped: Starling's own round-up is on"))
+            #expect(Set(await server.bank.transfers.map(\.accountUid)) == [off, never])
+            #expect(await server.bank.state.goals[on] == nil)
+            let states = try report(result.stdout).map { "\($0["status"] ?? "") \($0["nativeRoundUp"] ?? "")" }
+            #expect(states == ["skipped active", "transferred inactive", "transferred inactive"], "\(result.stdout)")
+            let markdown = try String(
+                contentsOfFile: home.path + "/.local/state/roundup/reports/roundup-\(Self.week).md", encoding: .utf8)
+            #expect(markdown.contains("Starling's own round-up is on for this account"))
+
+            let check = try await roundup(["check", "--api-base-url", server.baseURL], environment: environment)
+            #expect(check.stdout.contains("WARN  Native on (GBP): Starling's own round-up is on, so runs skip"))
+            #expect(check.stdout.contains("Starling's own round-up: off"), "\(check.stdout)")
+
+            let config = try writeConfig("nativeRoundUp: allow\n", in: home)
+            let allowed = try await roundup(arguments + ["--config", config, "--json"], environment: environment)
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            let moved = await server.bank.transfers.filter { $0.accountUid == on }
+            #expect(moved.map(\.amount.minorUnits) == [65], "the payment the bank rounded up is left out")
+            let account = try #require(try report(allowed.stdout).first)
+            #expect(account["leftOut"] as? [String: Int] == ["rounded-up-by-bank": 1])
+        }
+    }
+
+    /// `spending: cards`: card payments only, not cash from an ATM, debits, transfers, fees.
+    @Test func aCardOnlyWeek() async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "card-only-token")
+        let gbp = bank.account("GBP", name: "Personal")
+        bank.spend(gbp, 3_20, settled: Self.settled) { $0.sourceSubType = "CONTACTLESS" }  // 0.80
+        bank.spend(gbp, 12_49, settled: Self.settled) { $0.sourceSubType = "ONLINE" }  // 0.51
+        bank.spend(gbp, 20_01, settled: Self.settled) { $0.sourceSubType = "ATM" }  // cash: 0.99
+        let others = ["DIRECT_DEBIT", "FASTER_PAYMENTS_OUT", "CARD_FEE_CHARGE", "LOAN_REPAYMENT"]
+        for (index, source) in others.enumerated() {
+            bank.spend(gbp, 10_90 + Int64(index), settled: Self.settled) {  // 0.10, 0.09, 0.08, 0.07
+                $0.source = source
+                $0.sourceSubType = nil
+            }
+        }
+        let environment = binaryEnvironment(home, token: "card-only-token")
+        try await withEmulator(bank.state) { server in
+            let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--json", "--dry-run"]
+            let all = try await roundup(arguments, environment: environment)
+            #expect(try report(all.stdout).first?["total"] as? String == "2.64", "spending: all counts every payment")
+
+            let config = try writeConfig("spending: cards\n", in: home)
+            let cards = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--json", "--config", config],
+                environment: environment)
+            #expect(cards.status == 0, "\(cards.stderr)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [1_31])
+            let account = try #require(try report(cards.stdout).first)
+            #expect(account["leftOut"] as? [String: Int] == ["not-a-card-payment": 5])
+        }
+        let bad = try writeConfig("spending: card\n", in: home)
+        let refused = try await roundup(["run", "--config", bad], environment: environment)
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("spending must be 'all' or 'cards', not 'card'"), "\(refused.stderr)")
     }
 }

@@ -88,6 +88,14 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     }
 }
 
+/// Waits for `child` to end on a thread of its own: waiting on one of Swift's cooperative
+/// threads would starve the in-process emulator that the child may still be talking to.
+func ending(of child: Child) async -> Child.Ending {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: child.wait()) }
+    }
+}
+
 /// Written by one thread before `DispatchGroup.leave()`, read by another after `wait()`:
 /// the group orders the two, which is why `@unchecked Sendable` is sound here.
 private final class DataBox: @unchecked Sendable {

@@ -255,7 +255,7 @@ import Testing
             }
             try await Task.sleep(for: .seconds(2))
             kill(child.pid, SIGTERM)
-            let ending = child.wait()
+            let ending = await ending(of: child)
             let said = try String(contentsOfFile: err, encoding: .utf8)
             #expect(ending.status == 128 + SIGTERM, "\(ending): \(said)")
             #expect(

@@ -67,9 +67,11 @@ import Testing
             let result = await harness.run(server, endDate: weekEnd, dryRun: true)
             #expect(result.status == .ok)
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
-            // Token, accounts, then each account's feed and goals; the account that has its goal
-            // also looks in its category feed for a transfer made elsewhere.
-            #expect(await server.bank.requests.count == 7)
+            // Token, accounts, then each account's own round-up, feed and goals; the account that
+            // has its goal also looks in its category feed for a transfer made elsewhere.
+            let requests = await server.bank.requests
+            #expect(
+                requests.count == 9, "\(requests.map { "\($0.path) \($0.status) \($0.fault.map { "\($0)" } ?? "")" })")
             #expect(await server.bank.requests.filter { $0.endpoint == .categoryFeed }.count == 1)
             #expect(result.report?.accounts.map(\.status) == [.dryRun, .dryRun])
             #expect(result.output.contains("a real run would create the goal \"Round-ups\" and move 2.98 GBP"))
@@ -223,7 +225,8 @@ import Testing
             let result = await harness.run(server, endDate: weekEnd, token: "wrong-token")
             #expect(result.status == .permissionDenied)
             #expect(result.diagnostics.joined().contains("rejected the access token"))
-            #expect(await server.bank.requests.count == 1)
+            let requests = await server.bank.requests
+            #expect(requests.count == 1, "\(requests)")
         }
     }
 

@@ -318,4 +318,25 @@ import Testing
             #expect(feed.contains { $0.source == "INTERNAL_TRANSFER" })
         }
     }
+
+    /// A week begun before the bank's own round-up was switched on is finished, not skipped:
+    /// its unconfirmed transfer is found in the feed, and nothing is sent again.
+    @Test func aWeekBegunIsFinishedWhenTheBanksRoundUpIsSwitchedOn() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            try await Self.movedButNotRecorded(server, harness: harness, account: account)
+            await server.bank.update { state in state.accounts[0].nativeRoundUp = true }
+            let result = await harness.run(server, endDate: Self.weekEnd)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(result.report?.accounts.map(\.status) == [.alreadyTransferred])
+            #expect(await Self.moved(server) == [99])
+            #expect(
+                try harness.ledger().entry(accountUid: account, weekEnd: LocalDate(iso: Self.weekEnd)!)?.status == .done
+            )
+            // A week not begun is skipped.
+            let next = await harness.run(server, endDate: "2026-11-08")
+            #expect(next.report?.accounts.map(\.status) == [.skipped], "\(next.diagnostics) \(next.output)")
+        }
+    }
 }

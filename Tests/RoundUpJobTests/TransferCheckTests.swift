@@ -171,7 +171,8 @@ import Testing
                 FeedItem(
                     feedItemUid: "f", categoryUid: "c", amount: CurrencyAndAmount(currency: "GBP", minorUnits: 1),
                     direction: direction, status: status, transactionTime: "2026-11-16T06:00:01.000Z",
-                    settlementTime: nil, source: source, counterPartyType: "CATEGORY", counterPartyUid: goal,
+                    settlementTime: nil, source: source, sourceSubType: nil, counterPartyType: "CATEGORY",
+                    counterPartyUid: goal,
                     counterPartyName: "Round-ups", spendingCategory: "SAVING", hasBankRoundUp: false)) != nil
         }
         #expect(taken == [true, false, false, false, false, false, true])

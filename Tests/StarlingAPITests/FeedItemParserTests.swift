@@ -112,6 +112,7 @@ import Testing
         let partial = FeedItem(
             feedItemUid: "u", categoryUid: "c", amount: CurrencyAndAmount(currency: "GBP", minorUnits: 1),
             direction: "OUT", status: "SETTLED", transactionTime: "t", settlementTime: nil, source: "s",
+            sourceSubType: "ONLINE",
             counterPartyType: "t", counterPartyUid: nil, counterPartyName: "n", spendingCategory: "c",
             hasBankRoundUp: false)
         #expect(

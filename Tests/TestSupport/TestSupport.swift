@@ -40,15 +40,20 @@ public struct TestBank: Sendable {
         state = BankState(token: token)
     }
 
-    /// Adds an account in `currency`; returns its uid.
+    /// Adds an account in `currency`; returns its uid. `nativeRoundUp` is the bank's own
+    /// round-up: nil never set up, else whether it is on.
     @discardableResult
-    public mutating func account(_ currency: String, name: String? = nil, balance: Int64 = 1_000_000_00) -> String {
+    public mutating func account(
+        _ currency: String, name: String? = nil, balance: Int64 = 1_000_000_00, type: String = "PRIMARY",
+        nativeRoundUp: Bool? = nil
+    ) -> String {
         let index = state.accounts.count + 1
         let uid = String(format: "acc00000-0000-4000-8000-%012d", index)
         state.accounts.append(
             EmulatedAccount(
                 uid: uid, defaultCategory: category(of: uid), currency: currency,
-                name: name ?? "\(currency) account", balance: balance))
+                name: name ?? "\(currency) account", balance: balance, accountType: type,
+                nativeRoundUp: nativeRoundUp))
         return uid
     }
 

@@ -1,6 +1,9 @@
-/// The values the bank defines for a feed item's `source` and `spendingCategory`, as its
-/// API reference lists them: what `excludeSources` and `excludeSpendingCategories` may name.
+/// The values the bank defines for account types and for a feed item's `source` and
+/// `spendingCategory`, as its API reference lists them: what `accountTypes`,
+/// `excludeSources` and `excludeSpendingCategories` may name.
 enum BankValues {
+    static let accountTypes: Set<String> = ["PRIMARY", "ADDITIONAL", "LOAN", "FIXED_TERM_DEPOSIT"]
+
     static let sources: Set<String> = [
         "BRITISH_BUSINESS_BANK_FEES", "CARD_FEE_CHARGE", "CASH_DEPOSIT", "CASH_DEPOSIT_CHARGE", "CASH_WITHDRAWAL",
         "CASH_WITHDRAWAL_CHARGE", "CHAPS", "CHEQUE", "CICS_CHEQUE", "CURRENCY_CLOUD", "DIRECT_CREDIT", "DIRECT_DEBIT",

@@ -34,6 +34,9 @@ struct ConfigFile: Decodable {
     var goalWaitSeconds: Int?
     var caFile: String?
     var roundTo: Int?
+    var spending: String?
+    var accountTypes: [String]?
+    var nativeRoundUp: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
@@ -41,7 +44,7 @@ struct ConfigFile: Decodable {
         case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
         case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
         case requestTimeoutSeconds, clockSkewMarginSeconds, feedRecheckSeconds, goalWaitSeconds, caFile
-        case roundTo
+        case roundTo, spending, accountTypes, nativeRoundUp
     }
 
     init() {}
@@ -147,21 +150,49 @@ struct ConfigLimits {
 }
 
 extension ConfigFile {
-    /// The sources and spending categories to leave out, each one the bank defines; one it
-    /// does not is refused with the closest that it does.
-    func exclusions() throws(SettingsError) -> (sources: Set<String>, spendingCategories: Set<String>) {
-        func checked(_ values: [String]?, _ key: String, _ known: Set<String>) throws(SettingsError) -> Set<String> {
-            for value in values ?? [] where !known.contains(value) {
-                let closest = known.min { ConfigFile.distance($0, value) < ConfigFile.distance($1, value) }
-                let hint = closest.map { " (did you mean '\($0)'?)" } ?? ""
-                throw SettingsError(origin: .file, message: "\(key): '\(value)' is not a value the bank uses\(hint)")
-            }
-            return Set(values ?? [])
+    /// Which payments count: the sources and spending categories to leave out, each one the
+    /// bank defines (one it does not is refused with the closest that it does), and whether
+    /// only card payments count.
+    func selection() throws(SettingsError) -> SelectionRule {
+        SelectionRule(
+            excludedSources: Set(try checked(excludeSources, "excludeSources", BankValues.sources)),
+            excludedSpendingCategories: Set(
+                try checked(excludeSpendingCategories, "excludeSpendingCategories", BankValues.spendingCategories)),
+            spending: try choice(spending, "spending", default: .all))
+    }
+
+    /// The account types to work on (`PRIMARY` and `ADDITIONAL` unless the file says), each
+    /// one the bank defines.
+    func accountTypeChoice() throws(SettingsError) -> [String] {
+        guard let accountTypes else { return Settings.defaultAccountTypes }
+        guard !accountTypes.isEmpty else {
+            throw SettingsError(
+                origin: .file, message: "accountTypes must name at least one type, such as [PRIMARY, ADDITIONAL]")
         }
-        return (
-            try checked(excludeSources, "excludeSources", BankValues.sources),
-            try checked(excludeSpendingCategories, "excludeSpendingCategories", BankValues.spendingCategories)
-        )
+        return try checked(accountTypes, "accountTypes", BankValues.accountTypes)
+    }
+
+    /// `values`, each one of `known`; one that is not is refused with the closest that is.
+    private func checked(_ values: [String]?, _ key: String, _ known: Set<String>) throws(SettingsError) -> [String] {
+        for value in values ?? [] where !known.contains(value) {
+            let closest = known.min { ConfigFile.distance($0, value) < ConfigFile.distance($1, value) }
+            let hint = closest.map { " (did you mean '\($0)'?)" } ?? ""
+            throw SettingsError(origin: .file, message: "\(key): '\(value)' is not a value the bank uses\(hint)")
+        }
+        return values ?? []
+    }
+
+    /// The value of a setting that takes one of a few words, or `fallback` when unset.
+    func choice<Value: RawRepresentable & CaseIterable>(_ text: String?, _ key: String, default fallback: Value)
+        throws(SettingsError) -> Value where Value.RawValue == String
+    {
+        guard let text else { return fallback }
+        guard let value = Value(rawValue: text) else {
+            let words = Value.allCases.map { "'\($0.rawValue)'" }
+            let list = words.dropLast().joined(separator: ", ") + " or " + words.last!
+            throw SettingsError(origin: .file, message: "\(key) must be \(list), not '\(text)'")
+        }
+        return value
     }
 
     /// The round-up policy, new-goal targets and minimum balances; the first bad value is named.
@@ -177,14 +208,7 @@ extension ConfigFile {
         } catch {
             throw SettingsError(origin: .file, message: error.description)
         }
-        var whenBelow = BelowMinimum.reduce
-        if let text = belowMinimumBalance {
-            guard let value = BelowMinimum(rawValue: text) else {
-                throw SettingsError(
-                    origin: .file, message: "belowMinimumBalance must be 'reduce' or 'skip', not '\(text)'")
-            }
-            whenBelow = value
-        }
+        let whenBelow = try choice(belowMinimumBalance, "belowMinimumBalance", default: BelowMinimum.reduce)
         return ConfigPolicy(
             roundUp: policy, newGoalTargets: newGoalTargets,
             minimumBalances: minimums.mapValues { MinimumBalance(minimum: $0, whenBelow: whenBelow) })

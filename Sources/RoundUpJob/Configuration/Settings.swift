@@ -18,6 +18,10 @@ public struct Settings: Sendable {
     public var reportDirectory: String
     public var tokenFile: String?
     public var rule: SelectionRule
+    /// The types of account worked on (`PRIMARY`, `ADDITIONAL`…); others are skipped.
+    public var accountTypes: [String]
+    /// What to do with an account where the bank's own round-up is switched on.
+    public var nativeRoundUp: NativeRoundUp
     public var policy: RoundUpPolicy
     /// Balances the week's transfer must not cut into, by currency code.
     public var minimumBalances: [String: MinimumBalance]
@@ -42,6 +46,16 @@ public struct Settings: Sendable {
     public static let productionURL = "https://api.starlingbank.com"
     public static let sandboxURL = "https://api-sandbox.starlingbank.com"
     public static let defaultGoalName = "Round-ups"
+    public static let defaultAccountTypes = ["PRIMARY", "ADDITIONAL"]
+}
+
+/// What to do with an account where the bank's own round-up is switched on: running both
+/// saves the same spending twice.
+public enum NativeRoundUp: String, CaseIterable, Sendable {
+    /// Skip the account, with a warning.
+    case skip
+    /// Go on: the payments the bank rounded up are still left out one by one.
+    case allow
 }
 
 /// How long the job allows when it looks in the feed for its own transfers and waits for
@@ -180,14 +194,13 @@ extension Settings {
         }
         let policy = try file.policy()
         let limits = try file.limits()
-        let exclusions = try file.exclusions()
         return Settings(
             apiBaseURL: baseURL, timeZone: timeZone, savingsGoalName: goalName, goalUids: file.goals ?? [:],
             newGoalTargets: policy.newGoalTargets, stateDirectory: stateDirectory,
             reportDirectory: reportDirectory,
             tokenFile: (env("ROUNDUP_TOKEN_FILE") ?? file.tokenFile).map(locations.expand),
-            rule: SelectionRule(
-                excludedSources: exclusions.sources, excludedSpendingCategories: exclusions.spendingCategories),
+            rule: try file.selection(), accountTypes: try file.accountTypeChoice(),
+            nativeRoundUp: try file.choice(file.nativeRoundUp, "nativeRoundUp", default: .skip),
             policy: policy.roundUp, minimumBalances: policy.minimumBalances,
             concurrency: limits.concurrency, lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
             requestTimeout: limits.requestTimeout, waits: limits.waits,

@@ -7,6 +7,7 @@ extension RoundUpJob {
     func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>, report: inout AccountReport)
         async throws(AccountFailure)
     {
+        guard try await nativeRoundUpAllows(account, week: week, report: &report) else { return }
         let plan = try await plan(for: account, week: week)
         report.fill(from: plan)
         var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun)
@@ -39,6 +40,38 @@ extension RoundUpJob {
                 amount, note: outcome?.note, account: account, week: week, dryRun: dryRun, scopes: scopes,
                 report: &report)
         }
+    }
+
+    /// Whether the bank's own round-up lets the job work on the account's week. When it is on
+    /// and `nativeRoundUp` is `skip`, the week is skipped, unless the ledger already has it:
+    /// a week begun is finished, so that no transfer is left unconfirmed.
+    private func nativeRoundUpAllows(_ account: Account, week: Week, report: inout AccountReport)
+        async throws(AccountFailure) -> Bool
+    {
+        let active = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.nativeRoundUpIsActive(accountUid: account.uid)
+        }
+        report.nativeRoundUp = active ? "active" : "inactive"
+        guard active else { return true }
+        guard settings.nativeRoundUp == .skip else {
+            logger.warning(
+                "\(account.label): Starling's own round-up is on too (nativeRoundUp: allow); the payments it rounded up are left out"
+            )
+            return true
+        }
+        let recorded: LedgerEntry?
+        do {
+            recorded = try ledger.entry(accountUid: account.uid, weekEnd: week.endDate)
+        } catch {
+            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(plainDescription(error))")
+        }
+        guard recorded == nil else { return true }
+        report.status = .skipped
+        report.detail =
+            "skipped: Starling's own round-up is on for this account, and both would save the same spending; "
+            + "switch one off, or set nativeRoundUp: allow"
+        logger.warning("\(account.label): \(report.detail!)")
+        return false
     }
 
     /// The week's plan, from the account's settled feed.

@@ -52,6 +52,32 @@ public struct RoundUpJob: Sendable {
         var report = RunReport(
             generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: WeekReport(week),
             accounts: [], error: nil, exitCode: .ok)
+        guard let (scopes, accounts) = await preflight(week: week, dryRun: dryRun, report: &report) else {
+            return report
+        }
+        report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
+            var results: [(Int, AccountReport)] = []
+            for (index, account) in accounts.enumerated() {
+                if let skipped = skippedByType(account) {
+                    results.append((index, skipped))
+                    continue
+                }
+                group.addTask {
+                    (index, await process(account, week: week, dryRun: dryRun, scopes: scopes))
+                }
+            }
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        report.exitCode = ExitStatus.overall(report.accounts.map(\.exitCode))
+        return report
+    }
+
+    /// The token, its scopes and the accounts, or nil with the report saying why the run
+    /// cannot go on.
+    private func preflight(week: Week, dryRun: Bool, report: inout RunReport) async
+        -> (Set<String>, [BankAccount])?
+    {
         let scopes: Set<String>
         let accounts: [BankAccount]
         do {
@@ -64,7 +90,7 @@ public struct RoundUpJob: Sendable {
                     "the access token lacks the scopes \(missing.joined(separator: ", ")); "
                     + "create a token that has them"
                 report.exitCode = .permissionDenied
-                return report
+                return nil
             }
             if dryRun, let missing = RoundUpJob.writeScopes.first(where: { !scopes.contains($0) }) {
                 logger.warning("the token lacks \(missing): a real run would fail")
@@ -79,7 +105,7 @@ public struct RoundUpJob: Sendable {
                     "goals: in the config names the account \(stray), which is not one of this token's accounts; "
                     + "correct it (roundup check lists the accounts)"
                 report.exitCode = .configuration
-                return report
+                return nil
             }
         } catch {
             report.error = error.description
@@ -87,24 +113,38 @@ public struct RoundUpJob: Sendable {
                 report.error! += "; is \(bank.baseURL) the bank's API? (apiBaseURL, --api-base-url)"
             }
             report.exitCode = ExitStatus(error)
-            return report
-        }
-
-        report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
-            for (index, account) in accounts.enumerated() {
-                group.addTask {
-                    (index, await process(account, week: week, dryRun: dryRun, scopes: scopes))
-                }
+            if report.exitCode == .permissionDenied, bank.baseURL.hasPrefix(Settings.sandboxURL) {
+                report.error! += "; sandbox tokens last 24 hours: make a new one in the developer portal"
             }
-            var results: [(Int, AccountReport)] = []
-            for await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }.map(\.1)
+            return nil
         }
-        report.exitCode = ExitStatus.overall(report.accounts.map(\.exitCode))
-        return report
+        return (scopes, accounts)
     }
 
     // MARK: - One account
+
+    /// Why an account of `type` is not worked on, or nil when `accountTypes` includes it.
+    static func typeSkip(_ type: String?, accountTypes: [String]) -> String? {
+        let chosen = accountTypes.joined(separator: ", ")
+        guard let type else {
+            return "skipped: the bank did not say what type of account this is; accountTypes is \(chosen)"
+        }
+        return accountTypes.contains(type) ? nil : "skipped: a \(type) account; accountTypes is \(chosen)"
+    }
+
+    /// The report of an account whose type is not one of `accountTypes`, or nil to work on it.
+    /// Nothing is asked of the bank about it, and no goal is made in it.
+    private func skippedByType(_ bankAccount: BankAccount) -> AccountReport? {
+        guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: settings.accountTypes)
+        else { return nil }
+        let account = bankAccount.account
+        var report = AccountReport(
+            accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .skipped)
+        report.accountType = bankAccount.accountType
+        report.detail = reason
+        logger.info("\(account.label): \(reason)")
+        return report
+    }
 
     private func process(_ bankAccount: BankAccount, week: Week, dryRun: Bool, scopes: Set<String>) async
         -> AccountReport
@@ -112,6 +152,7 @@ public struct RoundUpJob: Sendable {
         let account = bankAccount.account
         var report = AccountReport(
             accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .failed)
+        report.accountType = bankAccount.accountType
         let label = "\(account.label), week ending \(week.endDate)"
         progress?.started(label)
         defer { progress?.finished(label) }

@@ -95,7 +95,11 @@ private struct MarkdownReport {
                 "\(account.status == .failed || account.status == .held ? "**Why:** " : "")\(Markdown.escape(detail))")
             lines.append("")
         }
-        lines.append("- Account: `\(account.accountUid)`")
+        lines.append("- Account: `\(account.accountUid)`\(account.accountType.map { ", \($0)" } ?? "")")
+        if account.nativeRoundUp == "active", account.status != .skipped {
+            lines.append(
+                "- Starling's own round-up is on too (nativeRoundUp: allow): the payments it rounded up are left out")
+        }
         if let total = account.total {
             var line = "- Round-up: \(account.roundUpSum ?? total) \(account.currency)"
             if let step = account.roundTo { line += " (each payment to the next \(step) \(account.currency))" }

@@ -96,6 +96,7 @@ struct ReportJSON {
 
     private mutating func write(_ account: AccountReport) {
         open(UInt8(ascii: "{"))
+        key("accountType", account.accountType)
         key("accountUid", account.accountUid)
         key("balance", account.balance)
         key("capApplied", account.capApplied)
@@ -121,6 +122,7 @@ struct ReportJSON {
         key("minimumBalance", account.minimumBalance)
         key("multiplier", account.multiplier.map(Int64.init))
         key("name", account.name)
+        key("nativeRoundUp", account.nativeRoundUp)
         key("roundTo", account.roundTo.map(Int64.init))
         key("roundUpSum", account.roundUpSum)
         key("status", account.status.rawValue)

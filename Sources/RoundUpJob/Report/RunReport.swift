@@ -41,6 +41,8 @@ public enum AccountStatus: String, Codable, Sendable {
     case held = "held"
     /// A person decided that this week's money is not to be moved.
     case abandoned = "abandoned"
+    /// Not worked on: an account type not in `accountTypes`, or the bank's own round-up is on.
+    case skipped = "skipped"
 }
 
 /// One account's part of the report.
@@ -48,6 +50,10 @@ public struct AccountReport: Codable, Sendable {
     public var accountUid: String
     public var name: String?
     public var currency: String
+    /// The bank's account type (`PRIMARY`, `ADDITIONAL`, `LOAN`…), when it says.
+    public var accountType: String?
+    /// Whether the bank's own round-up is on (`active`) or not (`inactive`), once read.
+    public var nativeRoundUp: String?
     public var status: AccountStatus
     /// What a real run would do, what happened earlier, or why it failed.
     public var detail: String?

@@ -37,7 +37,7 @@ public struct TextStyle: Sendable, Equatable {
     func status(_ status: AccountStatus, _ text: String) -> String {
         switch status {
         case .transferred, .alreadyTransferred: paint(text, "32")
-        case .nothingToDo, .dryRun, .abandoned: paint(text, "33")
+        case .nothingToDo, .dryRun, .abandoned, .skipped: paint(text, "33")
         case .failed, .held: paint(text, "31")
         }
     }

@@ -23,7 +23,7 @@ public enum Check {
             list.problem(error.exitStatus, "config: \(error.message)")
             return list.result
         }
-        list.ok("bank: \(settings.apiBaseURL)")
+        list.ok("bank: \(settings.apiBaseURL) (\(bankKind(settings.apiBaseURL)))")
         checkStateDirectory(settings.stateDirectory, in: &list)
         checkSchedules(locations, in: &list)
 
@@ -76,25 +76,46 @@ public enum Check {
             list.ok("accounts: \(accounts.count)")
             return (scopes, accounts)
         } catch {
-            list.problem(ExitStatus(error), "bank: \(error.description)")
+            let status = ExitStatus(error)
+            let sandbox =
+                status == .permissionDenied && settings.apiBaseURL.hasPrefix(Settings.sandboxURL)
+                ? "; sandbox tokens last 24 hours: make a new one in the developer portal" : ""
+            list.problem(status, "bank: \(error.description)\(sandbox)")
             return nil
         }
     }
 
-    /// Each account's goal, and goals configured for accounts the token cannot see.
+    /// Which bank `baseURL` is: Starling's live API, its sandbox, or something else.
+    private static func bankKind(_ baseURL: String) -> String {
+        func matches(_ url: String) -> Bool { baseURL == url || baseURL.hasPrefix(url + "/") }
+        if matches(Settings.productionURL) { return "the live bank: real money" }
+        if matches(Settings.sandboxURL) { return "Starling's sandbox: test money; its tokens last 24 hours" }
+        return "not Starling's own API: an emulator or a test bank"
+    }
+
+    /// Each account's type, the bank's own round-up and goal, and goals configured for
+    /// accounts the token cannot see.
     private static func checkGoals(
         of accounts: [BankAccount], scopes: Set<String>, resolver: GoalResolver, in list: inout Checklist
     ) async {
         for bankAccount in accounts {
             let account = bankAccount.account
+            if let skip = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: resolver.settings.accountTypes) {
+                list.ok("\(account.label): \(skip)")
+                continue
+            }
             guard Currency(code: account.currencyCode) != nil else {
                 list.problem(
                     .dataError, "\(account.label): the currency is not one the job can place; it will be skipped")
                 continue
             }
+            guard
+                let native = await checkNativeRoundUp(
+                    of: account, bank: resolver.bank, settings: resolver.settings, in: &list)
+            else { continue }
             let goal = await resolver.describe(for: account, scopes: scopes)
             if goal.ok {
-                list.ok("\(account.label) \(goal.text)")
+                list.ok("\(account.label) \(goal.text); Starling's own round-up: \(native)")
             } else {
                 list.problem(.configuration, "\(account.label): \(goal.text)")
             }
@@ -105,6 +126,31 @@ public enum Check {
                 .configuration,
                 "goals: the config names account \(accountUid) (goal \(goalUid)), which the token cannot see")
         }
+    }
+
+    /// The state of the bank's own round-up for `account` ("off", or "on" with a warning),
+    /// or nil when runs skip the account for it or it could not be read.
+    private static func checkNativeRoundUp(
+        of account: Account, bank: BankClient, settings: Settings, in list: inout Checklist
+    ) async -> String? {
+        let active: Bool
+        do throws(BankError) {
+            active = try await bank.nativeRoundUpIsActive(accountUid: account.uid)
+        } catch {
+            list.problem(ExitStatus(error), "\(account.label): the bank's own round-up: \(error.description)")
+            return nil
+        }
+        guard active else { return "off" }
+        if settings.nativeRoundUp == .skip {
+            list.warn(
+                "\(account.label): Starling's own round-up is on, so runs skip this account (nativeRoundUp: skip); "
+                    + "switch it off in the app to save with roundup, or set nativeRoundUp: allow")
+            return nil
+        }
+        list.warn(
+            "\(account.label): Starling's own round-up is on too (nativeRoundUp: allow); runs leave out the "
+                + "payments the bank has rounded up")
+        return "on"
     }
 
     /// Both the crontab entry and the systemd timer installed: two schedules for one holder.
