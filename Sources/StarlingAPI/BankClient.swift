@@ -21,15 +21,18 @@ public struct BankClient: Sendable {
     public let baseURL: String
     /// How failed requests are tried again; its budget is shared by all of a run's requests.
     public let retrier: Retrier
+    /// Keeps every request of the run under the bank's rate, and counts them.
+    public let pacer: RequestPacer
     private let token: AccessToken
     private let transport: any HTTPTransport
     private let logger: Logger
 
     public init(
         baseURL: String, token: AccessToken, transport: any HTTPTransport,
-        retrier: Retrier = Retrier(policy: .standard),
+        retrier: Retrier = Retrier(policy: .standard), pacer: RequestPacer = RequestPacer(perSecond: 5),
         logger: Logger = Logger(label: "roundup.bank", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.pacer = pacer
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
@@ -217,6 +220,7 @@ public struct BankClient: Sendable {
         let url = baseURL + path + (query.map { "?\($0)" } ?? "")
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, repeatable: repeatable)
         let response: HTTPResponse
+        let ticket = await pacer.admit()
         let started = ContinuousClock.now
         do {
             if let consumer {
@@ -225,9 +229,11 @@ public struct BankClient: Sendable {
                 response = try await transport.send(request)
             }
         } catch {
+            await pacer.finished(ticket)
             logger.debug("\(endpoint): no answer (\(error.message))")
             throw .unreachable(endpoint: endpoint, error)
         }
+        await pacer.finished(ticket)
         // Method, path, status, size and time: never a header, so never the token. (The
         // message is only put together when debug logging is on.)
         logger.debug(
@@ -239,7 +245,15 @@ public struct BankClient: Sendable {
         case 401, 403:
             throw .tokenRejected(endpoint: endpoint, status: response.status, messages: messages(in: response))
         case 429:
-            throw .rateLimited(endpoint: endpoint, retryAfter: response.header("Retry-After"))
+            let retryAfter = response.header("Retry-After")
+            // Every request waits, not only this one; a wait longer than the run will take
+            // ends the run instead (see RetryPolicy.maxRetryAfter).
+            if let delay = retryAfter.flatMap(RetryAfter.init)?.delay(from: Date()),
+                delay <= retrier.policy.maxRetryAfter
+            {
+                await pacer.hold(for: delay)
+            }
+            throw .rateLimited(endpoint: endpoint, retryAfter: retryAfter)
         case 500..<600:
             throw .serverError(endpoint: endpoint, status: response.status, messages: messages(in: response))
         default:

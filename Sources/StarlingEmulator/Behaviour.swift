@@ -1,3 +1,5 @@
+import RoundUp
+
 /// How the emulated bank behaves where banks differ, or where the bank does not say: for
 /// trying the job against a bank that is less kind than the default one.
 public struct EmulatorBehaviour: Sendable, Hashable {
@@ -13,13 +15,54 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// once this much time has passed on the bank's clock; until then add-money into it
     /// is refused with 400 SAVINGS_GOAL_NOT_ACTIVE. When nil, new goals are ACTIVE at once.
     public var goalActivationDelay: Duration?
+    /// When set, requests over the limit are refused with 429 and a `Retry-After`, as the
+    /// bank does for a token that asks too often. When nil there is no limit.
+    public var rateLimit: RateLimit?
 
     public init(
-        deduplicatesTransfers: Bool = true, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil
+        deduplicatesTransfers: Bool = true, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
+        rateLimit: RateLimit? = nil
     ) {
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset
         self.goalActivationDelay = goalActivationDelay
+        self.rateLimit = rateLimit
+    }
+}
+
+/// How many requests the emulated bank answers: in any second (the second before each
+/// request, on the real clock), and in a UTC day. A refused request does not count.
+public struct RateLimit: Sendable, Hashable {
+    public var perSecond: Int
+    public var perDay: Int
+
+    public init(perSecond: Int, perDay: Int) {
+        self.perSecond = perSecond
+        self.perDay = perDay
+    }
+}
+
+/// The requests the emulated bank has counted against its rate limit.
+struct RateCounter {
+    /// When the answered requests of the last second arrived, oldest first.
+    private var recent: [Instant] = []
+    private var day = ""
+    private var today = 0
+
+    /// Counts a request arriving at `now`, or says how many seconds to wait when it is over
+    /// `limit`.
+    mutating func admit(at now: Instant, under limit: RateLimit) -> Int? {
+        let utcDay = String(now.iso8601.prefix(10))
+        if utcDay != day { (day, today) = (utcDay, 0) }
+        guard today < limit.perDay else {
+            let secondsIntoDay = (now.millisecondsSince1970 / 1000) % 86_400
+            return Int(86_400 - secondsIntoDay)
+        }
+        recent.removeAll { $0.millisecondsSince1970 <= now.millisecondsSince1970 - 1000 }
+        guard recent.count < limit.perSecond else { return 1 }
+        recent.append(now)
+        today += 1
+        return nil
     }
 }
 

@@ -87,6 +87,7 @@ public actor EmulatedBank {
     /// How the bank behaves where banks differ: deduplication, its clock, goal activation.
     public private(set) var behaviour: EmulatorBehaviour
     private var faultRules: [ActiveRule] = []
+    private var rateCounter = RateCounter()
     private let now: @Sendable () -> Instant
     private var nextUid = 1
     /// Uids of goals deleted so far, which a new goal never takes again.
@@ -186,6 +187,16 @@ public actor EmulatedBank {
             try? await Task.sleep(for: delay)
         }
         var response: EmulatorResponse
+        if fault == nil, let limit = behaviour.rateLimit, let wait = rateCounter.admit(at: arrived, under: limit) {
+            response = errors(429, "TOO_MANY_REQUESTS")
+            response.headers["Retry-After"] = String(wait)
+            requests.append(
+                RecordedRequest(
+                    method: request.method, path: request.path, endpoint: endpoint, fault: nil, arrived: arrived,
+                    query: request.query, status: 429, userAgent: request.headers["user-agent"],
+                    accept: request.headers["accept"], authorized: false))
+            return response
+        }
         switch fault {
         case nil, .stall:
             response = route(request, endpoint, segments)

@@ -131,7 +131,12 @@ func measure(_ client: Client, accounts: Int, items: Int, latency: Int, dryRun: 
     let started = ContinuousClock.now
     let child = try Child.spawn(
         executable, arguments,
-        environment: ["PATH": "/usr/bin:/bin", "HOME": run, "STARLING_ACCESS_TOKEN": token], stdout: out, stderr: err)
+        // The emulator is on this machine: roundup is not held to the real bank's 5 requests a
+        // second, which would measure the pacing rather than the client.
+        environment: [
+            "PATH": "/usr/bin:/bin", "HOME": run, "STARLING_ACCESS_TOKEN": token,
+            "ROUNDUP_MAX_REQUESTS_PER_SECOND": "10000",
+        ], stdout: out, stderr: err)
     close(out)
     close(err)
     let (ending, usage) = child.waitWithUsage()
@@ -199,6 +204,9 @@ print(
 )
 print(
     "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; emulator latency \(options.latency) ms for wall times"
+)
+print(
+    "roundup runs with ROUNDUP_MAX_REQUESTS_PER_SECOND=10000: the emulator is on this machine; the default 5 is for the real bank"
 )
 print("")
 for accounts in [1, 10] {

@@ -64,7 +64,19 @@ struct Emulator: AsyncParsableCommand {
                 + "into them is refused until then.", valueName: "seconds"))
     var goalActivationDelay: Int = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "Answer at most this many requests in any second, the rest with 429 and Retry-After, as the bank "
+                + "limits a token (with --max-requests-per-day; 0: no limit).", valueName: "n"))
+    var maxRequestsPerSecond: Int = 0
+
+    @Option(help: ArgumentHelp("Answer at most this many requests a UTC day (0: no limit).", valueName: "n"))
+    var maxRequestsPerDay: Int = 0
+
     func validate() throws {
+        guard maxRequestsPerSecond >= 0, maxRequestsPerDay >= 0 else {
+            throw ValidationError("--max-requests-per-second and --max-requests-per-day must not be negative")
+        }
         guard (-86_400...86_400).contains(clockOffset) else {
             throw ValidationError("--clock-offset must be from -86400 to 86400 seconds")
         }
@@ -94,7 +106,11 @@ struct Emulator: AsyncParsableCommand {
         }
         let behaviour = EmulatorBehaviour(
             deduplicatesTransfers: !noTransferDedup, clockOffset: .seconds(clockOffset),
-            goalActivationDelay: goalActivationDelay > 0 ? .seconds(goalActivationDelay) : nil)
+            goalActivationDelay: goalActivationDelay > 0 ? .seconds(goalActivationDelay) : nil,
+            rateLimit: maxRequestsPerSecond > 0 || maxRequestsPerDay > 0
+                ? RateLimit(
+                    perSecond: maxRequestsPerSecond > 0 ? maxRequestsPerSecond : Int.max,
+                    perDay: maxRequestsPerDay > 0 ? maxRequestsPerDay : Int.max) : nil)
         let bank = EmulatedBank(state: state, behaviour: behaviour)
         var rules: [FaultRule] = []
         if faultRate > 0 {
@@ -112,6 +128,8 @@ struct Emulator: AsyncParsableCommand {
             seeded += ", clock \(abs(clockOffset)) s \(clockOffset > 0 ? "ahead" : "behind")"
         }
         if goalActivationDelay > 0 { seeded += ", new goals CREATING for \(goalActivationDelay) s" }
+        if maxRequestsPerSecond > 0 { seeded += ", at most \(maxRequestsPerSecond) requests a second" }
+        if maxRequestsPerDay > 0 { seeded += ", at most \(maxRequestsPerDay) requests a day" }
         await bank.injectFaults(rules)
         if let problem = Self.cannotListen(on: port) {
             try finish(.failure(RunFailure(.unavailable, "cannot listen on 127.0.0.1:\(port): \(problem)")))

@@ -195,4 +195,93 @@ import Testing
         #expect(refused.status == 78)
         #expect(refused.stderr.contains("spending must be 'all' or 'cards', not 'card'"), "\(refused.stderr)")
     }
+
+    /// Ten accounts against a bank that refuses more than 5 requests a second: at the
+    /// default pace no request is refused and no second holds more than 5; without the
+    /// pace the same bank refuses requests, and the run still ends right by waiting.
+    @Test func tenAccountsNeverAboveTheRate() async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "rate-limit-token")
+        for index in 1...10 { bank.spend(bank.account("GBP", name: "Account \(index)"), 4_35, settled: Self.settled) }
+        let limited = EmulatorBehaviour(rateLimit: RateLimit(perSecond: 5, perDay: 100_000))
+        var environment = binaryEnvironment(home, token: "rate-limit-token")
+        environment["ROUNDUP_MAX_REQUESTS_PER_SECOND"] = ""  // the default, 5
+        try await withEmulator(bank.state, behaviour: limited) { server in
+            let result = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--json"], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(await server.bank.transfers.count == 10)
+            let requests = await server.bank.requests
+            #expect(requests.allSatisfy { $0.status != 429 }, "no request was refused")
+            #expect(Self.busiestSecond(requests) <= 5)
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            #expect(object?["requests"] as? Int == requests.count, "the report counts every request")
+        }
+        // Unpaced, the same bank refuses requests: the test would see it.
+        try await withEmulator(bank.state, behaviour: limited) { server in
+            let config = try writeConfig("retryAttempts: 1\n", in: home)
+            let result = try await roundup(
+                ["run", "--dry-run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],
+                environment: binaryEnvironment(home, token: "rate-limit-token"))
+            #expect(result.status == 75, "\(result.stderr)")
+            #expect(await server.bank.requests.contains { $0.status == 429 }, "without the pace, the bank refuses")
+        }
+    }
+
+    /// The most requests that arrived within one second of each other.
+    static func busiestSecond(_ requests: [RecordedRequest]) -> Int {
+        let times = requests.map(\.arrived.millisecondsSince1970).sorted()
+        var busiest = 0
+        var first = 0
+        for last in times.indices {
+            while times[last] - times[first] >= 1000 { first += 1 }
+            busiest = max(busiest, last - first + 1)
+        }
+        return busiest
+    }
+
+    /// A catch-up stops at a week boundary before the day's requests would pass 80 % of
+    /// `maxRequestsPerDay`, says so, and the next run continues: every week moves once.
+    @Test func aCatchUpStopsAtTheDailyBudget() async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "daily-budget-token")
+        let gbp = bank.account("GBP", name: "Personal")
+        bank.goal(gbp, name: "Round-ups", uid: "90c00000-0000-4000-8000-0000000000d1")
+        let ends = ["2026-10-04", "2026-10-11", "2026-10-18", "2026-10-25", "2026-11-01", "2026-11-08", Self.week]
+        for end in ends { bank.spend(gbp, 4_35, settled: londonWeek(end).start.adding(milliseconds: 3_600_000)) }
+        let environment = binaryEnvironment(home, token: "daily-budget-token")
+        try await withEmulator(bank.state) { server in
+            let base = ["run", "--api-base-url", server.baseURL, "--json"]
+            let first = try await roundup(base + ["--end-date", ends[0]], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let perWeek = try #require(
+                (try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])?["requests"] as? Int
+            )
+            // Room under 80 % for the first week and two more, not for a fourth.
+            let perDay = (perWeek * 3 + perWeek / 2) * 10 / 8
+            let config = try writeConfig("maxRequestsPerDay: \(perDay)\n", in: home)
+            let catchUp = try await roundup(
+                base + ["--end-date", Self.week, "--catch-up", "--config", config], environment: environment)
+            #expect(catchUp.status == 0, "\(catchUp.stderr)")
+            #expect(catchUp.stderr.contains("stopped before the week ending 2026-10-25"), "\(catchUp.stderr)")
+            #expect(catchUp.stderr.contains("80 % of maxRequestsPerDay (\(perDay))"))
+            #expect(await server.bank.transfers.count == 3)
+
+            // A run's first week goes while the day is under 80 %; then the allowance is spent.
+            for (run, weekEnd, moved) in [(1, "2026-11-01", 4), (2, "2026-11-01", 4)] {
+                let again = try await roundup(
+                    base + ["--end-date", Self.week, "--catch-up", "--config", config], environment: environment)
+                #expect(again.status == 0, "\(again.stderr)")
+                #expect(
+                    again.stderr.contains("stopped before the week ending \(weekEnd)"), "run \(run): \(again.stderr)")
+                #expect(await server.bank.transfers.count == moved)
+            }
+
+            let roomier = try writeConfig("maxRequestsPerDay: 10000\n", in: home)
+            let rest = try await roundup(
+                base + ["--end-date", Self.week, "--catch-up", "--config", roomier], environment: environment)
+            #expect(rest.status == 0, "\(rest.stderr)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == Array(repeating: 65, count: 7))
+        }
+    }
 }

@@ -177,7 +177,7 @@ final class LaunchedRoundup: Sendable {
             close(out)
             close(err)
         }
-        child = try Child.spawn(binary, arguments, environment: environment, stdout: out, stderr: err)
+        child = try Child.spawn(binary, arguments, environment: unpaced(environment), stdout: out, stderr: err)
         let (stream, continuation) = AsyncStream.makeStream(of: Ending.self)
         ended = stream
         let (child, box) = (child, ending)

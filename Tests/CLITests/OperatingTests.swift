@@ -242,7 +242,8 @@ import Testing
             let err = home.path + "/interrupted.err"
             let descriptor = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             let child = try Child.spawn(
-                try #require(roundupBinary), arguments, environment: environment, stdout: descriptor, stderr: descriptor
+                try #require(roundupBinary), arguments, environment: unpaced(environment), stdout: descriptor,
+                stderr: descriptor
             )
             close(descriptor)
             // Every request has arrived (the euro transfer waits at the bank) and the pound

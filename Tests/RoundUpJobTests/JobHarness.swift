@@ -82,7 +82,10 @@ struct JobHarness {
         try? Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .trace
-        let environment = ["HOME": directory.path, "STARLING_ACCESS_TOKEN": token ?? self.token]
+        var environment = ["HOME": directory.path, "STARLING_ACCESS_TOKEN": token ?? self.token]
+        // The emulator is on this machine: no need to keep to the real bank's pace, unless
+        // the test is about that pace.
+        if !config.contains("maxRequestsPerSecond") { environment["ROUNDUP_MAX_REQUESTS_PER_SECOND"] = "1000" }
         let flags = SettingFlags(
             configFile: configPath, apiBaseURL: baseURL, savingsGoal: goal, stateDirectory: stateDirectory)
         let settings: Settings

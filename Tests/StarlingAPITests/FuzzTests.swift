@@ -29,7 +29,7 @@ struct CannedTransport: HTTPTransport {
         let client = BankClient(
             baseURL: "https://bank.invalid", token: AccessToken("fuzz")!,
             transport: CannedTransport(response: HTTPResponse(status: status, body: body)),
-            retrier: Retrier(policy: .never))
+            retrier: Retrier(policy: .never), pacer: RequestPacer(perSecond: 1_000_000))
         var decoded = 0
         var refused = 0
         func check(_ error: BankError) {

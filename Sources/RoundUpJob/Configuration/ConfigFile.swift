@@ -37,6 +37,8 @@ struct ConfigFile: Decodable {
     var spending: String?
     var accountTypes: [String]?
     var nativeRoundUp: String?
+    var maxRequestsPerSecond: Int?
+    var maxRequestsPerDay: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
@@ -44,7 +46,7 @@ struct ConfigFile: Decodable {
         case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
         case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
         case requestTimeoutSeconds, clockSkewMarginSeconds, feedRecheckSeconds, goalWaitSeconds, caFile
-        case roundTo, spending, accountTypes, nativeRoundUp
+        case roundTo, spending, accountTypes, nativeRoundUp, maxRequestsPerSecond, maxRequestsPerDay
     }
 
     init() {}
@@ -259,7 +261,7 @@ extension ConfigFile {
         return result
     }
 
-    private func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
+    func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
         guard let value else { return nil }
         guard range.contains(value) else {
             throw SettingsError(

@@ -27,6 +27,10 @@ public struct Settings: Sendable {
     public var minimumBalances: [String: MinimumBalance]
     /// How many requests may be in flight at once.
     public var concurrency: Int
+    /// Requests a second the run keeps under, retries included.
+    public var maxRequestsPerSecond: Int
+    /// Requests a UTC day the bank allows the token; a catch-up stops before it passes 80 %.
+    public var maxRequestsPerDay: Int
     /// How long a second run waits for a running one before giving up.
     public var lockWait: Duration
     /// How failed requests are tried again.
@@ -202,7 +206,10 @@ extension Settings {
             rule: try file.selection(), accountTypes: try file.accountTypeChoice(),
             nativeRoundUp: try file.choice(file.nativeRoundUp, "nativeRoundUp", default: .skip),
             policy: policy.roundUp, minimumBalances: policy.minimumBalances,
-            concurrency: limits.concurrency, lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
+            concurrency: limits.concurrency,
+            maxRequestsPerSecond: try rate(environment: env("ROUNDUP_MAX_REQUESTS_PER_SECOND"), file: file),
+            maxRequestsPerDay: try file.bounded(file.maxRequestsPerDay, "maxRequestsPerDay", 10...10_000_000) ?? 1000,
+            lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
             requestTimeout: limits.requestTimeout, waits: limits.waits,
             caFile: try caFile(file: file, environment: env, locations: locations),
             proxy: proxy(for: baseURL, environment: env), keyLogFile: env("SSLKEYLOGFILE"))
@@ -252,6 +259,20 @@ extension Settings {
                     + "or UTC")
         }
         return timeZone
+    }
+
+    /// The environment's, else the file's `maxRequestsPerSecond`, else 5.
+    private static func rate(environment: String?, file: ConfigFile) throws(SettingsError) -> Int {
+        let range = 1...10_000
+        guard let environment else {
+            return try file.bounded(file.maxRequestsPerSecond, "maxRequestsPerSecond", range) ?? 5
+        }
+        guard let value = Int(environment), range.contains(value) else {
+            throw SettingsError(
+                origin: .environment,
+                message: "ROUNDUP_MAX_REQUESTS_PER_SECOND must be a whole number from 1 to 10000, not '\(environment)'")
+        }
+        return value
     }
 
     /// `Europe/London`, `America/Argentina/Buenos_Aires` or `UTC`; not `GMT+5`, `Etc/GMT-1`, `EST`.

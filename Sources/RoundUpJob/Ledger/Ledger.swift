@@ -86,7 +86,8 @@ public struct LedgerEntry: Sendable, Equatable {
 /// The record of what the job decided and did, one row per (account, week), in SQLite in
 /// the state directory. With the account's feed it is what makes a transfer happen at
 /// most once: the intent is written before the transfer is sent, the outcome after the
-/// bank confirms it or the feed shows it, and a row is never removed. It holds no secret.
+/// bank confirms it or the feed shows it, and a row is never removed. It also counts the
+/// requests real runs sent each UTC day, for the daily allowance. It holds no secret.
 public struct Ledger: Sendable {
     private let database: DatabaseQueue
 
@@ -169,6 +170,10 @@ public struct Ledger: Sendable {
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN note TEXT")
         }
         migrator.registerMigration("v4: held weeks and feed confirmations", migrate: Ledger.addHeldWeeks)
+        migrator.registerMigration("v5: requests per day") { db in
+            try db.execute(
+                sql: "CREATE TABLE requests (day TEXT PRIMARY KEY, count INTEGER NOT NULL CHECK (count >= 0))")
+        }
         try migrator.migrate(database)
     }
 
@@ -238,6 +243,26 @@ public struct Ledger: Sendable {
 
     /// Returns once no write is under way (a write that starts later waits for nothing).
     public func settle() { try? database.writeWithoutTransaction { _ in } }
+
+    /// Requests real runs with this ledger sent to the bank on `day` (a UTC date).
+    public func requests(on day: LocalDate) throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count FROM requests WHERE day = ?", arguments: [day.description]) ?? 0
+        }
+    }
+
+    /// Adds `count` requests to `day`'s; days more than 31 days before it are forgotten.
+    public func addRequests(_ count: Int, on day: LocalDate) throws {
+        guard count > 0 else { return }
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO requests (day, count) VALUES (?, ?)
+                    ON CONFLICT (day) DO UPDATE SET count = count + excluded.count
+                    """, arguments: [day.description, count])
+            try db.execute(sql: "DELETE FROM requests WHERE day < ?", arguments: [day.adding(days: -31).description])
+        }
+    }
 
     /// Every entry, oldest week first.
     public func entries() throws -> [LedgerEntry] {

@@ -61,6 +61,7 @@ private struct MarkdownReport {
         lines.append("| In UTC | \(week.startUTC) to \(week.endUTC) |")
         lines.append("| Generated | \(report.generatedAt) by \(report.generator) |")
         lines.append("| Exit code | \(report.exitCode.rawValue) |")
+        if let requests = report.requests { lines.append("| Requests to the bank | \(requests) |") }
         if let retries = report.retries { lines.append("| Requests retried | \(retries) |") }
         if let error = report.error {
             lines.append("")

@@ -74,6 +74,7 @@ struct ReportJSON {
         key("exitCode", Int64(report.exitCode.rawValue))
         key("generatedAt", report.generatedAt)
         key("generator", report.generator)
+        key("requests", report.requests.map(Int64.init))
         key("retries", report.retries.map(Int64.init))
         key("schemaVersion", Int64(report.schemaVersion))
         key("week")

@@ -14,6 +14,8 @@ public struct RunReport: Codable, Sendable {
     /// Requests that failed in a way that may pass and were sent again (absent in reports
     /// of runs that made none).
     public var retries: Int?
+    /// Requests sent to the bank for this week, retries included.
+    public var requests: Int?
 }
 
 /// The week a run covered, in local time and UTC.

@@ -32,6 +32,7 @@ extension RunReport {
         if let retries, retries > 0 {
             lines.append("(\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
         }
+        if let requests { lines.append(style.dim("Requests to the bank: \(requests)")) }
         if let reportPath { lines.append(style.dim("Report: \(reportPath)")) }
         return lines.joined(separator: "\n") + "\n"
     }

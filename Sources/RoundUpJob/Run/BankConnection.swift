@@ -22,7 +22,8 @@ extension BankClient {
             throw RunFailure(.unavailable, error.message)
         }
         return BankClient(
-            baseURL: settings.apiBaseURL, token: token, transport: transport, retrier: retrier, logger: logger)
+            baseURL: settings.apiBaseURL, token: token, transport: transport, retrier: retrier,
+            pacer: RequestPacer(perSecond: settings.maxRequestsPerSecond), logger: logger)
     }
 
     /// `SSLKEYLOGFILE` makes libcurl write the TLS secrets that decrypt the token into a

@@ -1,3 +1,4 @@
+import Foundation
 import RoundUp
 
 /// Which weeks a catch-up run covers.
@@ -26,5 +27,44 @@ enum CatchUp {
             notes.append("\(sorted.count) weeks to catch up; this run does the oldest \(limit), the next run continues")
         }
         return (sorted.prefix(limit).map { Week(endingOn: $0, in: target.timeZone) }, notes)
+    }
+}
+
+/// The requests of the current UTC day, as the ledger counts them across real runs, and
+/// the daily allowance: a catch-up stops at a week boundary before it would pass 80 % of it.
+struct DailyRequests {
+    /// Where real runs count their requests; nil for a dry run, which writes nothing.
+    let ledger: Ledger?
+    let perDay: Int
+    let day: LocalDate
+    /// Sent today before this run.
+    let earlier: Int
+    /// Sent by this run.
+    private(set) var sent = 0
+
+    init(ledger: Ledger?, perDay: Int, now: Instant) {
+        self.ledger = ledger
+        self.perDay = perDay
+        day = Week.localDate(of: now, in: TimeZone(identifier: "UTC")!)
+        earlier = (try? ledger?.requests(on: day)) ?? 0
+    }
+
+    /// What a catch-up keeps under.
+    var threshold: Int { perDay * 8 / 10 }
+
+    /// Why a catch-up stops before `week`, or nil to go on: the next week is taken to cost
+    /// what the last one did; before the first week, only an allowance already spent stops it.
+    func stop(before week: Week, afterWeekCosting last: Int?) -> String? {
+        let used = earlier + sent
+        guard used + (last ?? 0) > threshold || used >= threshold else { return nil }
+        return "stopped before the week ending \(week.endDate): \(used) requests went to the bank today (UTC), "
+            + "\(sent) of them from this run, and another week would pass 80 % of maxRequestsPerDay (\(perDay)); "
+            + "the next --catch-up run continues from it"
+    }
+
+    /// Counts `count` more requests of this run, in the ledger too.
+    mutating func record(_ count: Int) {
+        sent += count
+        try? ledger?.addRequests(count, on: day)
     }
 }

@@ -86,28 +86,43 @@ public enum Runner {
             progress: progress)
         var run = WeekRuns(
             request: request, reportDirectory: settings.reportDirectory, token: token, startedAt: clock())
-        for week in weeks {
-            let retriesBefore = bank.retrier.budget.retries
-            var report = await job.run(week: week, dryRun: request.dryRun)
-            let retries = bank.retrier.budget.retries - retriesBefore
-            if retries > 0 { report.retries = retries }
-            run.record(report)
-            // One account's failed or held week does not hold up later weeks; a run that could
-            // not start (no bank, a rejected token) stops, and the next run continues.
-            if report.error != nil {
-                if week != weeks.last {
-                    notes.append(
-                        "stopped after the week ending \(week.endDate); the next --catch-up run continues from it")
-                }
-                break
-            }
-        }
+        var daily = DailyRequests(
+            ledger: request.dryRun ? nil : state.ledger, perDay: settings.maxRequestsPerDay, now: clock())
+        notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
         if !request.dryRun, let held = heldNote(in: state, shown: run.heldShown) {
             notes.append(held)
             // Until a person settles it, every run says that one is needed.
             run.result.status = ExitStatus.overall([run.result.status, .configuration])
         }
         return withExtendedLifetime(state) { run.finish(notes: notes) }
+    }
+
+    /// Runs `weeks` in order into `run`, counting each week's requests; the notes say why
+    /// it stopped early. One account's failed or held week does not hold up later weeks; a
+    /// week that could not start (no bank, a rejected token) stops the run, and so does the
+    /// daily request allowance in a catch-up; the next run continues.
+    private static func runWeeks(
+        _ weeks: [Week], job: RoundUpJob, bank: BankClient, daily: inout DailyRequests, run: inout WeekRuns
+    ) async -> [String] {
+        var lastCost = 0
+        for (index, week) in weeks.enumerated() {
+            if run.request.catchUp, let stop = daily.stop(before: week, afterWeekCosting: index == 0 ? nil : lastCost) {
+                return [stop]
+            }
+            let (retriesBefore, sentBefore) = (bank.retrier.budget.retries, await bank.pacer.sent)
+            var report = await job.run(week: week, dryRun: run.request.dryRun)
+            let retries = bank.retrier.budget.retries - retriesBefore
+            if retries > 0 { report.retries = retries }
+            lastCost = await bank.pacer.sent - sentBefore
+            report.requests = lastCost
+            daily.record(lastCost)
+            run.record(report)
+            if report.error != nil {
+                guard week != weeks.last else { return [] }
+                return ["stopped after the week ending \(week.endDate); the next --catch-up run continues from it"]
+            }
+        }
+        return []
     }
 
     /// A reminder of the weeks that wait for a person, other than those this run reported.
