@@ -94,7 +94,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RoundUpJobTests",
-            dependencies: ["RoundUpJob", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "RoundUpJob", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -84,10 +84,11 @@ public enum RoundUpArithmetic {
     /// to round.
     public static func roundUp(of amount: Decimal, step: Int = 1, wholeSavesAUnit: Bool = false) -> Decimal {
         let stepValue = Decimal(step)
-        var steps = amount / stepValue
+        // Dividing and multiplying a Decimal is slow; a step of 1, the usual one, needs neither.
+        var steps = step == 1 ? amount : amount / stepValue
         var ceiling = Decimal()
         NSDecimalRound(&ceiling, &steps, 0, .up)
-        let difference = ceiling * stepValue - amount
+        let difference = (step == 1 ? ceiling : ceiling * stepValue) - amount
         return difference == 0 && wholeSavesAUnit && amount > 0 ? stepValue : difference
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import RoundUp
+import TestSupport
+import Testing
+import Yams
+
+@testable import RoundUpJob
+
+/// `schema/config-v1.schema.json`, the example config and the settings the code reads say
+/// the same: the same keys, and the same words for the settings that take a few.
+@Suite struct ConfigSchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let schema: JSONSchema
+    let properties: [String: [String: Any]]
+
+    init() throws {
+        let path = Self.root.appendingPathComponent("schema/config-v1.schema.json").path
+        schema = try JSONSchema(file: path)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        properties = try #require((object as? [String: Any])?["properties"] as? [String: [String: Any]])
+    }
+
+    @Test func theSchemaNamesEverySettingTheCodeReads() {
+        #expect(Set(properties.keys) == Set(ConfigFile.CodingKeys.allCases.map(\.rawValue)))
+    }
+
+    @Test func theWordsASettingTakesAgree() {
+        func words(_ key: String, items: Bool = false) -> [String] {
+            let schema = items ? properties[key]?["items"] as? [String: Any] : properties[key]
+            return (schema?["enum"] as? [String] ?? []).sorted()
+        }
+        #expect(words("spending") == Spending.allCases.map(\.rawValue).sorted())
+        #expect(words("nativeRoundUp") == NativeRoundUp.allCases.map(\.rawValue).sorted())
+        #expect(words("belowMinimumBalance") == BelowMinimum.allCases.map(\.rawValue).sorted())
+        #expect(words("accountTypes", items: true) == BankValues.accountTypes.sorted())
+        #expect(words("excludeSources", items: true) == BankValues.sources.sorted())
+        #expect(words("excludeSpendingCategories", items: true) == BankValues.spendingCategories.sorted())
+        #expect(properties["roundTo"]?["enum"] as? [Int] == RoundUpPolicy.steps)
+    }
+
+    /// Every setting of the example, its comment marks taken away, follows the schema; a
+    /// wrong word or an unknown key does not.
+    @Test func theExampleWithEverySettingOnFollowsTheSchema() throws {
+        let example = try String(
+            contentsOf: Self.root.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8)
+        let keys = Set(properties.keys)
+        var lines: [String] = []
+        var inMapping = false
+        for line in example.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = line.hasPrefix("# ") ? String(line.dropFirst(2)) : ""
+            let key = String(text.prefix { $0 != ":" })
+            if keys.contains(key) {
+                lines.append(text)
+                inMapping = text.hasSuffix(":")
+            } else if inMapping, text.hasPrefix("  ") {
+                lines.append(text)
+            } else {
+                inMapping = false
+            }
+        }
+        let yaml = lines.joined(separator: "\n")
+        let value = try #require(try Yams.load(yaml: yaml) as? [String: Any])
+        #expect(Set(value.keys) == keys, "the example shows every setting")
+        #expect(schema.problems(in: value) == [], "\(yaml)")
+        var wrong = value
+        wrong["spending"] = "card"
+        wrong["misspelt"] = 1
+        #expect(schema.problems(in: wrong).count == 2)
+    }
+}
