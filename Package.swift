@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(name: "plain-client", swiftSettings: strict),
         .target(
             name: "TestSupport",
-            dependencies: ["StarlingEmulator", "RoundUp"],
+            dependencies: ["StarlingEmulator", "RoundUp", .product(name: "FlyingFox", package: "FlyingFox")],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),

@@ -180,8 +180,8 @@ private final class CurlLane: @unchecked Sendable {
                 switch request.method {
                 case .get:
                     set(roundup_curl_setopt_long(handle, CURLOPT_HTTPGET, 1))
-                case .put:
-                    set(roundup_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT"))
+                case .put, .post:
+                    set(roundup_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
                     set(roundup_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count)))
                     set(
                         roundup_curl_setopt_pointer(

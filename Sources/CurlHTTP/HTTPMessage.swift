@@ -2,6 +2,7 @@
 public enum HTTPMethod: String, Sendable {
     case get = "GET"
     case put = "PUT"
+    case post = "POST"
 }
 
 /// One HTTP request. Header values may be secret (the bearer token): the client never

@@ -31,15 +31,31 @@ struct Composition {
         }
     }
 
-    /// `roundup run` (and the demo's run): settings, the week, the token, then the run.
+    /// `roundup run` (and the demo's run): settings, the week, the token, then the run. A
+    /// real run is watched from the moment its settings are known: the ledger's run table,
+    /// the monitor's pings and the metrics file hear of it however it ends.
     func run(
         _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger
     ) async -> RunResult {
         let settings: Settings
+        do throws(RunFailure) {
+            settings = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get().settings
+        } catch {
+            return .failure(error)
+        }
+        guard !options.dryRun else {
+            return await run(settings: settings, endDate: endDate, options: options, logger: logger)
+        }
+        let watch = await RunWatch.begin(settings: settings, clock: clock, logger: logger)
+        var result = await run(settings: settings, endDate: endDate, options: options, logger: logger)
+        result.diagnostics += await watch.end(result).map { "roundup: \($0)" }
+        return result
+    }
+
+    private func run(settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger) async -> RunResult {
         let request: RunRequest
         let token: AccessToken
         do throws(RunFailure) {
-            settings = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get().settings
             let week = try RunRequest.week(endingOn: endDate, now: clock(), in: settings.timeZone)
             request = RunRequest(
                 week: week, dryRun: options.dryRun, json: options.json, catchUp: options.catchUp, style: options.style)

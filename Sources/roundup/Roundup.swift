@@ -25,7 +25,10 @@ struct Roundup: AsyncParsableCommand {
             or a week held for a person (roundup resolve).
             """,
         version: roundupVersion,
-        subcommands: [Run.self, CheckCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self, Emulator.self]
+        subcommands: [
+            Run.self, CheckCommand.self, StatusCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self,
+            Emulator.self,
+        ]
     )
 
     /// A bare `roundup` moves no money: it shows the help and exits 64. Moving money always

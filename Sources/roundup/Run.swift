@@ -38,13 +38,38 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where reports are written.", valueName: "dir"), completion: .directory)
     var reportDir: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the run's metrics here for node_exporter's textfile collector (a .prom file; metricsFile in "
+                + "the config).", valueName: "file"), completion: .file(extensions: ["prom"]))
+    var metricsFile: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Print nothing when every account-week ended done or with nothing to move, and a one-line summary "
+                + "otherwise: for cron's MAILTO, which mails only what a job prints."))
+    var quiet = false
+
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if quiet, output.json { throw ValidationError("--quiet and --json cannot be used together") }
+    }
+
     func run() async throws {
-        let result = await Composition.live.run(
-            settings.flags(reportDirectory: reportDir), endDate: endDate,
+        var flags = settings.flags(reportDirectory: reportDir)
+        flags.metricsFile = metricsFile
+        var logger = output.logging.logger
+        if quiet, !output.logging.verbose, output.logging.logLevel == nil { logger.logLevel = .error }
+        var result = await Composition.live.run(
+            flags, endDate: endDate,
             options: RunOptions(dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style),
-            logger: output.logging.logger)
+            logger: logger)
+        if quiet {
+            let allWell = result.status == .ok && result.tally.held == 0 && result.tally.failed == 0
+            result.output = allWell ? "" : RunWatch.summary(of: result) + "\n"
+            if allWell { result.diagnostics = [] }
+        }
         try finish(result)
     }
 }

@@ -39,6 +39,17 @@ struct ConfigFile: Decodable {
     var nativeRoundUp: String?
     var maxRequestsPerSecond: Int?
     var maxRequestsPerDay: Int?
+    var notify: Notify?
+    var metricsFile: String?
+
+    /// `notify:`, how a saver is told of runs.
+    struct Notify: Decodable {
+        var pingURL: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case pingURL
+        }
+    }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
@@ -46,7 +57,8 @@ struct ConfigFile: Decodable {
         case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
         case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
         case requestTimeoutSeconds, clockSkewMarginSeconds, feedRecheckSeconds, goalWaitSeconds, caFile
-        case roundTo, spending, accountTypes, nativeRoundUp, maxRequestsPerSecond, maxRequestsPerDay
+        case roundTo, spending, accountTypes, nativeRoundUp, maxRequestsPerSecond, maxRequestsPerDay, notify
+        case metricsFile
     }
 
     init() {}
@@ -62,15 +74,10 @@ struct ConfigFile: Decodable {
         guard let mapping = node.mapping else {
             throw SettingsError(origin: .file, message: "\(path) must be a mapping of settings (key: value)")
         }
-        let known = Set(CodingKeys.allCases.map(\.rawValue))
-        for key in mapping.keys {
-            let name = key.string ?? "\(key)"
-            guard known.contains(name) else {
-                let hint =
-                    known.min { distance($0, name) < distance($1, name) }
-                    .flatMap { distance($0, name) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
-                throw SettingsError(origin: .file, message: "\(path): unknown setting '\(name)'\(hint)")
-            }
+        try refuseUnknownKeys(in: mapping, known: Set(CodingKeys.allCases.map(\.rawValue)), path: path, prefix: "")
+        if let notify = mapping["notify"]?.mapping {
+            try refuseUnknownKeys(
+                in: notify, known: Set(Notify.CodingKeys.allCases.map(\.rawValue)), path: path, prefix: "notify.")
         }
         do {
             return try YAMLDecoder().decode(ConfigFile.self, from: node)
@@ -78,6 +85,21 @@ struct ConfigFile: Decodable {
             throw SettingsError(origin: .file, message: "\(path): \(describe(error))")
         } catch {
             throw SettingsError(origin: .file, message: "\(path): \(error)")
+        }
+    }
+
+    /// A key the file does not define is an error, with the closest one it does.
+    private static func refuseUnknownKeys(in mapping: Node.Mapping, known: Set<String>, path: String, prefix: String)
+        throws(SettingsError)
+    {
+        for key in mapping.keys {
+            let name = key.string ?? "\(key)"
+            guard known.contains(name) else {
+                let hint =
+                    known.min { distance($0, name) < distance($1, name) }
+                    .flatMap { distance($0, name) <= 3 ? " (did you mean '\(prefix)\($0)'?)" : nil } ?? ""
+                throw SettingsError(origin: .file, message: "\(path): unknown setting '\(prefix)\(name)'\(hint)")
+            }
         }
     }
 

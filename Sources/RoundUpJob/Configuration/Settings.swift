@@ -46,11 +46,29 @@ public struct Settings: Sendable {
     public var proxy: String = ""
     /// `SSLKEYLOGFILE`, where libcurl would write the TLS secrets that decrypt the token.
     public var keyLogFile: String?
+    /// A dead man's switch to tell of every real run (`notify.pingURL`, `ROUNDUP_PING_URL`):
+    /// a secret, never logged or reported in full.
+    public var pingURL: String?
+    /// Where a real run writes its metrics for node_exporter's textfile collector.
+    public var metricsFile: String?
 
     public static let productionURL = "https://api.starlingbank.com"
     public static let sandboxURL = "https://api-sandbox.starlingbank.com"
     public static let defaultGoalName = "Round-ups"
     public static let defaultAccountTypes = ["PRIMARY", "ADDITIONAL"]
+
+    /// Which bank a base URL is, by its host, however it is spelt.
+    public enum Bank: Sendable {
+        case live, sandbox, other
+    }
+
+    public static func bank(of baseURL: String) -> Bank {
+        switch URLComponents(string: baseURL)?.host?.lowercased() {
+        case "api.starlingbank.com": .live
+        case "api-sandbox.starlingbank.com": .sandbox
+        default: .other
+        }
+    }
 }
 
 /// What to do with an account where the bank's own round-up is switched on: running both
@@ -90,11 +108,13 @@ public struct SettingFlags: Sendable {
     public var savingsGoal: String?
     public var stateDirectory: String?
     public var reportDirectory: String?
+    public var metricsFile: String?
 
     public init(
         configFile: String? = nil, apiBaseURL: String? = nil, savingsGoal: String? = nil,
-        stateDirectory: String? = nil, reportDirectory: String? = nil
+        stateDirectory: String? = nil, reportDirectory: String? = nil, metricsFile: String? = nil
     ) {
+        self.metricsFile = metricsFile
         self.configFile = configFile
         self.apiBaseURL = apiBaseURL
         self.savingsGoal = savingsGoal
@@ -212,7 +232,9 @@ extension Settings {
             lockWait: limits.lockWait, retryPolicy: limits.retryPolicy,
             requestTimeout: limits.requestTimeout, waits: limits.waits,
             caFile: try caFile(file: file, environment: env, locations: locations),
-            proxy: proxy(for: baseURL, environment: env), keyLogFile: env("SSLKEYLOGFILE"))
+            proxy: proxy(for: baseURL, environment: env), keyLogFile: env("SSLKEYLOGFILE"),
+            pingURL: try pingURL(env("ROUNDUP_PING_URL") ?? file.notify?.pingURL),
+            metricsFile: (flags.metricsFile ?? file.metricsFile).map(locations.expand))
     }
 
     /// The flag's, else the environment's, else the file's base URL, else the bank's
@@ -259,6 +281,22 @@ extension Settings {
                     + "or UTC")
         }
         return timeZone
+    }
+
+    /// A ping URL must be http or https with a host; it is never echoed whole.
+    private static func pingURL(_ text: String?) throws(SettingsError) -> String? {
+        guard let text else { return nil }
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", url.host?.isEmpty == false, url.query == nil
+        else {
+            throw SettingsError(
+                origin: .file,
+                message: "notify.pingURL (or ROUNDUP_PING_URL) must be an http or https URL without a query, "
+                    + "such as https://hc-ping.com/<uuid>")
+        }
+        var trimmed = text
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
     }
 
     /// The environment's, else the file's `maxRequestsPerSecond`, else 5.

@@ -58,7 +58,7 @@ public struct RoundUpJob: Sendable {
         report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
             var results: [(Int, AccountReport)] = []
             for (index, account) in accounts.enumerated() {
-                if let skipped = skippedByType(account) {
+                if let skipped = skippedByType(account, week: week) {
                     results.append((index, skipped))
                     continue
                 }
@@ -113,7 +113,7 @@ public struct RoundUpJob: Sendable {
                 report.error! += "; is \(bank.baseURL) the bank's API? (apiBaseURL, --api-base-url)"
             }
             report.exitCode = ExitStatus(error)
-            if report.exitCode == .permissionDenied, bank.baseURL.hasPrefix(Settings.sandboxURL) {
+            if report.exitCode == .permissionDenied, Settings.bank(of: bank.baseURL) == .sandbox {
                 report.error! += "; sandbox tokens last 24 hours: make a new one in the developer portal"
             }
             return nil
@@ -133,9 +133,11 @@ public struct RoundUpJob: Sendable {
     }
 
     /// The report of an account whose type is not one of `accountTypes`, or nil to work on it.
-    /// Nothing is asked of the bank about it, and no goal is made in it.
-    private func skippedByType(_ bankAccount: BankAccount) -> AccountReport? {
-        guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: settings.accountTypes)
+    /// Nothing is asked of the bank about it, and no goal is made in it; but a week the
+    /// ledger already has for it (an unconfirmed transfer, say) is finished as any other.
+    private func skippedByType(_ bankAccount: BankAccount, week: Week) -> AccountReport? {
+        guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: settings.accountTypes),
+            (try? ledger.entry(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
         else { return nil }
         let account = bankAccount.account
         var report = AccountReport(

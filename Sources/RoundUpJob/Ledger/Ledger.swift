@@ -84,7 +84,7 @@ public struct LedgerEntry: Sendable, Equatable {
 }
 
 /// The record of what the job decided and did, one row per (account, week), in SQLite in
-/// the state directory. With the account's feed it is what makes a transfer happen at
+/// the state directory, and a row per real run. With the account's feed it is what makes a transfer happen at
 /// most once: the intent is written before the transfer is sent, the outcome after the
 /// bank confirms it or the feed shows it, and a row is never removed. It also counts the
 /// requests real runs sent each UTC day, for the daily allowance. It holds no secret.
@@ -170,11 +170,38 @@ public struct Ledger: Sendable {
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN note TEXT")
         }
         migrator.registerMigration("v4: held weeks and feed confirmations", migrate: Ledger.addHeldWeeks)
+        Ledger.registerRequestsAndRuns(&migrator)
+        try migrator.migrate(database)
+    }
+
+    /// v5: requests per UTC day, for the daily allowance; v6: a row per real run.
+    private static func registerRequestsAndRuns(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v5: requests per day") { db in
             try db.execute(
-                sql: "CREATE TABLE requests (day TEXT PRIMARY KEY, count INTEGER NOT NULL CHECK (count >= 0))")
+                sql: """
+                    CREATE TABLE requests (
+                        day TEXT PRIMARY KEY,
+                        count INTEGER NOT NULL CHECK (count >= 0),
+                        lastWeekCost INTEGER CHECK (lastWeekCost >= 0)
+                    )
+                    """)
         }
-        try migrator.migrate(database)
+        migrator.registerMigration("v6: runs") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE run (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        startedAt TEXT NOT NULL,
+                        endedAt TEXT,
+                        exitCode INTEGER,
+                        weeks TEXT,
+                        accountsDone INTEGER NOT NULL DEFAULT 0,
+                        accountsHeld INTEGER NOT NULL DEFAULT 0,
+                        accountsFailed INTEGER NOT NULL DEFAULT 0,
+                        summary TEXT
+                    )
+                    """)
+        }
     }
 
     /// v4: held and abandoned weeks, and how a week's arrival was established. SQLite
@@ -251,15 +278,24 @@ public struct Ledger: Sendable {
         }
     }
 
-    /// Adds `count` requests to `day`'s; days more than 31 days before it are forgotten.
+    /// What the newest week a real run did cost in requests, if any run has counted one.
+    public func lastWeekCost() throws -> Int? {
+        try database.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT lastWeekCost FROM requests WHERE lastWeekCost IS NOT NULL ORDER BY day DESC LIMIT 1")
+        }
+    }
+
+    /// Adds `count` requests, the cost of one week, to `day`'s; days more than 31 days
+    /// before it are forgotten.
     public func addRequests(_ count: Int, on day: LocalDate) throws {
         guard count > 0 else { return }
         try database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO requests (day, count) VALUES (?, ?)
-                    ON CONFLICT (day) DO UPDATE SET count = count + excluded.count
-                    """, arguments: [day.description, count])
+                    INSERT INTO requests (day, count, lastWeekCost) VALUES (?, ?, ?)
+                    ON CONFLICT (day) DO UPDATE SET count = count + excluded.count, lastWeekCost = excluded.lastWeekCost
+                    """, arguments: [day.description, count, count])
             try db.execute(sql: "DELETE FROM requests WHERE day < ?", arguments: [day.adding(days: -31).description])
         }
     }
@@ -441,5 +477,80 @@ public enum LedgerError: Error, CustomStringConvertible {
             "the ledger \(path) is empty (0 bytes): it was cut short or damaged; restore it from a backup, or move "
                 + "it aside to start a new one"
         }
+    }
+}
+
+/// One real run as the ledger keeps it: when, how it ended, and what became of its
+/// account-weeks. A run still under way, or killed, has no end.
+public struct RunRecord: Sendable, Equatable {
+    public var id: Int64
+    public var startedAt: Instant
+    public var endedAt: Instant?
+    public var exitCode: Int32?
+    /// The weeks it covered, as their end dates: `2026-11-15`, or `2026-11-01 – 2026-11-15`.
+    public var weeks: String?
+    public var accountsDone: Int
+    public var accountsHeld: Int
+    public var accountsFailed: Int
+    /// One line, for people and monitors: no token, account uid or balance.
+    public var summary: String?
+
+    /// Ended with exit 0.
+    public var succeeded: Bool { exitCode == 0 }
+}
+
+extension Ledger {
+    /// Records that a real run has begun; returns its id for `finishRun`.
+    public func startRun(at now: Instant) throws -> Int64 {
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO run (startedAt) VALUES (?)", arguments: [now.iso8601])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Records how run `id` ended.
+    public func finishRun(_ record: RunRecord) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE run SET endedAt = ?, exitCode = ?, weeks = ?, accountsDone = ?, accountsHeld = ?,
+                        accountsFailed = ?, summary = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    record.endedAt?.iso8601, record.exitCode.map { Int($0) }, record.weeks, record.accountsDone,
+                    record.accountsHeld, record.accountsFailed, record.summary.map { String($0.prefix(500)) },
+                    record.id,
+                ])
+        }
+    }
+
+    /// The newest `limit` runs, newest first.
+    public func runs(limit: Int = 20) throws -> [RunRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM run ORDER BY id DESC LIMIT ?", arguments: [limit])
+                .map(Ledger.run(from:))
+        }
+    }
+
+    /// The newest run that ended with exit 0.
+    public func lastSuccessfulRun() throws -> RunRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM run WHERE exitCode = 0 ORDER BY id DESC LIMIT 1")
+                .map(Ledger.run(from:))
+        }
+    }
+
+    private static func run(from row: Row) throws -> RunRecord {
+        func instant(_ column: String) throws -> Instant? {
+            guard let text: String = row[column] else { return nil }
+            guard let value = Instant(iso8601: text) else { throw LedgerError.corrupt("run.\(column) '\(text)'") }
+            return value
+        }
+        guard let started = try instant("startedAt") else { throw LedgerError.corrupt("run.startedAt") }
+        return RunRecord(
+            id: row["id"], startedAt: started, endedAt: try instant("endedAt"),
+            exitCode: (row["exitCode"] as Int?).map(Int32.init), weeks: row["weeks"], accountsDone: row["accountsDone"],
+            accountsHeld: row["accountsHeld"], accountsFailed: row["accountsFailed"], summary: row["summary"])
     }
 }

@@ -33,38 +33,45 @@ enum CatchUp {
 /// The requests of the current UTC day, as the ledger counts them across real runs, and
 /// the daily allowance: a catch-up stops at a week boundary before it would pass 80 % of it.
 struct DailyRequests {
-    /// Where real runs count their requests; nil for a dry run, which writes nothing.
-    let ledger: Ledger?
+    let ledger: Ledger
+    /// Whether this run's requests are counted in the ledger: not for a dry run, which
+    /// writes nothing (its ledger is a copy in memory).
+    let counts: Bool
     let perDay: Int
     let day: LocalDate
     /// Sent today before this run.
     let earlier: Int
+    /// What the newest week cost, here or in an earlier run; what the next week is taken to cost.
+    private(set) var weekCost: Int?
     /// Sent by this run.
     private(set) var sent = 0
 
-    init(ledger: Ledger?, perDay: Int, now: Instant) {
+    init(ledger: Ledger, counts: Bool, perDay: Int, now: Instant) {
         self.ledger = ledger
+        self.counts = counts
         self.perDay = perDay
         day = Week.localDate(of: now, in: TimeZone(identifier: "UTC")!)
-        earlier = (try? ledger?.requests(on: day)) ?? 0
+        earlier = (try? ledger.requests(on: day)) ?? 0
+        weekCost = (try? ledger.lastWeekCost()) ?? nil
     }
 
     /// What a catch-up keeps under.
     var threshold: Int { perDay * 8 / 10 }
 
-    /// Why a catch-up stops before `week`, or nil to go on: the next week is taken to cost
-    /// what the last one did; before the first week, only an allowance already spent stops it.
-    func stop(before week: Week, afterWeekCosting last: Int?) -> String? {
+    /// Why a catch-up stops before `week`, or nil to go on: the week is taken to cost what
+    /// the newest one did (nothing known: only an allowance already spent stops it).
+    func stop(before week: Week) -> String? {
         let used = earlier + sent
-        guard used + (last ?? 0) > threshold || used >= threshold else { return nil }
+        guard used + (weekCost ?? 0) > threshold || used >= threshold else { return nil }
         return "stopped before the week ending \(week.endDate): \(used) requests went to the bank today (UTC), "
             + "\(sent) of them from this run, and another week would pass 80 % of maxRequestsPerDay (\(perDay)); "
             + "the next --catch-up run continues from it"
     }
 
-    /// Counts `count` more requests of this run, in the ledger too.
+    /// Counts the `count` requests of one more week of this run, in the ledger too.
     mutating func record(_ count: Int) {
         sent += count
-        try? ledger?.addRequests(count, on: day)
+        weekCost = count
+        if counts { try? ledger.addRequests(count, on: day) }
     }
 }

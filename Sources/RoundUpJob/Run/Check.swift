@@ -78,7 +78,7 @@ public enum Check {
         } catch {
             let status = ExitStatus(error)
             let sandbox =
-                status == .permissionDenied && settings.apiBaseURL.hasPrefix(Settings.sandboxURL)
+                status == .permissionDenied && Settings.bank(of: settings.apiBaseURL) == .sandbox
                 ? "; sandbox tokens last 24 hours: make a new one in the developer portal" : ""
             list.problem(status, "bank: \(error.description)\(sandbox)")
             return nil
@@ -87,10 +87,11 @@ public enum Check {
 
     /// Which bank `baseURL` is: Starling's live API, its sandbox, or something else.
     private static func bankKind(_ baseURL: String) -> String {
-        func matches(_ url: String) -> Bool { baseURL == url || baseURL.hasPrefix(url + "/") }
-        if matches(Settings.productionURL) { return "the live bank: real money" }
-        if matches(Settings.sandboxURL) { return "Starling's sandbox: test money; its tokens last 24 hours" }
-        return "not Starling's own API: an emulator or a test bank"
+        switch Settings.bank(of: baseURL) {
+        case .live: "the live bank: real money"
+        case .sandbox: "Starling's sandbox: test money; its tokens last 24 hours"
+        case .other: "not Starling's own API: an emulator or a test bank"
+        }
     }
 
     /// Each account's type, the bank's own round-up and goal, and goals configured for
@@ -159,31 +160,11 @@ public enum Check {
             ["/etc/systemd/system/timers.target.wants/roundup.timer"]
             + (locations.configHome.map { ["\($0)/systemd/user/timers.target.wants/roundup.timer"] } ?? [])
         guard let timer = timers.first(where: { FileManager.default.fileExists(atPath: $0) }),
-            crontabRunsRoundup()
+            Schedule.crontabLine() != nil
         else { return }
         list.warn(
             "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "
                 + "twice, from two state directories: keep one (crontab -e, or systemctl disable --now roundup.timer)")
-    }
-
-    /// Whether this user's crontab (`crontab -l`) has a line that runs roundup.
-    private static func crontabRunsRoundup() -> Bool {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        guard let crontab = paths.map({ "\($0)/crontab" }).first(where: FileManager.default.isExecutableFile)
-        else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: crontab)
-        process.arguments = ["-l"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").contains { line in
-            !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") && line.contains("roundup run")
-        }
     }
 
     /// The state directory must be writable, or creatable, by this user; nothing is created.

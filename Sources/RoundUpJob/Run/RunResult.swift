@@ -1,3 +1,5 @@
+public import RoundUp
+
 /// How a command ended: what to print and the exit status.
 public struct RunResult: Sendable {
     public var status: ExitStatus
@@ -7,6 +9,8 @@ public struct RunResult: Sendable {
     public var diagnostics: [String]
     public var report: RunReport?
     public var reportPath: String?
+    /// What a run's weeks came to, for the ledger's run record, the monitor and the metrics.
+    public var tally = RunTally()
 
     public init(
         status: ExitStatus, output: String, diagnostics: [String], report: RunReport? = nil, reportPath: String? = nil
@@ -21,6 +25,41 @@ public struct RunResult: Sendable {
     /// A command that stopped before it could do its work, saying why on stderr.
     public static func failure(_ failure: RunFailure) -> RunResult {
         RunResult(status: failure.status, output: "", diagnostics: ["roundup: \(failure.message)"])
+    }
+}
+
+/// What the weeks of a run came to, in counts and totals only.
+public struct RunTally: Sendable, Equatable {
+    /// The weeks run, by end date, oldest first.
+    public var weeks: [LocalDate] = []
+    /// Account-weeks that ended well: moved, found moved, nothing to move, skipped or given up.
+    public var done = 0
+    public var held = 0
+    public var failed = 0
+    /// Transfers this run made, and what they moved by currency code, in minor units.
+    public var transfers = 0
+    public var moved: [String: Int64] = [:]
+    /// Requests sent to the bank.
+    public var requests = 0
+
+    public init() {}
+
+    /// Adds one week's report.
+    public mutating func add(_ report: RunReport) {
+        if let end = LocalDate(iso: report.week.endDate) { weeks.append(end) }
+        requests += report.requests ?? 0
+        for account in report.accounts {
+            switch account.status {
+            case .held: held += 1
+            case .failed: failed += 1
+            case .dryRun: break
+            case .transferred:
+                done += 1
+                transfers += 1
+                moved[account.currency, default: 0] += account.totalMinorUnits ?? 0
+            case .alreadyTransferred, .nothingToDo, .skipped, .abandoned: done += 1
+            }
+        }
     }
 }
 

@@ -87,7 +87,7 @@ public enum Runner {
         var run = WeekRuns(
             request: request, reportDirectory: settings.reportDirectory, token: token, startedAt: clock())
         var daily = DailyRequests(
-            ledger: request.dryRun ? nil : state.ledger, perDay: settings.maxRequestsPerDay, now: clock())
+            ledger: state.ledger, counts: !request.dryRun, perDay: settings.maxRequestsPerDay, now: clock())
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
         if !request.dryRun, let held = heldNote(in: state, shown: run.heldShown) {
             notes.append(held)
@@ -104,18 +104,15 @@ public enum Runner {
     private static func runWeeks(
         _ weeks: [Week], job: RoundUpJob, bank: BankClient, daily: inout DailyRequests, run: inout WeekRuns
     ) async -> [String] {
-        var lastCost = 0
-        for (index, week) in weeks.enumerated() {
-            if run.request.catchUp, let stop = daily.stop(before: week, afterWeekCosting: index == 0 ? nil : lastCost) {
-                return [stop]
-            }
+        for week in weeks {
+            if run.request.catchUp, let stop = daily.stop(before: week) { return [stop] }
             let (retriesBefore, sentBefore) = (bank.retrier.budget.retries, await bank.pacer.sent)
             var report = await job.run(week: week, dryRun: run.request.dryRun)
             let retries = bank.retrier.budget.retries - retriesBefore
             if retries > 0 { report.retries = retries }
-            lastCost = await bank.pacer.sent - sentBefore
-            report.requests = lastCost
-            daily.record(lastCost)
+            let cost = await bank.pacer.sent - sentBefore
+            report.requests = cost
+            daily.record(cost)
             run.record(report)
             if report.error != nil {
                 guard week != weeks.last else { return [] }
@@ -170,6 +167,7 @@ private struct WeekRuns {
 
     mutating func record(_ report: RunReport) {
         result.report = report
+        result.tally.add(report)
         if request.json { reports.append(report) }
         result.status = ExitStatus.overall([result.status, report.exitCode])
         do {

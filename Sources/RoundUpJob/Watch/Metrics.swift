@@ -1,0 +1,72 @@
+import Foundation
+import RoundUp
+
+/// A real run's metrics in node_exporter's textfile-collector format: totals and counts
+/// only, no account ids. The file is written whole beside its place and renamed into it,
+/// so the collector never reads half of it, and it is readable by all (0644), so that
+/// node_exporter's user can read it.
+struct Metrics {
+    var lines: [String] = []
+
+    init(result: RunResult, at now: Instant, ledger: Ledger?) {
+        let seconds = { (instant: Instant) in String(instant.millisecondsSince1970 / 1000) }
+        gauge("roundup_last_run_timestamp_seconds", "When the last real run ended.", seconds(now))
+        if let success = (try? ledger?.lastSuccessfulRun()) ?? nil {
+            gauge(
+                "roundup_last_success_timestamp_seconds", "When the last real run that ended with exit 0 ended.",
+                seconds(success.endedAt ?? success.startedAt))
+        }
+        gauge("roundup_run_exit_code", "The exit code of the last real run.", String(result.status.rawValue))
+        let moved = result.tally.moved.sorted { $0.key < $1.key }
+        header("roundup_saved_minor_units_total", "What the last real run moved into savings, in minor units.")
+        for (currency, minor) in moved {
+            lines.append("roundup_saved_minor_units_total{currency=\"\(currency)\"} \(minor)")
+        }
+        gauge("roundup_transfers", "Transfers the last real run made.", String(result.tally.transfers))
+        let held = ((try? ledger?.entries()) ?? nil)?.filter { $0.status == .held }.count ?? result.tally.held
+        gauge("roundup_account_weeks_held", "Account-weeks waiting for a person (roundup resolve).", String(held))
+        gauge("roundup_http_requests", "Requests the last real run sent to the bank.", String(result.tally.requests))
+    }
+
+    private mutating func header(_ name: String, _ help: String) {
+        lines.append("# HELP \(name) \(help)")
+        lines.append("# TYPE \(name) gauge")
+    }
+
+    private mutating func gauge(_ name: String, _ help: String, _ value: String) {
+        header(name, help)
+        lines.append("\(name) \(value)")
+    }
+
+    var text: String { lines.joined(separator: "\n") + "\n" }
+
+    /// Writes the file at `path` atomically, mode 0644.
+    func write(to path: String) throws {
+        let partial = path + ".partial"
+        let bytes = Array(text.utf8)
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o644) == 0, writeAll(descriptor, bytes), fsync(descriptor) == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            unlink(partial)
+            throw POSIXError(code)
+        }
+        guard rename(partial, path) == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            unlink(partial)
+            throw POSIXError(code)
+        }
+    }
+
+    private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+}

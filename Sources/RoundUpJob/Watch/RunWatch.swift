@@ -1,0 +1,146 @@
+import CurlHTTP
+import Foundation
+public import Logging
+public import RoundUp
+
+/// What a real run leaves for those who watch over it: a row in the ledger's run table
+/// from its start to its end, a ping to a dead man's switch when it starts and when it
+/// ends, and the metrics file. None of it changes the run's outcome: a failure here is
+/// logged and said on stderr.
+public struct RunWatch: Sendable {
+    let ledger: Ledger?
+    let runId: Int64?
+    let ping: Ping?
+    let metricsFile: String?
+    let startedAt: Instant
+    let clock: @Sendable () -> Instant
+    let logger: Logger
+    /// Why the run could not be recorded, said when it ends.
+    let problems: [String]
+
+    /// Records that a real run with `settings` begins, and pings `<url>/start`.
+    public static func begin(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) async
+        -> RunWatch
+    {
+        let startedAt = clock()
+        var ledger: Ledger?
+        var runId: Int64?
+        var problems: [String] = []
+        do throws(RunFailure) {
+            let state = try await StateDirectory.open(settings.stateDirectory, locking: false, lockWait: .zero)
+            ledger = state.ledger
+            runId = try? state.ledger.startRun(at: startedAt)
+        } catch {
+            problems.append("this run is not in the ledger's run table: \(error.message)")
+        }
+        let ping = settings.pingURL.map { Ping(url: $0, settings: settings, logger: logger) }
+        await ping?.send(.start)
+        return RunWatch(
+            ledger: ledger, runId: runId, ping: ping, metricsFile: settings.metricsFile, startedAt: startedAt,
+            clock: clock, logger: logger, problems: problems)
+    }
+
+    /// Records how the run ended, pings success or failure with the run's one-line
+    /// summary, and writes the metrics; returns what to say on stderr.
+    public func end(_ result: RunResult) async -> [String] {
+        var notes = problems
+        let ended = clock()
+        let summary = RunWatch.summary(of: result)
+        if let ledger, let runId {
+            let tally = result.tally
+            let weeks =
+                tally.weeks.count > 1
+                ? "\(tally.weeks.first!) – \(tally.weeks.last!)" : tally.weeks.first?.description
+            let record = RunRecord(
+                id: runId, startedAt: startedAt, endedAt: ended, exitCode: result.status.rawValue, weeks: weeks,
+                accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed, summary: summary)
+            do {
+                try ledger.finishRun(record)
+            } catch {
+                notes.append("could not record the run in the ledger: \(plainDescription(error))")
+            }
+        }
+        await ping?.send(result.status == .ok ? .success : .failure, body: summary)
+        if let metricsFile {
+            do {
+                try Metrics(result: result, at: ended, ledger: ledger).write(to: metricsFile)
+            } catch {
+                notes.append("could not write the metrics file \(metricsFile): \(plainDescription(error))")
+            }
+        }
+        return notes
+    }
+
+    /// The run in one line, for the ledger and the monitor: counts and totals, and the
+    /// reason when it failed; no token, no account uid, no balance.
+    public static func summary(of result: RunResult) -> String {
+        let tally = result.tally
+        var parts: [String] = []
+        if let last = tally.weeks.last {
+            parts.append(
+                tally.weeks.count > 1 ? "weeks ending \(tally.weeks.first!) to \(last)" : "week ending \(last)")
+        }
+        let moved = tally.moved.sorted { $0.key < $1.key }.map { code, minor in
+            Currency(code: code).map { Money(minorUnits: minor, currency: $0).description } ?? "\(minor) \(code)"
+        }
+        if !moved.isEmpty { parts.append("moved \(moved.joined(separator: ", "))") }
+        parts.append("\(tally.done) account-week(s) done, \(tally.held) held, \(tally.failed) failed")
+        var line = "exit \(result.status.rawValue): " + parts.joined(separator: "; ")
+        if result.status != .ok, let reason = result.diagnostics.first {
+            line += "; " + reason.replacingOccurrences(of: "roundup: ", with: "")
+        }
+        return RunWatch.withoutUids(String(line.prefix(400)))
+    }
+
+    /// `text` with anything shaped like a uid left out.
+    static func withoutUids(_ text: String) -> String {
+        text.replacingOccurrences(
+            of: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", with: "…",
+            options: .regularExpression)
+    }
+}
+
+/// A healthchecks-style dead man's switch: `GET <url>/start`, then `POST <url>` or
+/// `POST <url>/fail` with a one-line body. Its own libcurl client with a 10-second limit,
+/// never the bank's, so it never carries the bank's headers. Its failures are logged and
+/// change nothing; the URL, a secret, is only ever shown as its scheme and host.
+struct Ping: Sendable {
+    enum Signal: String, Sendable {
+        case start = "/start"
+        case success = ""
+        case failure = "/fail"
+    }
+
+    let url: String
+    let settings: Settings
+    let logger: Logger
+
+    /// The URL as logs may show it: `https://hc-ping.com/…`.
+    var shown: String {
+        let components = URLComponents(string: url)
+        return "\(components?.scheme ?? "https")://\(components?.host ?? "")/…"
+    }
+
+    func send(_ signal: Signal, body: String? = nil) async {
+        let target = url + signal.rawValue
+        let proxy = Settings.proxy(for: target) { ProcessInfo.processInfo.environment[$0] }
+        do {
+            let client = try CurlHTTPClient(
+                configuration: CurlHTTPConfiguration(
+                    connectTimeout: .seconds(10), requestTimeout: .seconds(10), lanes: 1,
+                    userAgent: "roundup/\(roundupVersion)", caFile: settings.caFile, proxy: proxy))
+            let request = HTTPRequest(
+                method: body == nil ? .get : .post, url: target,
+                headers: body == nil ? [] : [("Content-Type", "text/plain; charset=utf-8")],
+                body: body.map { Array($0.utf8) }, repeatable: true)
+            let response = try await client.send(request)
+            guard (200..<300).contains(response.status) else {
+                logger.warning("the monitor at \(shown) answered \(response.status) to the \(signal) ping")
+                return
+            }
+            logger.info("pinged the monitor at \(shown) (\(signal))")
+        } catch {
+            logger.warning("could not ping the monitor at \(shown) (\(signal)): \(error.message)")
+        }
+    }
+}

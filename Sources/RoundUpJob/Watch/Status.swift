@@ -1,0 +1,161 @@
+import Foundation
+public import RoundUp
+
+/// `roundup status`: one screen on whether the weekly job is doing its work, from the
+/// ledger alone (no token, no request to the bank), with the monitoring-plugin exit codes
+/// so that any monitor can run it: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+public enum Status {
+    public enum Level: Int32, Sendable, Comparable {
+        case ok = 0
+        case warning = 1
+        case critical = 2
+        case unknown = 3
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        var word: String {
+            switch self {
+            case .ok: "OK"
+            case .warning: "WARNING"
+            case .critical: "CRITICAL"
+            case .unknown: "UNKNOWN"
+            }
+        }
+    }
+
+    /// What `status` found: its level, each reason for it, and the facts behind them.
+    public struct Finding: Sendable {
+        public var level: Level
+        public var reasons: [String]
+        public var lastRun: RunRecord?
+        public var lastSuccess: RunRecord?
+        /// Account-weeks waiting for a person, and those whose transfer is unconfirmed.
+        public var held: [LedgerEntry]
+        public var failed: [LedgerEntry]
+        public var nextRun: String?
+    }
+
+    /// A run that ended no successful run for this long is critical.
+    static let quietLimit: Int64 = 8 * 86_400_000
+    /// A week held longer than this is critical.
+    static let heldLimit: Int64 = 86_400_000
+
+    /// Looks at the ledger in `stateDirectory` as of `now`.
+    public static func find(stateDirectory: String, now: Instant, nextRun: String?) -> Finding {
+        var finding = Finding(level: .ok, reasons: [], held: [], failed: [], nextRun: nextRun)
+        let path = Ledger.path(in: stateDirectory)
+        guard FileManager.default.fileExists(atPath: path) else {
+            finding.level = .unknown
+            finding.reasons = ["no ledger in \(stateDirectory): roundup has not run here yet"]
+            return finding
+        }
+        do {
+            let ledger = try Ledger.readOnlyCopy(of: path)
+            finding.lastRun = try ledger.runs(limit: 1).first
+            finding.lastSuccess = try ledger.lastSuccessfulRun()
+            let entries = try ledger.entries()
+            finding.held = entries.filter { $0.status == .held }
+            finding.failed = entries.filter(\.hasFailed)
+        } catch {
+            finding.level = .unknown
+            finding.reasons = ["cannot read the ledger \(path): \(plainDescription(error))"]
+            return finding
+        }
+        judge(&finding, now: now)
+        return finding
+    }
+
+    private static func judge(_ finding: inout Finding, now: Instant) {
+        func raise(_ level: Level, _ reason: String) {
+            finding.level = max(finding.level, level)
+            finding.reasons.append(reason)
+        }
+        guard let last = finding.lastRun else {
+            raise(.unknown, "no real run is recorded yet")
+            return
+        }
+        if let code = last.exitCode, let status = ExitStatus(rawValue: code), code != 0 {
+            let what = last.summary.map { ": " + $0.replacingOccurrences(of: "exit \(code): ", with: "") } ?? ""
+            if status.mayPass {
+                raise(.warning, "the last run ended with exit \(code), which may pass by itself\(what)")
+            } else {
+                raise(.critical, "the last run needs a person (exit \(code))\(what)")
+            }
+        } else if last.exitCode == nil, now.millisecondsSince1970 - last.startedAt.millisecondsSince1970 > 21_600_000 {
+            raise(
+                .warning,
+                "the last run, started \(last.startedAt.iso8601), never finished (killed, or the machine stopped)")
+        }
+        for entry in finding.held {
+            let since = entry.updatedAt.flatMap(Instant.init(iso8601:)) ?? now
+            let label = "\(entry.label), week ending \(entry.weekEnd)"
+            if now.millisecondsSince1970 - since.millisecondsSince1970 > heldLimit {
+                raise(.critical, "\(label) has waited for a person since \(since.iso8601): roundup resolve")
+            } else {
+                raise(.warning, "\(label) waits for a person: roundup resolve")
+            }
+        }
+        let success = finding.lastSuccess.map { $0.endedAt ?? $0.startedAt }
+        if success.map({ now.millisecondsSince1970 - $0.millisecondsSince1970 > quietLimit }) ?? true {
+            raise(
+                .critical,
+                success.map { "no successful run since \($0.iso8601), more than 8 days ago" }
+                    ?? "no run has succeeded yet")
+        }
+    }
+
+    /// The finding for people: the level first, then the facts, then what to do.
+    public static func text(_ finding: Finding) -> String {
+        var lines = ["roundup \(finding.level.word)"]
+        func run(_ record: RunRecord) -> String {
+            let end = record.endedAt.map { " to \($0.iso8601)" } ?? " (not finished)"
+            let code = record.exitCode.map { ", exit \($0)" } ?? ""
+            return "\(record.startedAt.iso8601)\(end)\(code)"
+                + "; \(record.accountsDone) done, \(record.accountsHeld) held, \(record.accountsFailed) failed"
+        }
+        if let last = finding.lastRun {
+            lines.append("last run:        \(run(last))")
+            if let summary = last.summary { lines.append("                 \(summary)") }
+        }
+        if let success = finding.lastSuccess { lines.append("last success:    \(run(success))") }
+        lines.append("held weeks:      \(finding.held.count)")
+        lines.append("unconfirmed:     \(finding.failed.count)")
+        lines.append("next run:        \(finding.nextRun ?? "unknown (no roundup.timer or crontab entry found)")")
+        for reason in finding.reasons { lines.append("- \(reason)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Status {
+    /// The finding for machines.
+    public static func json(_ finding: Finding) -> String {
+        func run(_ record: RunRecord?) -> Any {
+            guard let record else { return NSNull() }
+            var object: [String: Any] = [
+                "startedAt": record.startedAt.iso8601, "accountsDone": record.accountsDone,
+                "accountsHeld": record.accountsHeld, "accountsFailed": record.accountsFailed,
+            ]
+            object["endedAt"] = record.endedAt?.iso8601
+            object["exitCode"] = record.exitCode.map { Int($0) }
+            object["weeks"] = record.weeks
+            object["summary"] = record.summary
+            return object
+        }
+        let held = finding.held.map { entry -> [String: Any] in
+            var object: [String: Any] = ["accountUid": entry.accountUid, "weekEnd": entry.weekEnd.description]
+            object["accountName"] = entry.accountName
+            object["since"] = entry.updatedAt
+            object["reason"] = entry.reason
+            return object
+        }
+        let object: [String: Any] = [
+            "schemaVersion": 1, "status": finding.level.word, "exitCode": Int(finding.level.rawValue),
+            "reasons": finding.reasons, "lastRun": run(finding.lastRun), "lastSuccess": run(finding.lastSuccess),
+            "held": held, "unconfirmed": finding.failed.count, "nextRun": finding.nextRun ?? NSNull(),
+        ]
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import RoundUp
+import RoundUpJob
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Say whether the weekly job is doing its work: the last run, the last success, held weeks.",
+        discussion: """
+            Reads the state directory only: no token, no request to the bank. Exit codes follow the \
+            monitoring-plugin convention, so any monitor can run it:
+              0 OK        the last run succeeded and nothing waits for a person
+              1 WARNING   the last run failed in a way that may pass, or a week has waited less than a day
+              2 CRITICAL  the last run needs a person, a week has waited more than a day, or no run has \
+            succeeded for 8 days
+              3 UNKNOWN   no ledger, or no run recorded yet
+
+            Examples:
+              roundup status
+              roundup status --json
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"), completion: .directory)
+    var stateDir: String?
+
+    @Flag(help: "Print the status as JSON.")
+    var json = false
+
+    func run() throws {
+        let live = Composition.live
+        switch live.settings(SettingFlags(configFile: config, stateDirectory: stateDir)) {
+        case .failure(let error):
+            _ = writeAll(STDERR_FILENO, "roundup: \(error.message)\n")
+            throw ExitCode(Status.Level.unknown.rawValue)
+        case .success(let loaded):
+            let finding = Status.find(
+                stateDirectory: loaded.settings.stateDirectory, now: live.clock(), nextRun: Schedule.nextRun())
+            let text = json ? Status.json(finding) : Status.text(finding)
+            if let failure = writeAll(STDOUT_FILENO, text), failure != EPIPE {
+                throw ExitCode(ExitStatus.ioError.rawValue)
+            }
+            throw ExitCode(finding.level.rawValue)
+        }
+    }
+}

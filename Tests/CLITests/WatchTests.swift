@@ -1,0 +1,140 @@
+import Foundation
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// Being told: the ledger's run table, `roundup status`, the dead man's switch, the metrics
+/// file and `--quiet`, through the built binary against the emulator and a local monitor.
+@Suite struct WatchTests {
+    static let week = "2026-11-15"
+    let home: TemporaryDirectory
+    let token = "watch-token-" + UUID().uuidString
+
+    init() throws { home = try TemporaryDirectory() }
+
+    var environment: [String: String] { binaryEnvironment(home, token: token) }
+    var metricsPath: String { home.path + "/metrics/roundup.prom" }
+
+    func state() -> BankState {
+        Seed.realisticWeek(endingOn: LocalDate(iso: Self.week)!, timeZone: TestBank.london, token: token)
+    }
+
+    func config(pingURL: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: home.path + "/metrics", withIntermediateDirectories: true)
+        return try writeConfig("notify:\n  pingURL: \(pingURL)\nmetricsFile: \(metricsPath)\n", in: home)
+    }
+
+    func status() async throws -> (code: Int32, json: [String: Any]) {
+        let result = try await roundup(["status", "--json"], environment: environment)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        return (result.status, try #require(json, "\(result.stdout) \(result.stderr)"))
+    }
+
+    func metric(_ name: String) throws -> String? {
+        let text = try String(contentsOfFile: metricsPath, encoding: .utf8)
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+            .map(String.init)
+    }
+
+    @Test func aGoodRunPingsStartAndSuccessWritesMetricsAndStatusSaysOK() async throws {
+        #expect(try await status().code == 3, "no ledger: UNKNOWN")
+        let monitor = try await PingReceiver.start()
+        let config = try config(pingURL: monitor.url)
+        try await withEmulator(state()) { server in
+            let result = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],
+                environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let pings = await monitor.pings
+        await monitor.stop()
+        #expect(
+            pings.map { "\($0.method) \($0.path)" } == [
+                "GET /ping/5f1b0c1e-0000-4000-8000-00000000c0de/start",
+                "POST /ping/5f1b0c1e-0000-4000-8000-00000000c0de",
+            ])
+        let body = try #require(pings.last?.body)
+        #expect(body.hasPrefix("exit 0: week ending 2026-11-15; moved 1.26 EUR, 2.98 GBP; 2 account-week(s) done"))
+        #expect(!body.contains(token) && !body.contains("7f4e2a10"), "no token, no account uid")
+        #expect(pings.allSatisfy { $0.headers["authorization"] == nil }, "never the bank's headers")
+
+        #expect(try metric("roundup_run_exit_code") == "roundup_run_exit_code 0")
+        #expect(
+            try metric("roundup_saved_minor_units_total") == "roundup_saved_minor_units_total{currency=\"EUR\"} 126")
+        #expect(try metric("roundup_transfers") == "roundup_transfers 2")
+        #expect(try metric("roundup_last_success_timestamp_seconds") != nil)
+        let mode = try FileManager.default.attributesOfItem(atPath: metricsPath)[.posixPermissions] as? Int
+        #expect(mode == 0o644, "node_exporter's user can read it")
+
+        let (code, json) = try await status()
+        #expect(code == 0)
+        #expect(json["status"] as? String == "OK")
+        #expect((json["lastRun"] as? [String: Any])?["accountsDone"] as? Int == 2)
+    }
+
+    @Test func aRejectedTokenPingsFailCountsTheFailureAndStatusIsCritical() async throws {
+        let monitor = try await PingReceiver.start()
+        let config = try config(pingURL: monitor.url)
+        try await withEmulator(state()) { server in
+            let result = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],
+                environment: environment.merging(["STARLING_ACCESS_TOKEN": "revoked-token-123456"]) { $1 })
+            #expect(result.status == 77)
+        }
+        let pings = await monitor.pings
+        await monitor.stop()
+        #expect(pings.map(\.path).last?.hasSuffix("/fail") == true, "\(pings)")
+        #expect(pings.last?.body.contains("exit 77") == true)
+        #expect(pings.allSatisfy { !$0.body.contains("revoked-token-123456") })
+        #expect(try metric("roundup_run_exit_code") == "roundup_run_exit_code 77")
+        #expect(try metric("roundup_last_success_timestamp_seconds") == nil, "no run has succeeded")
+        let (code, json) = try await status()
+        #expect(code == 2, "the token needs a person")
+        #expect(json["status"] as? String == "CRITICAL")
+    }
+
+    @Test func aBankThatKeepsFailingIsAWarningAndAnUnreachableMonitorChangesNothing() async throws {
+        let closed = try ClosedPort()
+        let url = "http://127.0.0.1:\(closed.port)/secret-check-uuid"
+        let config = try config(pingURL: url)
+        try await withEmulator(state()) { server in
+            let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
+            let good = try await roundup(arguments + ["--end-date", "2026-11-08"], environment: environment)
+            #expect(good.status == 0, "an unreachable monitor leaves the outcome alone: \(good.stderr)")
+            #expect(good.stderr.contains("could not ping the monitor at http://127.0.0.1/…"), "\(good.stderr)")
+            #expect(!good.stderr.contains("secret-check-uuid"), "the URL is a secret")
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.settledFeed], when: .always, faults: [.serverError(503)])
+            ])
+            let quickRetries = try writeConfig(
+                "notify:\n  pingURL: \(url)\nretryAttempts: 1\n", in: home)
+            let failing = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", quickRetries],
+                environment: environment)
+            #expect(failing.status == 69, "\(failing.stderr)")
+        }
+        let (code, json) = try await status()
+        #expect(code == 1, "a failure that may pass: WARNING")
+        #expect((json["lastRun"] as? [String: Any])?["accountsFailed"] as? Int == 2)
+        #expect((json["lastSuccess"] as? [String: Any])?["weeks"] as? String == "2026-11-08")
+    }
+
+    @Test func quietPrintsNothingWhenAllIsWellAndOneLineOtherwise() async throws {
+        try await withEmulator(state()) { server in
+            let arguments = ["run", "--quiet", "--api-base-url", server.baseURL]
+            let good = try await roundup(arguments + ["--end-date", Self.week], environment: environment)
+            #expect(good.status == 0)
+            #expect(good.stdout.isEmpty && good.stderr.isEmpty, "\(good.stdout)\(good.stderr)")
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.settledFeed], when: .always, faults: [.serverError(503)])
+            ])
+            let config = try writeConfig("retryAttempts: 1\n", in: home)
+            let bad = try await roundup(
+                arguments + ["--end-date", "2026-11-08", "--config", config], environment: environment)
+            #expect(bad.status == 69)
+            #expect(bad.stdout.split(separator: "\n").count == 1)
+            #expect(bad.stdout.hasPrefix("exit 69: week ending 2026-11-08; 0 account-week(s) done, 0 held, 2 failed"))
+        }
+    }
+}
