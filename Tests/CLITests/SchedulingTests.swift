@@ -33,8 +33,7 @@ import Testing
         #expect(path.contains("/usr/local/bin"), "the install step puts roundup in /usr/local/bin")
         let entry = try #require(lines.first { $0.hasPrefix("0 6 * * 1 ") }, "Monday at 06:00")
         let command = String(entry.dropFirst("0 6 * * 1 ".count))
-        #expect(command.contains("roundup run --catch-up"))
-        #expect(command.contains(">> \"$HOME/.local/state/roundup/cron.log\" 2>&1"), "output and errors are logged")
+        #expect(command.contains("roundup run --catch-up --quiet"), "cron mails only what needs attention")
 
         // Cron runs the command with /bin/sh, HOME and the PATH above; here `roundup` on
         // that PATH is the built binary and HOME is a temporary directory.
@@ -58,16 +57,16 @@ import Testing
                 "/bin/sh", ["-c", "umask 022; " + command],
                 environment: ["HOME": home.path, "PATH": "\(bin):\(cronPath)", "CRON_TZ": "Europe/London"])
             #expect(result.status == 0, "\(result.stderr)")
-            let log = try String(contentsOfFile: home.path + "/.local/state/roundup/cron.log", encoding: .utf8)
-            #expect(log.contains("0.66 GBP"), "\(log)")
-            #expect(!log.contains(token))
+            #expect(result.stdout.isEmpty && result.stderr.isEmpty, "a run that went well mails nothing")
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
+            let status = try await roundup(["status"], environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+            #expect(status.status == 0 && status.stdout.hasPrefix("roundup OK"), "\(status.stdout)")
             #expect(
                 FileManager.default.fileExists(
                     atPath: home.path + "/.local/state/roundup/reports/roundup-\(week.endDate).json"))
             // Under cron's usual umask 022, the line still leaves everything yours alone.
             for (file, mode) in [
-                ("", 0o700), ("/cron.log", 0o600), ("/ledger.sqlite", 0o600), ("/roundup.lock", 0o600),
+                ("", 0o700), ("/ledger.sqlite", 0o600), ("/roundup.lock", 0o600),
                 ("/reports", 0o700), ("/reports/roundup-\(week.endDate).json", 0o600),
             ] {
                 // The week's report is a link to the run's own report: that file is checked.
@@ -138,6 +137,15 @@ import Testing
         }
     }
 
+    /// systemd starts the notification when the run has failed for good, and only then.
+    @Test func aRunThatFailedForGoodTellsTheSaverOnce() throws {
+        let unit = try Self.text("roundup.service")
+        #expect(unit.contains("\nOnFailure=roundup-notify@%n.service\n"))
+        let notify = try Self.text("roundup-notify@.service")
+        #expect(notify.contains("\nExecCondition=/usr/bin/systemctl is-failed --quiet %i\n"), "not between restarts")
+        #expect(notify.contains("\nConditionFileIsExecutable=/etc/roundup/notify\n"), "nothing without a command")
+    }
+
     @Test func theTimerRunsOnMondayMorningsInLondonAndCatchesUp() throws {
         let timer = try Self.text("roundup.timer")
         #expect(timer.contains("OnCalendar=Mon *-*-* 06:00:00 Europe/London"))
@@ -155,9 +163,18 @@ import Testing
         try service.write(toFile: directory.path + "/roundup.service", atomically: true, encoding: .utf8)
         try Self.text("roundup.timer")
             .write(toFile: directory.path + "/roundup.timer", atomically: true, encoding: .utf8)
+        // The notification's command is the user's; a stand-in takes its place.
+        let notify = directory.path + "/notify"
+        _ = FileManager.default.createFile(
+            atPath: notify, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o700])
+        try Self.text("roundup-notify@.service").replacingOccurrences(of: "/etc/roundup/notify", with: notify)
+            .write(toFile: directory.path + "/roundup-notify@.service", atomically: true, encoding: .utf8)
         let result = try await run(
             "/usr/bin/systemd-analyze",
-            ["verify", "--man=no", directory.path + "/roundup.service", directory.path + "/roundup.timer"],
+            [
+                "verify", "--man=no", directory.path + "/roundup.service", directory.path + "/roundup.timer",
+                directory.path + "/roundup-notify@roundup.service.service",
+            ],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")

@@ -27,6 +27,8 @@ import Testing
 
     func status() async throws -> (code: Int32, json: [String: Any]) {
         let result = try await roundup(["status", "--json"], environment: environment)
+        let schema = try JSONSchema(file: SchemaTests.schemaDirectory + "/status-v1.schema.json")
+        #expect(schema.problems(inJSON: result.stdout) == [], "status --json follows its schema")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (result.status, try #require(json, "\(result.stdout) \(result.stderr)"))
     }

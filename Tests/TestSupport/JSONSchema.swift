@@ -57,10 +57,12 @@ public struct JSONSchema {
         if let options = schema["enum"] as? [Any], !options.contains(where: { Self.equal(value, $0) }) {
             problems.append("\(path): \(value) is not one of \(options)")
         }
-        if let type = schema["type"] as? String, Self.type(of: value) != type,
-            !(type == "number" && Self.type(of: value) == "integer")
+        // `type` is one type's name, or a list of them.
+        let types = (schema["type"] as? [String]) ?? (schema["type"] as? String).map { [$0] }
+        if let types, !types.contains(Self.type(of: value)),
+            !(types.contains("number") && Self.type(of: value) == "integer")
         {
-            problems.append("\(path): is \(Self.type(of: value)), not \(type)")
+            problems.append("\(path): is \(Self.type(of: value)), not \(types.joined(separator: " or "))")
             return
         }
         if let number = value as? NSNumber, Self.type(of: value) != "boolean" {

@@ -495,6 +495,21 @@ public struct RunRecord: Sendable, Equatable {
     /// One line, for people and monitors: no token, account uid or balance.
     public var summary: String?
 
+    public init(
+        id: Int64, startedAt: Instant, endedAt: Instant?, exitCode: Int32?, weeks: String?, accountsDone: Int,
+        accountsHeld: Int, accountsFailed: Int, summary: String?
+    ) {
+        self.id = id
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.exitCode = exitCode
+        self.weeks = weeks
+        self.accountsDone = accountsDone
+        self.accountsHeld = accountsHeld
+        self.accountsFailed = accountsFailed
+        self.summary = summary
+    }
+
     /// Ended with exit 0.
     public var succeeded: Bool { exitCode == 0 }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import RoundUp
+import RoundUpJob
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// `roundup status`'s judgement from the ledger, at chosen moments.
+@Suite struct StatusTests {
+    static let weekEnd = "2026-11-15"
+
+    /// A week held for a person: a warning for its first day, critical after; the run that
+    /// held it (exit 78) is judged by that, not as a run that needs a person.
+    @Test func aHeldWeekIsAWarningForADayThenCritical() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", name: "Personal")
+        bank.goal(account, name: "Round-ups", uid: "90000000-0000-4000-8000-0000000000ab", state: "CREATING")
+        bank.spend(account, 101, settled: londonWeek(Self.weekEnd).start.adding(milliseconds: 3_600_000))
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(
+                server, endDate: Self.weekEnd, config: JobHarness.quickRetries + "goalWaitSeconds: 0\n")
+            #expect(result.status == .configuration)
+            let ledger = try harness.ledger()
+            let now = Instant.now
+            let id = try ledger.startRun(at: now)
+            try ledger.finishRun(
+                RunRecord(
+                    id: id, startedAt: now, endedAt: now, exitCode: 78, weeks: Self.weekEnd, accountsDone: 0,
+                    accountsHeld: 1, accountsFailed: 0, summary: "exit 78: week ending 2026-11-15; 1 held"))
+            let today = Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
+            #expect(today.level == .critical, "no run has succeeded yet: \(today.reasons)")
+            #expect(today.reasons.contains { $0.contains("waits for a person: roundup resolve") })
+            #expect(!today.reasons.contains { $0.contains("needs a person") }, "\(today.reasons)")
+
+            // A successful run since, and the held week still waiting.
+            let success = try ledger.startRun(at: now)
+            try ledger.finishRun(
+                RunRecord(
+                    id: success, startedAt: now, endedAt: now, exitCode: 0, weeks: "2026-11-08", accountsDone: 1,
+                    accountsHeld: 0, accountsFailed: 0, summary: "exit 0"))
+            #expect(Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil).level == .warning)
+            let tomorrow = now.adding(milliseconds: 25 * 3_600_000)
+            let later = Status.find(stateDirectory: harness.stateDirectory, now: tomorrow, nextRun: nil)
+            #expect(later.level == .critical)
+            #expect(later.reasons.contains { $0.contains("has waited for a person since") })
+            let quiet = Status.find(
+                stateDirectory: harness.stateDirectory, now: now.adding(milliseconds: 9 * 86_400_000), nextRun: nil)
+            #expect(quiet.reasons.contains { $0.contains("more than 8 days ago") })
+        }
+    }
+
+    @Test func noLedgerIsUnknown() throws {
+        let directory = try TemporaryDirectory()
+        let finding = Status.find(stateDirectory: directory.path + "/none", now: .now, nextRun: nil)
+        #expect(finding.level == .unknown)
+        #expect(Status.text(finding).hasPrefix("roundup UNKNOWN"))
+    }
+}
