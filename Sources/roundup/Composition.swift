@@ -47,12 +47,16 @@ struct Composition {
             return await run(settings: settings, endDate: endDate, options: options, logger: logger)
         }
         let watch = await RunWatch.begin(settings: settings, clock: clock, logger: logger)
-        var result = await run(settings: settings, endDate: endDate, options: options, logger: logger)
+        var result = await run(
+            settings: settings, endDate: endDate, options: options, logger: logger, stopped: watch.stopped)
         result.diagnostics += await watch.end(result).map { "roundup: \($0)" }
         return result
     }
 
-    private func run(settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger) async -> RunResult {
+    private func run(
+        settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger,
+        stopped: @escaping @Sendable (String, Int32) -> Void = { _, _ in }
+    ) async -> RunResult {
         let request: RunRequest
         let token: AccessToken
         do throws(RunFailure) {
@@ -65,7 +69,7 @@ struct Composition {
             return .failure(error)
         }
         let progress = RunProgress()
-        let signals = InterruptWatch(progress: progress)
+        let signals = InterruptWatch(progress: progress, stopped: stopped)
         defer { signals.stop() }
         return await Runner.run(
             request, settings: settings, token: token, clock: clock, logger: logger, progress: progress)

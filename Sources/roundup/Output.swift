@@ -41,12 +41,14 @@ func finish(_ result: RunResult) throws -> Never {
 final class InterruptWatch {
     private let sources: [any DispatchSourceSignal]
 
-    init(progress: RunProgress) {
+    /// `stopped` hears of the signal, and the exit status, before the process ends.
+    init(progress: RunProgress, stopped: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) {
         sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 _ = writeAll(STDERR_FILENO, progress.interrupted(by: name))
+                stopped(name, 128 + number)
                 exit(128 + number)
             }
             source.resume()

@@ -263,6 +263,10 @@ import Testing
                 said.contains(
                     "stopped by SIGTERM; finished: Personal (GBP), week ending 2026-11-15; "
                         + "not finished: Euro (EUR), week ending 2026-11-15"), "\(said)")
+            // The ledger's run table says so, and status warns once it is old.
+            let status = try await roundup(["status"], environment: environment)
+            #expect(
+                status.stdout.contains("exit 143: stopped by SIGTERM before it finished"), "\(status.stdout)")
             // The bank carries out what it had received; the next run finds it and moves nothing twice.
             for _ in 0..<400 where await server.bank.transfers.count < 2 {
                 try await Task.sleep(for: .milliseconds(25))

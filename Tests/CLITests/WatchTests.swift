@@ -110,12 +110,15 @@ import Testing
                 FaultRule(endpoints: [.settledFeed], when: .always, faults: [.serverError(503)])
             ])
             let quickRetries = try writeConfig(
-                "notify:\n  pingURL: \(url)\nretryAttempts: 1\n", in: home)
+                "notify:\n  pingURL: \(url)\nretryAttempts: 1\nmetricsFile: \(metricsPath)\n", in: home)
             let failing = try await roundup(
                 ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", quickRetries],
                 environment: environment)
             #expect(failing.status == 69, "\(failing.stderr)")
         }
+        #expect(try metric("roundup_run_exit_code") == "roundup_run_exit_code 69", "the failure is counted")
+        #expect(try metric("roundup_transfers") == "roundup_transfers 0")
+        #expect(try metric("roundup_last_success_timestamp_seconds") != nil, "the good run before it")
         let (code, json) = try await status()
         #expect(code == 1, "a failure that may pass: WARNING")
         #expect((json["lastRun"] as? [String: Any])?["accountsFailed"] as? Int == 2)

@@ -56,4 +56,18 @@ import Testing
         #expect(finding.level == .unknown)
         #expect(Status.text(finding).hasPrefix("roundup UNKNOWN"))
     }
+
+    /// The one-line summary the monitor gets names no account.
+    @Test func theSummaryLeavesOutAccountUids() {
+        var result = RunResult(
+            status: .configuration, output: "",
+            diagnostics: [
+                "roundup: goals: in the config names the account b0b20c9d-3b6b-42f1-a7d0-e70d4538e0d9, which is not one"
+            ])
+        result.tally.weeks = [LocalDate(iso: "2026-11-15")!]
+        let summary = RunWatch.summary(of: result)
+        #expect(summary.hasPrefix("exit 78: week ending 2026-11-15; 0 account-week(s) done"))
+        #expect(summary.contains("names the account …, which"), "\(summary)")
+        #expect(!summary.contains("b0b20c9d"))
+    }
 }

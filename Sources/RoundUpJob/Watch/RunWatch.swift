@@ -71,6 +71,26 @@ public struct RunWatch: Sendable {
         return notes
     }
 
+    /// The run was stopped by `signal` and the process ends with `status`: the ledger and
+    /// the monitor hear of it first (the ping waits at most its own 10 seconds). Called on
+    /// a thread outside Swift's concurrency pool, which it may block.
+    public func stopped(by signal: String, status: Int32) {
+        let summary = "exit \(status): stopped by \(signal) before it finished; the next run finishes the rest"
+        if let ledger, let runId {
+            try? ledger.finishRun(
+                RunRecord(
+                    id: runId, startedAt: startedAt, endedAt: clock(), exitCode: status, weeks: nil, accountsDone: 0,
+                    accountsHeld: 0, accountsFailed: 0, summary: summary))
+        }
+        guard let ping else { return }
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await ping.send(.failure, body: summary)
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 12)
+    }
+
     /// The run in one line, for the ledger and the monitor: counts and totals, and the
     /// reason when it failed; no token, no account uid, no balance.
     public static func summary(of result: RunResult) -> String {
