@@ -41,6 +41,15 @@ struct Composition {
         do throws(RunFailure) {
             settings = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get().settings
         } catch {
+            if !options.dryRun {
+                // The state directory and the monitor as the flags and the environment name
+                // them; the default state directory only when it already has a ledger.
+                let named = flags.stateDirectory ?? environment["ROUNDUP_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+                await RunWatch.settingsFailed(
+                    error, stateDirectory: (named ?? locations.stateDirectory).map(locations.expand),
+                    pingURL: environment["ROUNDUP_PING_URL"].flatMap { $0.isEmpty ? nil : $0 }, clock: clock,
+                    logger: logger)
+            }
             return .failure(error)
         }
         guard !options.dryRun else {
@@ -49,7 +58,8 @@ struct Composition {
         let watch = await RunWatch.begin(settings: settings, clock: clock, logger: logger)
         var result = await run(
             settings: settings, endDate: endDate, options: options, logger: logger, stopped: watch.stopped)
-        result.diagnostics += await watch.end(result).map { "roundup: \($0)" }
+        result.watchProblems = await watch.end(result).map { "roundup: \($0)" }
+        result.diagnostics += result.watchProblems
         return result
     }
 

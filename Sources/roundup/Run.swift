@@ -68,7 +68,8 @@ struct Run: AsyncParsableCommand {
         if quiet {
             let allWell = result.status == .ok && result.tally.held == 0 && result.tally.failed == 0
             result.output = allWell ? "" : RunWatch.summary(of: result) + "\n"
-            if allWell { result.diagnostics = [] }
+            // What went wrong in recording the run is said all the same.
+            if allWell { result.diagnostics = result.watchProblems }
         }
         try finish(result)
     }

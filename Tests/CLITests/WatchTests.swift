@@ -73,6 +73,22 @@ import Testing
         #expect(code == 0)
         #expect(json["status"] as? String == "OK")
         #expect((json["lastRun"] as? [String: Any])?["accountsDone"] as? Int == 2)
+
+        // Settings that cannot be used: recorded where the state directory is known, and
+        // told to a monitor the environment names.
+        let second = try await PingReceiver.start()
+        let broken = try await roundup(
+            ["run", "--end-date", Self.week],
+            environment: environment.merging([
+                "ROUNDUP_MAX_REQUESTS_PER_SECOND": "0", "ROUNDUP_PING_URL": second.url,
+            ]) { $1 })
+        #expect(broken.status == 78)
+        let told = await second.pings
+        await second.stop()
+        #expect(told.map(\.path).last?.hasSuffix("/fail") == true, "\(told)")
+        let after = try await status()
+        #expect(after.code == 2)
+        #expect((after.json["lastRun"] as? [String: Any])?["exitCode"] as? Int == 78)
     }
 
     @Test func aRejectedTokenPingsFailCountsTheFailureAndStatusIsCritical() async throws {
@@ -90,7 +106,9 @@ import Testing
         #expect(pings.last?.body.contains("exit 77") == true)
         #expect(pings.allSatisfy { !$0.body.contains("revoked-token-123456") })
         #expect(try metric("roundup_run_exit_code") == "roundup_run_exit_code 77")
-        #expect(try metric("roundup_last_success_timestamp_seconds") == nil, "no run has succeeded")
+        #expect(
+            try metric("roundup_last_success_timestamp_seconds") == "roundup_last_success_timestamp_seconds 0",
+            "no run has succeeded: 0, so an alert on its age fires")
         let (code, json) = try await status()
         #expect(code == 2, "the token needs a person")
         #expect(json["status"] as? String == "CRITICAL")
@@ -131,6 +149,17 @@ import Testing
             let good = try await roundup(arguments + ["--end-date", Self.week], environment: environment)
             #expect(good.status == 0)
             #expect(good.stdout.isEmpty && good.stderr.isEmpty, "\(good.stdout)\(good.stderr)")
+            // A metrics file that cannot be written is said even so.
+            let nowhere = try await roundup(
+                arguments + ["--end-date", "2026-11-01", "--metrics-file", home.path + "/missing/roundup.prom"],
+                environment: environment)
+            #expect(nowhere.status == 0)
+            #expect(nowhere.stderr.contains("could not write the metrics file"), "\(nowhere.stderr)")
+            let fragment = try await roundup(
+                arguments + ["--end-date", "2026-11-01"],
+                environment: environment.merging(["ROUNDUP_PING_URL": "http://127.0.0.1:9/check#x"]) { $1 })
+            #expect(fragment.status == 78)
+            #expect(fragment.stderr.contains("without a query or a #fragment"), "\(fragment.stderr)")
             await server.bank.injectFaults([
                 FaultRule(endpoints: [.settledFeed], when: .always, faults: [.serverError(503)])
             ])

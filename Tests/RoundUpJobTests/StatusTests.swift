@@ -24,10 +24,11 @@ import Testing
             let ledger = try harness.ledger()
             let now = Instant.now
             let id = try ledger.startRun(at: now)
-            try ledger.finishRun(
-                RunRecord(
-                    id: id, startedAt: now, endedAt: now, exitCode: 78, weeks: Self.weekEnd, accountsDone: 0,
-                    accountsHeld: 1, accountsFailed: 0, summary: "exit 78: week ending 2026-11-15; 1 held"))
+            var held = RunRecord(
+                id: id, startedAt: now, endedAt: now, exitCode: 78, weeks: Self.weekEnd, accountsDone: 0,
+                accountsHeld: 1, accountsFailed: 0, summary: "exit 78: week ending 2026-11-15; 1 held")
+            held.onlyHeld = true
+            try ledger.finishRun(held)
             let today = Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
             #expect(today.level == .critical, "no run has succeeded yet: \(today.reasons)")
             #expect(today.reasons.contains { $0.contains("waits for a person: roundup resolve") })
@@ -47,7 +48,34 @@ import Testing
             let quiet = Status.find(
                 stateDirectory: harness.stateDirectory, now: now.adding(milliseconds: 9 * 86_400_000), nextRun: nil)
             #expect(quiet.reasons.contains { $0.contains("more than 8 days ago") })
+
+            // A run that ended 78 for another reason is not hidden by the held week.
+            let tls = try ledger.startRun(at: now)
+            try ledger.finishRun(
+                RunRecord(
+                    id: tls, startedAt: now, endedAt: now, exitCode: 78, weeks: Self.weekEnd, accountsDone: 0,
+                    accountsHeld: 0, accountsFailed: 0, summary: "exit 78: the certificate is not trusted"))
+            let other = Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
+            #expect(other.level == .critical)
+            #expect(other.reasons.contains { $0.contains("needs a person (exit 78): the certificate") })
         }
+    }
+
+    /// Exits from outside sysexits: a signal's may pass (the next run finishes the rest);
+    /// anything else needs a person. A held week does not hide another failure.
+    @Test(arguments: [(Int32(143), Status.Level.warning), (130, .warning), (70, .critical), (75, .warning)])
+    func anyExitCodeIsJudged(code: Int32, level: Status.Level) throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger(path: Ledger.path(in: directory.path))
+        let now = Instant.now
+        for (exit, weeks) in [(Int32(0), "2026-11-08"), (code, "2026-11-15")] {
+            let id = try ledger.startRun(at: now)
+            try ledger.finishRun(
+                RunRecord(
+                    id: id, startedAt: now, endedAt: now, exitCode: exit, weeks: weeks, accountsDone: 0,
+                    accountsHeld: 0, accountsFailed: 0, summary: "exit \(exit)"))
+        }
+        #expect(Status.find(stateDirectory: directory.path, now: now, nextRun: nil).level == level)
     }
 
     @Test func noLedgerIsUnknown() throws {

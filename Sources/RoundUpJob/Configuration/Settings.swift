@@ -233,7 +233,7 @@ extension Settings {
             requestTimeout: limits.requestTimeout, waits: limits.waits,
             caFile: try caFile(file: file, environment: env, locations: locations),
             proxy: proxy(for: baseURL, environment: env), keyLogFile: env("SSLKEYLOGFILE"),
-            pingURL: try pingURL(env("ROUNDUP_PING_URL") ?? file.notify?.pingURL),
+            pingURL: try (env("ROUNDUP_PING_URL") ?? file.notify?.pingURL).map(checkedPingURL),
             metricsFile: (flags.metricsFile ?? file.metricsFile).map(locations.expand))
     }
 
@@ -284,14 +284,14 @@ extension Settings {
     }
 
     /// A ping URL must be http or https with a host; it is never echoed whole.
-    private static func pingURL(_ text: String?) throws(SettingsError) -> String? {
-        guard let text else { return nil }
+    static func checkedPingURL(_ text: String) throws(SettingsError) -> String {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", url.host?.isEmpty == false, url.query == nil
+            scheme == "https" || scheme == "http", url.host?.isEmpty == false, url.query == nil, url.fragment == nil
         else {
             throw SettingsError(
                 origin: .file,
-                message: "notify.pingURL (or ROUNDUP_PING_URL) must be an http or https URL without a query, "
+                message: "notify.pingURL (or ROUNDUP_PING_URL) must be an http or https URL without a query or a "
+                    + "#fragment, "
                     + "such as https://hc-ping.com/<uuid>")
         }
         var trimmed = text

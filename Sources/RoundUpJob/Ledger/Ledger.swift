@@ -198,6 +198,7 @@ public struct Ledger: Sendable {
                         accountsDone INTEGER NOT NULL DEFAULT 0,
                         accountsHeld INTEGER NOT NULL DEFAULT 0,
                         accountsFailed INTEGER NOT NULL DEFAULT 0,
+                        onlyHeld INTEGER NOT NULL DEFAULT 0,
                         summary TEXT
                     )
                     """)
@@ -494,6 +495,8 @@ public struct RunRecord: Sendable, Equatable {
     public var accountsFailed: Int
     /// One line, for people and monitors: no token, account uid or balance.
     public var summary: String?
+    /// It ended 78 only because weeks wait for a person (`roundup resolve`).
+    public var onlyHeld = false
 
     public init(
         id: Int64, startedAt: Instant, endedAt: Instant?, exitCode: Int32?, weeks: String?, accountsDone: Int,
@@ -529,13 +532,13 @@ extension Ledger {
             try db.execute(
                 sql: """
                     UPDATE run SET endedAt = ?, exitCode = ?, weeks = ?, accountsDone = ?, accountsHeld = ?,
-                        accountsFailed = ?, summary = ?
+                        accountsFailed = ?, summary = ?, onlyHeld = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     record.endedAt?.iso8601, record.exitCode.map { Int($0) }, record.weeks, record.accountsDone,
                     record.accountsHeld, record.accountsFailed, record.summary.map { String($0.prefix(500)) },
-                    record.id,
+                    record.onlyHeld, record.id,
                 ])
         }
     }
@@ -563,9 +566,11 @@ extension Ledger {
             return value
         }
         guard let started = try instant("startedAt") else { throw LedgerError.corrupt("run.startedAt") }
-        return RunRecord(
+        var record = RunRecord(
             id: row["id"], startedAt: started, endedAt: try instant("endedAt"),
             exitCode: (row["exitCode"] as Int?).map(Int32.init), weeks: row["weeks"], accountsDone: row["accountsDone"],
             accountsHeld: row["accountsHeld"], accountsFailed: row["accountsFailed"], summary: row["summary"])
+        record.onlyHeld = row["onlyHeld"]
+        return record
     }
 }

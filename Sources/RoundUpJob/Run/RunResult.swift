@@ -11,6 +11,15 @@ public struct RunResult: Sendable {
     public var reportPath: String?
     /// What a run's weeks came to, for the ledger's run record, the monitor and the metrics.
     public var tally = RunTally()
+    /// What went wrong in recording or reporting the run (the run table, the metrics file),
+    /// said even by `run --quiet`.
+    public var watchProblems: [String] = []
+    /// The process's exit code: `status`'s, unless a signal ended the run.
+    public var exitCode: Int32 {
+        get { signalExit ?? status.rawValue }
+        set { signalExit = newValue }
+    }
+    private var signalExit: Int32?
 
     public init(
         status: ExitStatus, output: String, diagnostics: [String], report: RunReport? = nil, reportPath: String? = nil
@@ -41,6 +50,8 @@ public struct RunTally: Sendable, Equatable {
     public var moved: [String: Int64] = [:]
     /// Requests sent to the bank.
     public var requests = 0
+    /// Weeks that stopped before any account was worked on (a refused token, no bank).
+    public var weekErrors = 0
 
     public init() {}
 
@@ -48,6 +59,7 @@ public struct RunTally: Sendable, Equatable {
     public mutating func add(_ report: RunReport) {
         if let end = LocalDate(iso: report.week.endDate) { weeks.append(end) }
         requests += report.requests ?? 0
+        if report.error != nil { weekErrors += 1 }
         for account in report.accounts {
             switch account.status {
             case .held: held += 1

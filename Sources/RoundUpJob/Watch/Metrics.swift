@@ -11,12 +11,12 @@ struct Metrics {
     init(result: RunResult, at now: Instant, ledger: Ledger?) {
         let seconds = { (instant: Instant) in String(instant.millisecondsSince1970 / 1000) }
         gauge("roundup_last_run_timestamp_seconds", "When the last real run ended.", seconds(now))
-        if let success = (try? ledger?.lastSuccessfulRun()) ?? nil {
-            gauge(
-                "roundup_last_success_timestamp_seconds", "When the last real run that ended with exit 0 ended.",
-                seconds(success.endedAt ?? success.startedAt))
-        }
-        gauge("roundup_run_exit_code", "The exit code of the last real run.", String(result.status.rawValue))
+        // 0 when no run has succeeded yet, so that an alert on its age fires.
+        let success = (try? ledger?.lastSuccessfulRun()) ?? nil
+        gauge(
+            "roundup_last_success_timestamp_seconds", "When the last real run that ended with exit 0 ended (0: none).",
+            success.map { seconds($0.endedAt ?? $0.startedAt) } ?? "0")
+        gauge("roundup_run_exit_code", "The exit code of the last real run.", String(result.exitCode))
         let moved = result.tally.moved.sorted { $0.key < $1.key }
         header("roundup_saved_minor_units_total", "What the last real run moved into savings, in minor units.")
         for (currency, minor) in moved {

@@ -29,11 +29,15 @@ public struct RunWatch: Sendable {
         do throws(RunFailure) {
             let state = try await StateDirectory.open(settings.stateDirectory, locking: false, lockWait: .zero)
             ledger = state.ledger
-            runId = try? state.ledger.startRun(at: startedAt)
+            do {
+                runId = try state.ledger.startRun(at: startedAt)
+            } catch {
+                problems.append("this run is not in the ledger's run table: \(plainDescription(error))")
+            }
         } catch {
             problems.append("this run is not in the ledger's run table: \(error.message)")
         }
-        let ping = settings.pingURL.map { Ping(url: $0, settings: settings, logger: logger) }
+        let ping = settings.pingURL.map { Ping(url: $0, caFile: settings.caFile, logger: logger) }
         await ping?.send(.start)
         return RunWatch(
             ledger: ledger, runId: runId, ping: ping, metricsFile: settings.metricsFile, startedAt: startedAt,
@@ -51,9 +55,11 @@ public struct RunWatch: Sendable {
             let weeks =
                 tally.weeks.count > 1
                 ? "\(tally.weeks.first!) – \(tally.weeks.last!)" : tally.weeks.first?.description
-            let record = RunRecord(
+            var record = RunRecord(
                 id: runId, startedAt: startedAt, endedAt: ended, exitCode: result.status.rawValue, weeks: weeks,
                 accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed, summary: summary)
+            record.onlyHeld =
+                result.status == .configuration && tally.failed == 0 && tally.weekErrors == 0 && !tally.weeks.isEmpty
             do {
                 try ledger.finishRun(record)
             } catch {
@@ -71,6 +77,29 @@ public struct RunWatch: Sendable {
         return notes
     }
 
+    /// A real run whose settings could not be had (a config mistake, a bad environment
+    /// variable): recorded in `stateDirectory` when it already holds a ledger, and told to
+    /// the monitor at `pingURL`; both come from the flags and the environment, as the config
+    /// could not be read.
+    public static func settingsFailed(
+        _ failure: RunFailure, stateDirectory: String?, pingURL: String?, clock: @Sendable () -> Instant,
+        logger: Logger
+    ) async {
+        let summary = withoutUids(String("exit \(failure.status.rawValue): \(failure.message)".prefix(400)))
+        if let stateDirectory, FileManager.default.fileExists(atPath: Ledger.path(in: stateDirectory)),
+            let ledger = try? Ledger(path: Ledger.path(in: stateDirectory)),
+            let id = try? ledger.startRun(at: clock())
+        {
+            try? ledger.finishRun(
+                RunRecord(
+                    id: id, startedAt: clock(), endedAt: clock(), exitCode: failure.status.rawValue, weeks: nil,
+                    accountsDone: 0, accountsHeld: 0, accountsFailed: 0, summary: summary))
+        }
+        if let pingURL, let url = try? Settings.checkedPingURL(pingURL) {
+            await Ping(url: url, caFile: nil, logger: logger).send(.failure, body: summary)
+        }
+    }
+
     /// The run was stopped by `signal` and the process ends with `status`: the ledger and
     /// the monitor hear of it first (the ping waits at most its own 10 seconds). Called on
     /// a thread outside Swift's concurrency pool, which it may block.
@@ -81,6 +110,11 @@ public struct RunWatch: Sendable {
                 RunRecord(
                     id: runId, startedAt: startedAt, endedAt: clock(), exitCode: status, weeks: nil, accountsDone: 0,
                     accountsHeld: 0, accountsFailed: 0, summary: summary))
+        }
+        if let metricsFile {
+            var result = RunResult(status: .ok, output: "", diagnostics: [])
+            result.exitCode = status
+            try? Metrics(result: result, at: clock(), ledger: ledger).write(to: metricsFile)
         }
         guard let ping else { return }
         let done = DispatchSemaphore(value: 0)
@@ -132,7 +166,7 @@ struct Ping: Sendable {
     }
 
     let url: String
-    let settings: Settings
+    let caFile: String?
     let logger: Logger
 
     /// The URL as logs may show it: `https://hc-ping.com/…`.
@@ -148,7 +182,7 @@ struct Ping: Sendable {
             let client = try CurlHTTPClient(
                 configuration: CurlHTTPConfiguration(
                     connectTimeout: .seconds(10), requestTimeout: .seconds(10), lanes: 1,
-                    userAgent: "roundup/\(roundupVersion)", caFile: settings.caFile, proxy: proxy))
+                    userAgent: "roundup/\(roundupVersion)", caFile: caFile, proxy: proxy))
             let request = HTTPRequest(
                 method: body == nil ? .get : .post, url: target,
                 headers: body == nil ? [] : [("Content-Type", "text/plain; charset=utf-8")],

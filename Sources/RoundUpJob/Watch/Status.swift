@@ -74,14 +74,13 @@ public enum Status {
             raise(.unknown, "no real run is recorded yet")
             return
         }
-        // Held weeks make every run end 78 until a person settles them: such a run is judged
-        // by how long they have waited, below.
-        let onlyHeld =
-            last.exitCode == ExitStatus.configuration.rawValue && !finding.held.isEmpty
-            && last.accountsFailed == 0
-        if let code = last.exitCode, let status = ExitStatus(rawValue: code), code != 0, !onlyHeld {
+        // Held weeks make every run end 78 until a person settles them: a run that ended so
+        // for that alone is judged by how long they have waited, below.
+        if let code = last.exitCode, code != 0, !(last.onlyHeld && !finding.held.isEmpty) {
             let what = last.summary.map { ": " + $0.replacingOccurrences(of: "exit \(code): ", with: "") } ?? ""
-            if status.mayPass {
+            // Stopped by SIGINT or SIGTERM: the next run finishes the rest.
+            let mayPass = ExitStatus(rawValue: code)?.mayPass ?? (code == 130 || code == 143)
+            if mayPass {
                 raise(.warning, "the last run ended with exit \(code), which may pass by itself\(what)")
             } else {
                 raise(.critical, "the last run needs a person (exit \(code))\(what)")
