@@ -31,7 +31,8 @@ public final class EmulatorServer: Sendable {
             try await EmulatorServer.respond(to: request, bank: bank)
         }
         let task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        // Generous: on a busy machine the server's task may wait a while for a thread.
+        try await server.waitUntilListening(timeout: 60)
         guard case .ip4(_, let boundPort) = await server.listeningAddress else {
             task.cancel()
             throw EmulatorError.notListening

@@ -35,7 +35,7 @@ public actor PingReceiver {
             return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Status"), body: Data("OK".utf8))
         }
         let task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        try await server.waitUntilListening(timeout: 60)
         guard case .ip4(_, let port) = await server.listeningAddress else { throw CocoaError(.fileNoSuchFile) }
         let receiver = PingReceiver(
             url: "http://127.0.0.1:\(port)/ping/5f1b0c1e-0000-4000-8000-00000000c0de", server: server, task: task)
