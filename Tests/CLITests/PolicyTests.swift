@@ -158,12 +158,22 @@ import Testing
         ("belowMinimumBalance: sometimes\n", "belowMinimumBalance must be 'reduce' or 'skip', not 'sometimes'"),
         ("wholeAmountsSaveAUnit: perhaps\n", "'wholeAmountsSaveAUnit' must be true or false"),
         ("minimumBalance:\n  ZZZ: 1\n", "minimumBalance: 'ZZZ' is not an ISO 4217 currency code"),
+        ("roundTo: 3\n", "roundTo must be 1, 2, 5 or 10, not 3"),
+        (
+            "accountTypes: [PRIMARY, ADDITONAL]\n",
+            "accountTypes: 'ADDITONAL' is not a value the bank uses (did you mean 'ADDITIONAL'?)"
+        ),
+        ("spending: card\n", "spending must be 'all' or 'cards', not 'card'"),
+        ("nativeRoundUp: sometimes\n", "nativeRoundUp must be 'skip' or 'allow', not 'sometimes'"),
+        ("maxRequestsPerSecond: 0\n", "maxRequestsPerSecond must be from 1 to 10000, not 0"),
     ])
     func aBadPolicyIsNamed(config: String, message: String) async throws {
         let home = try TemporaryDirectory()
         let path = try writeConfig(config, in: home)
+        // The file's own pace, not the tests' usual one from the environment.
         let result = try await roundup(
-            ["run", "--config", path], environment: ["HOME": home.path, "STARLING_ACCESS_TOKEN": "t"])
+            ["run", "--config", path],
+            environment: ["HOME": home.path, "STARLING_ACCESS_TOKEN": "t", "ROUNDUP_MAX_REQUESTS_PER_SECOND": ""])
         #expect(result.status == 78)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }

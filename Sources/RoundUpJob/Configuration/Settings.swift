@@ -62,6 +62,9 @@ public struct Settings: Sendable {
         case live, sandbox, other
     }
 
+    /// What to add when the sandbox refuses a token.
+    static let sandboxTokenHint = "; sandbox tokens last 24 hours: make a new one in the developer portal"
+
     public static func bank(of baseURL: String) -> Bank {
         switch URLComponents(string: baseURL)?.host?.lowercased() {
         case "api.starlingbank.com": .live

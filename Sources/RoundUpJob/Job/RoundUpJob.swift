@@ -114,7 +114,7 @@ public struct RoundUpJob: Sendable {
             }
             report.exitCode = ExitStatus(error)
             if report.exitCode == .permissionDenied, Settings.bank(of: bank.baseURL) == .sandbox {
-                report.error! += "; sandbox tokens last 24 hours: make a new one in the developer portal"
+                report.error! += Settings.sandboxTokenHint
             }
             return nil
         }

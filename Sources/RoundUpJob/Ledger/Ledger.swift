@@ -513,8 +513,6 @@ public struct RunRecord: Sendable, Equatable {
         self.summary = summary
     }
 
-    /// Ended with exit 0.
-    public var succeeded: Bool { exitCode == 0 }
 }
 
 extension Ledger {

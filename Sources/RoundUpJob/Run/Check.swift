@@ -79,7 +79,7 @@ public enum Check {
             let status = ExitStatus(error)
             let sandbox =
                 status == .permissionDenied && Settings.bank(of: settings.apiBaseURL) == .sandbox
-                ? "; sandbox tokens last 24 hours: make a new one in the developer portal" : ""
+                ? Settings.sandboxTokenHint : ""
             list.problem(status, "bank: \(error.description)\(sandbox)")
             return nil
         }

@@ -14,12 +14,6 @@ public struct RunResult: Sendable {
     /// What went wrong in recording or reporting the run (the run table, the metrics file),
     /// said even by `run --quiet`.
     public var watchProblems: [String] = []
-    /// The process's exit code: `status`'s, unless a signal ended the run.
-    public var exitCode: Int32 {
-        get { signalExit ?? status.rawValue }
-        set { signalExit = newValue }
-    }
-    private var signalExit: Int32?
 
     public init(
         status: ExitStatus, output: String, diagnostics: [String], report: RunReport? = nil, reportPath: String? = nil

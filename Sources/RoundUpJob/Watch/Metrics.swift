@@ -8,7 +8,8 @@ import RoundUp
 struct Metrics {
     var lines: [String] = []
 
-    init(result: RunResult, at now: Instant, ledger: Ledger?) {
+    /// The metrics of a run that ended with `exitCode` at `now`, having done `tally`.
+    init(exitCode: Int32, tally: RunTally, at now: Instant, ledger: Ledger?) {
         let seconds = { (instant: Instant) in String(instant.millisecondsSince1970 / 1000) }
         gauge("roundup_last_run_timestamp_seconds", "When the last real run ended.", seconds(now))
         // 0 when no run has succeeded yet, so that an alert on its age fires.
@@ -16,16 +17,16 @@ struct Metrics {
         gauge(
             "roundup_last_success_timestamp_seconds", "When the last real run that ended with exit 0 ended (0: none).",
             success.map { seconds($0.endedAt ?? $0.startedAt) } ?? "0")
-        gauge("roundup_run_exit_code", "The exit code of the last real run.", String(result.exitCode))
-        let moved = result.tally.moved.sorted { $0.key < $1.key }
+        gauge("roundup_run_exit_code", "The exit code of the last real run.", String(exitCode))
+        let moved = tally.moved.sorted { $0.key < $1.key }
         header("roundup_saved_minor_units_total", "What the last real run moved into savings, in minor units.")
         for (currency, minor) in moved {
             lines.append("roundup_saved_minor_units_total{currency=\"\(currency)\"} \(minor)")
         }
-        gauge("roundup_transfers", "Transfers the last real run made.", String(result.tally.transfers))
-        let held = ((try? ledger?.entries()) ?? nil)?.filter { $0.status == .held }.count ?? result.tally.held
+        gauge("roundup_transfers", "Transfers the last real run made.", String(tally.transfers))
+        let held = ((try? ledger?.entries()) ?? nil)?.filter { $0.status == .held }.count ?? tally.held
         gauge("roundup_account_weeks_held", "Account-weeks waiting for a person (roundup resolve).", String(held))
-        gauge("roundup_http_requests", "Requests the last real run sent to the bank.", String(result.tally.requests))
+        gauge("roundup_http_requests", "Requests the last real run sent to the bank.", String(tally.requests))
     }
 
     private mutating func header(_ name: String, _ help: String) {

@@ -69,7 +69,8 @@ public struct RunWatch: Sendable {
         await ping?.send(result.status == .ok ? .success : .failure, body: summary)
         if let metricsFile {
             do {
-                try Metrics(result: result, at: ended, ledger: ledger).write(to: metricsFile)
+                try Metrics(exitCode: result.status.rawValue, tally: result.tally, at: ended, ledger: ledger)
+                    .write(to: metricsFile)
             } catch {
                 notes.append("could not write the metrics file \(metricsFile): \(plainDescription(error))")
             }
@@ -112,9 +113,7 @@ public struct RunWatch: Sendable {
                     accountsHeld: 0, accountsFailed: 0, summary: summary))
         }
         if let metricsFile {
-            var result = RunResult(status: .ok, output: "", diagnostics: [])
-            result.exitCode = status
-            try? Metrics(result: result, at: clock(), ledger: ledger).write(to: metricsFile)
+            try? Metrics(exitCode: status, tally: RunTally(), at: clock(), ledger: ledger).write(to: metricsFile)
         }
         guard let ping else { return }
         let done = DispatchSemaphore(value: 0)
