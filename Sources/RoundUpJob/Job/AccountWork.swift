@@ -4,60 +4,68 @@ import StarlingAPI
 /// One account's week: read what the decision needs, decide (`AccountDecision`, pure), and
 /// carry the decision out. Every effect on the bank and the ledger happens here.
 extension RoundUpJob {
-    func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>, report: inout AccountReport)
-        async throws(AccountFailure)
+    /// How `account`'s week ends, and what the job found on the way there. Each step either
+    /// adds to the findings or ends the week; a failure ends it with what was found so far.
+    func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>) async
+        -> (AccountOutcome, AccountFindings)
     {
-        guard try await nativeRoundUpAllows(account, week: week, report: &report) else { return }
-        let plan = try await plan(for: account, week: week)
-        report.fill(from: plan)
-        var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun)
-        var decision = AccountDecision.decide(facts)
-        if decision == .readBalance {
-            facts.balance = try await balance(of: account, in: plan.currency)
-            decision = AccountDecision.decide(facts)
-        }
-        switch decision {
-        case .readBalance:
-            // decide asks for the balance only while it is unread.
-            throw AccountFailure(.temporaryFailure, "the balance could not be taken into account; nothing was moved")
-        case .overlaps(let other):
-            throw AccountFailure(
-                .usage,
-                "the week ending \(week.endDate) shares days with the week ending \(other.weekEnd), which is "
-                    + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
-        case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
-            .finishUnconfirmed(let entry):
-            logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
-            try await resume(entry, plan: plan, account: account, week: week, dryRun: dryRun, report: &report)
-        case .nothingToMove(let outcome):
-            report.fill(from: outcome)
-            try recordNothing(account: account, week: week, plan: plan, note: outcome?.note, dryRun: dryRun)
-            report.status = dryRun ? .dryRun : .nothingToDo
-            report.detail = outcome?.note ?? "no round-up this week: nothing to move"
-        case .transfer(let amount, let outcome):
-            report.fill(from: outcome)
-            try await transfer(
-                amount, note: outcome?.note, account: account, week: week, dryRun: dryRun, scopes: scopes,
-                report: &report)
+        var found = AccountFindings()
+        do throws(AccountFailure) {
+            let active = try await AccountFailure.bankCall { () async throws(BankError) in
+                try await bank.nativeRoundUpIsActive(accountUid: account.uid)
+            }
+            found.nativeRoundUp = active
+            if active, let reason = try nativeRoundUpSkip(account, week: week) { return (.skipped(reason), found) }
+            let plan = try await plan(for: account, week: week)
+            found.plan = plan
+            var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun)
+            var decision = AccountDecision.decide(facts)
+            if decision == .readBalance {
+                facts.balance = try await balance(of: account, in: plan.currency)
+                decision = AccountDecision.decide(facts)
+            }
+            switch decision {
+            case .readBalance:
+                // decide asks for the balance only while it is unread.
+                throw AccountFailure(
+                    .temporaryFailure, "the balance could not be taken into account; nothing was moved")
+            case .overlaps(let other):
+                throw AccountFailure(
+                    .usage,
+                    "the week ending \(week.endDate) shares days with the week ending \(other.weekEnd), which is "
+                        + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
+            case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
+                .finishUnconfirmed(let entry):
+                logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
+                found.movement = Movement(recorded: entry, currency: plan.currency)
+                return (try await resume(entry, plan: plan, account: account, week: week, dryRun: dryRun), found)
+            case .nothingToMove(let minimum):
+                found.minimumBalance = minimum
+                try recordNothing(account: account, week: week, plan: plan, note: minimum?.note, dryRun: dryRun)
+                let why = minimum?.note ?? "no round-up this week: nothing to move"
+                return (dryRun ? .wouldDo(why) : .nothingToMove(why), found)
+            case .transfer(let amount, let minimum):
+                found.minimumBalance = minimum
+                let intent = try await intent(
+                    amount, note: minimum?.note, account: account, week: week, dryRun: dryRun, scopes: scopes)
+                found.movement = intent.movement
+                return (try await transfer(intent, account: account, week: week, dryRun: dryRun), found)
+            }
+        } catch {
+            logger.error("\(account.label): \(error.message)")
+            return (AccountOutcome(error), found)
         }
     }
 
-    /// Whether the bank's own round-up lets the job work on the account's week. When it is on
-    /// and `nativeRoundUp` is `skip`, the week is skipped, unless the ledger already has it:
-    /// a week begun is finished, so that no transfer is left unconfirmed.
-    private func nativeRoundUpAllows(_ account: Account, week: Week, report: inout AccountReport)
-        async throws(AccountFailure) -> Bool
-    {
-        let active = try await AccountFailure.bankCall { () async throws(BankError) in
-            try await bank.nativeRoundUpIsActive(accountUid: account.uid)
-        }
-        report.nativeRoundUp = active ? "active" : "inactive"
-        guard active else { return true }
+    /// Why the week is skipped although the bank's own round-up is on, or nil to go on:
+    /// with `nativeRoundUp: skip` it is skipped, unless the ledger already has it, as a week
+    /// begun is finished so that no transfer is left unconfirmed.
+    private func nativeRoundUpSkip(_ account: Account, week: Week) throws(AccountFailure) -> String? {
         guard settings.nativeRoundUp == .skip else {
             logger.warning(
                 "\(account.label): Starling's own round-up is on too (nativeRoundUp: allow); the payments it rounded up are left out"
             )
-            return true
+            return nil
         }
         let recorded: LedgerEntry?
         do {
@@ -65,13 +73,12 @@ extension RoundUpJob {
         } catch {
             throw AccountFailure(.temporaryFailure, "could not read the ledger: \(plainDescription(error))")
         }
-        guard recorded == nil else { return true }
-        report.status = .skipped
-        report.detail =
+        guard recorded == nil else { return nil }
+        let reason =
             "skipped: Starling's own round-up is on for this account, and both would save the same spending; "
             + "switch one off, or set nativeRoundUp: allow"
-        logger.warning("\(account.label): \(report.detail!)")
-        return false
+        logger.warning("\(account.label): \(reason)")
+        return reason
     }
 
     /// The week's plan, from the account's settled feed.
@@ -163,12 +170,16 @@ struct AccountFailure: Error {
 
     /// The week is held for a person, for `reason`.
     static func held(_ reason: String, goal: GoalChoice? = nil) -> AccountFailure {
-        var failure = AccountFailure(
-            .configuration, "held for a person: \(reason); `roundup resolve` lists it and settles it")
+        var failure = AccountFailure(.configuration, heldForAPerson(reason))
         failure.held = true
         failure.reason = reason
         failure.goal = goal
         return failure
+    }
+
+    /// What a week held for `reason` says, wherever it is reported.
+    static func heldForAPerson(_ reason: String) -> String {
+        "held for a person: \(reason); `roundup resolve` lists it and settles it"
     }
 
     /// `body`'s result, with a bank error becoming the account's failure.

@@ -52,13 +52,21 @@ public struct RoundUpJob: Sendable {
         var report = RunReport(
             generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: WeekReport(week),
             accounts: [], error: nil, exitCode: .ok)
-        guard let (scopes, accounts) = await preflight(week: week, dryRun: dryRun, report: &report) else {
+        let scopes: Set<String>
+        let accounts: [BankAccount]
+        do throws(RunFailure) {
+            (scopes, accounts) = try await preflight(week: week, dryRun: dryRun)
+        } catch {
+            report.error = error.message
+            report.exitCode = error.status
             return report
         }
         report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
             var results: [(Int, AccountReport)] = []
             for (index, account) in accounts.enumerated() {
-                if let skipped = skippedByType(account, week: week) {
+                if let reason = typeSkip(account, week: week) {
+                    let skipped = AccountReport(
+                        account: account, outcome: .skipped(reason), findings: AccountFindings())
                     results.append((index, skipped))
                     continue
                 }
@@ -73,52 +81,50 @@ public struct RoundUpJob: Sendable {
         return report
     }
 
-    /// The token, its scopes and the accounts, or nil with the report saying why the run
-    /// cannot go on.
-    private func preflight(week: Week, dryRun: Bool, report: inout RunReport) async
-        -> (Set<String>, [BankAccount])?
-    {
-        let scopes: Set<String>
-        let accounts: [BankAccount]
-        do {
-            scopes = Set(try await bank.tokenIdentity().scopes)
-            logger.info("token: accepted, with \(scopes.count) scope(s)")
-            let needed = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun)
-            let missing = needed.filter { !scopes.contains($0) }
-            guard missing.isEmpty else {
-                report.error =
-                    "the access token lacks the scopes \(missing.joined(separator: ", ")); "
-                    + "create a token that has them"
-                report.exitCode = .permissionDenied
-                return nil
-            }
-            if dryRun, let missing = RoundUpJob.writeScopes.first(where: { !scopes.contains($0) }) {
-                logger.warning("the token lacks \(missing): a real run would fail")
-            }
-            accounts = try await bank.accounts()
-            logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
-            // A goal configured for an account the token cannot see is a mistake: stop before
-            // any transfer rather than save that account's money into the default goal.
-            let known = Set(accounts.map { $0.accountUid.lowercased() })
-            if let stray = settings.goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
-                report.error =
-                    "goals: in the config names the account \(stray), which is not one of this token's accounts; "
-                    + "correct it (roundup check lists the accounts)"
-                report.exitCode = .configuration
-                return nil
-            }
-        } catch {
-            report.error = error.description
-            if case .refused(let endpoint, 404, _) = error.underlying, endpoint.hasSuffix("/identity/token") {
-                report.error! += "; is \(bank.baseURL) the bank's API? (apiBaseURL, --api-base-url)"
-            }
-            report.exitCode = ExitStatus(error)
-            if report.exitCode == .permissionDenied, Settings.bank(of: bank.baseURL) == .sandbox {
-                report.error! += Settings.sandboxTokenHint
-            }
-            return nil
+    /// The token's scopes and the accounts, or why the run cannot go on.
+    private func preflight(week: Week, dryRun: Bool) async throws(RunFailure) -> (Set<String>, [BankAccount]) {
+        let scopes = Set(
+            try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes })
+        logger.info("token: accepted, with \(scopes.count) scope(s)")
+        let missing = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun).filter { !scopes.contains($0) }
+        guard missing.isEmpty else {
+            throw RunFailure(
+                .permissionDenied,
+                "the access token lacks the scopes \(missing.joined(separator: ", ")); create a token that has them")
+        }
+        if dryRun, let missing = RoundUpJob.writeScopes.first(where: { !scopes.contains($0) }) {
+            logger.warning("the token lacks \(missing): a real run would fail")
+        }
+        let accounts = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
+        logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
+        // A goal configured for an account the token cannot see is a mistake: stop before
+        // any transfer rather than save that account's money into the default goal.
+        let known = Set(accounts.map { $0.accountUid.lowercased() })
+        if let stray = settings.goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
+            throw RunFailure(
+                .configuration,
+                "goals: in the config names the account \(stray), which is not one of this token's accounts; "
+                    + "correct it (roundup check lists the accounts)")
         }
         return (scopes, accounts)
+    }
+
+    /// `body`'s result, or why the run cannot start: the bank's error, with a hint when the
+    /// base URL is not the bank's API or the sandbox refused its short-lived token.
+    private func preflightCall<T>(_ body: () async throws(BankError) -> T) async throws(RunFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            var message = error.description
+            if case .refused(let endpoint, 404, _) = error.underlying, endpoint.hasSuffix("/identity/token") {
+                message += "; is \(bank.baseURL) the bank's API? (apiBaseURL, --api-base-url)"
+            }
+            let status = ExitStatus(error)
+            if status == .permissionDenied, Settings.bank(of: bank.baseURL) == .sandbox {
+                message += Settings.sandboxTokenHint
+            }
+            throw RunFailure(status, message)
+        }
     }
 
     // MARK: - One account
@@ -132,40 +138,24 @@ public struct RoundUpJob: Sendable {
         return accountTypes.contains(type) ? nil : "skipped: a \(type) account; accountTypes is \(chosen)"
     }
 
-    /// The report of an account whose type is not one of `accountTypes`, or nil to work on it.
-    /// Nothing is asked of the bank about it, and no goal is made in it; but a week the
+    /// Why the account is left alone because of its type, or nil to work on it. Nothing is
+    /// asked of the bank about such an account, and no goal is made in it; but a week the
     /// ledger already has for it (an unconfirmed transfer, say) is finished as any other.
-    private func skippedByType(_ bankAccount: BankAccount, week: Week) -> AccountReport? {
+    private func typeSkip(_ bankAccount: BankAccount, week: Week) -> String? {
         guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: settings.accountTypes),
             (try? ledger.entry(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
         else { return nil }
-        let account = bankAccount.account
-        var report = AccountReport(
-            accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .skipped)
-        report.accountType = bankAccount.accountType
-        report.detail = reason
-        logger.info("\(account.label): \(reason)")
-        return report
+        logger.info("\(bankAccount.account.label): \(reason)")
+        return reason
     }
 
     private func process(_ bankAccount: BankAccount, week: Week, dryRun: Bool, scopes: Set<String>) async
         -> AccountReport
     {
-        let account = bankAccount.account
-        var report = AccountReport(
-            accountUid: account.uid, name: account.name, currency: account.currencyCode, status: .failed)
-        report.accountType = bankAccount.accountType
-        let label = "\(account.label), week ending \(week.endDate)"
+        let label = "\(bankAccount.account.label), week ending \(week.endDate)"
         progress?.started(label)
         defer { progress?.finished(label) }
-        do throws(AccountFailure) {
-            try await work(on: account, week: week, dryRun: dryRun, scopes: scopes, report: &report)
-        } catch {
-            report.status = error.held ? .held : .failed
-            report.detail = error.message
-            report.exitCode = error.status
-            logger.error("\(account.label): \(error.message)")
-        }
-        return report
+        let (outcome, findings) = await work(on: bankAccount.account, week: week, dryRun: dryRun, scopes: scopes)
+        return AccountReport(account: bankAccount, outcome: outcome, findings: findings)
     }
 }

@@ -1,9 +1,28 @@
 import Foundation
 import RoundUp
+import StarlingAPI
 
 extension AccountReport {
+    /// The report of `account`'s week: how it ended, and what the job found on the way.
+    init(account: BankAccount, outcome: AccountOutcome, findings: AccountFindings) {
+        self.init(
+            accountUid: account.accountUid, name: account.name, currency: account.currency, status: outcome.status)
+        accountType = account.accountType
+        nativeRoundUp = findings.nativeRoundUp.map { $0 ? "active" : "inactive" }
+        detail = outcome.detail
+        exitCode = outcome.exitCode
+        if let plan = findings.plan { show(plan) }
+        if let minimum = findings.minimumBalance { show(minimum) }
+        if let movement = findings.movement {
+            total = movement.amount.formattedAmount
+            totalMinorUnits = movement.amount.minorUnits
+            goal = movement.goal
+            transferUid = movement.transferUid
+        }
+    }
+
     /// The plan's part of the report: counted transactions, left-out counts and the arithmetic.
-    mutating func fill(from plan: RoundUpPlan) {
+    private mutating func show(_ plan: RoundUpPlan) {
         transactions = plan.counted.map { counted in
             TransactionReport(
                 feedItemUid: counted.uid,
@@ -19,17 +38,14 @@ extension AccountReport {
         total = plan.total.formattedAmount
         totalMinorUnits = plan.total.minorUnits
     }
-}
 
-extension AccountReport {
     /// What a minimum balance did: the balance read, the minimum, what moves and what is held back.
-    mutating func fill(from outcome: MinimumBalanceOutcome?) {
-        guard let outcome else { return }
-        balance = outcome.balance.formattedAmount
-        minimumBalance = outcome.minimum.formattedAmount
-        total = outcome.move.formattedAmount
-        totalMinorUnits = outcome.move.minorUnits
-        if outcome.heldBack.minorUnits > 0 { heldBack = outcome.heldBack.formattedAmount }
+    private mutating func show(_ minimum: MinimumBalanceOutcome) {
+        balance = minimum.balance.formattedAmount
+        minimumBalance = minimum.minimum.formattedAmount
+        total = minimum.move.formattedAmount
+        totalMinorUnits = minimum.move.minorUnits
+        if minimum.heldBack.minorUnits > 0 { heldBack = minimum.heldBack.formattedAmount }
     }
 }
 
