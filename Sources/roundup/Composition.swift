@@ -70,10 +70,10 @@ struct Composition {
         let request: RunRequest
         let token: AccessToken
         do throws(RunFailure) {
-            let week = try RunRequest.week(endingOn: endDate, now: clock(), in: settings.timeZone)
+            let week = try RunRequest.week(endingOn: endDate, now: clock(), in: settings.rules.timeZone)
             request = RunRequest(
                 week: week, dryRun: options.dryRun, json: options.json, catchUp: options.catchUp, style: options.style)
-            token = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+            token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
                 .mapError { RunFailure(.configuration, $0.message) }.get().0
         } catch {
             return .failure(error)
@@ -96,7 +96,7 @@ struct Composition {
     func history(_ flags: SettingFlags, json: Bool, weeks: Int?, style: TextStyle) -> RunResult {
         switch settings(flags) {
         case .success(let loaded):
-            History.run(stateDirectory: loaded.settings.stateDirectory, json: json, weeks: weeks, style: style)
+            History.run(stateDirectory: loaded.settings.state.directory, json: json, weeks: weeks, style: style)
         case .failure(let error):
             .failure(error.failure)
         }
@@ -107,7 +107,7 @@ extension Composition {
     /// `roundup resolve` with no week named: the weeks that wait for a person.
     func resolveList(_ flags: SettingFlags) -> RunResult {
         switch settings(flags) {
-        case .success(let loaded): Resolve.list(stateDirectory: loaded.settings.stateDirectory)
+        case .success(let loaded): Resolve.list(stateDirectory: loaded.settings.state.directory)
         case .failure(let error): .failure(error.failure)
         }
     }
@@ -121,7 +121,7 @@ extension Composition {
         do throws(RunFailure) {
             settings = try self.settings(flags).mapError(\.failure).get().settings
             if resolution.needsBank {
-                token = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+                token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
                     .mapError { RunFailure(.configuration, $0.message) }.get().0
             }
         } catch {

@@ -1,8 +1,9 @@
 import Foundation
-import RoundUpJob
 import StarlingEmulator
 import TestSupport
 import Testing
+
+@testable import RoundUpJob
 
 /// Arbitrary and mutated config files never crash settings resolution: each one either
 /// resolves or is refused with a message that says what is wrong, in words.
@@ -14,12 +15,8 @@ import Testing
             ?? ""
     }()
 
-    static let keys = [
-        "apiBaseURL", "sandbox", "tokenFile", "timeZone", "savingsGoal", "goals", "newGoalTarget", "stateDir",
-        "reportDir", "multiplier", "weeklyCap", "excludeSources", "excludeSpendingCategories", "concurrency",
-        "lockWaitSeconds", "retryAttempts", "retryFirstDelayMilliseconds", "retryMaxDelaySeconds",
-        "retryAfterLimitSeconds", "requestTimeoutSeconds", "multiplyer", "",
-    ]
+    /// Every key the file takes, a misspelt one and an empty one.
+    static let keys = ConfigFile.keys + ["multiplyer", ""]
     static let values = [
         "0", "1", "-1", "10", "11", "99999999999999999999", "1.5", "12.345", "-3.00", "true", "no", "null", "~", "''",
         "\"\"", "[]", "{}", "[1, 2]", "{GBP: 20}", "{GBP: -1}", "{XXX: 5}", "{GBP: 1e9}", "http://bank.example.com",

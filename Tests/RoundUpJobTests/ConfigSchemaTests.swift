@@ -22,7 +22,7 @@ import Yams
     }
 
     @Test func theSchemaNamesEverySettingTheCodeReads() {
-        #expect(Set(properties.keys) == Set(ConfigFile.CodingKeys.allCases.map(\.rawValue)))
+        #expect(Set(properties.keys) == Set(ConfigFile.keys))
     }
 
     @Test func theWordsASettingTakesAgree() {
@@ -73,11 +73,11 @@ import Yams
 /// Which bank a base URL is, however it is spelt: `check` and the sandbox hint rely on it.
 @Suite struct BankOfBaseURLTests {
     @Test(arguments: [
-        ("https://api.starlingbank.com", Settings.Bank.live), ("HTTPS://API.STARLINGBANK.COM/", .live),
+        ("https://api.starlingbank.com", BankAddress.Bank.live), ("HTTPS://API.STARLINGBANK.COM/", .live),
         ("https://api.starlingbank.com:443", .live), ("https://API-sandbox.starlingbank.com", .sandbox),
         ("http://127.0.0.1:8080", .other), ("https://api.starlingbank.com.example.org", .other),
     ])
-    func theBankIsKnownByItsHost(url: String, bank: Settings.Bank) {
-        #expect(Settings.bank(of: url) == bank)
+    func theBankIsKnownByItsHost(url: String, bank: BankAddress.Bank) {
+        #expect(BankAddress.bank(of: url) == bank)
     }
 }

@@ -49,7 +49,7 @@ struct JobHarness {
         do throws(RunFailure) {
             let (settings, accessToken, logger) = try load(baseURL: baseURL, token: token, goal: goal, config: config)
             let week = try RunRequest.week(
-                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.timeZone)
+                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.rules.timeZone)
             return await Runner.run(
                 RunRequest(week: week, dryRun: dryRun, catchUp: catchUp), settings: settings, token: accessToken,
                 clock: { Instant.now }, logger: logger)
@@ -96,7 +96,7 @@ struct JobHarness {
         } catch {
             throw error.failure
         }
-        let accessToken = try TokenLoader(environment: environment).load(tokenFile: settings.tokenFile)
+        let accessToken = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
             .mapError { RunFailure(.configuration, $0.message) }.get().0
         return (settings, accessToken, logger)
     }

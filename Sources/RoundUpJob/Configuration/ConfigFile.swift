@@ -1,4 +1,3 @@
-import CurlHTTP
 import Foundation
 import RoundUp
 import Yams
@@ -46,22 +45,19 @@ struct ConfigFile: Decodable {
     struct Notify: Decodable {
         var pingURL: String?
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case pingURL
-        }
+        /// Its keys, read off its properties.
+        static let keys = propertyNames(of: Notify())
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case apiBaseURL, sandbox, tokenFile, timeZone, savingsGoal, goals, newGoalTarget, stateDir, reportDir
-        case multiplier, weeklyCap, excludeSources, excludeSpendingCategories, wholeAmountsSaveAUnit
-        case minimumBalance, belowMinimumBalance, concurrency, lockWaitSeconds
-        case retryAttempts, retryFirstDelayMilliseconds, retryMaxDelaySeconds, retryAfterLimitSeconds
-        case requestTimeoutSeconds, clockSkewMarginSeconds, feedRecheckSeconds, goalWaitSeconds, caFile
-        case roundTo, spending, accountTypes, nativeRoundUp, maxRequestsPerSecond, maxRequestsPerDay, notify
-        case metricsFile
-    }
+    /// Every key the file may hold: the names of the properties above, and nowhere else.
+    static let keys = propertyNames(of: ConfigFile())
 
     init() {}
+
+    /// The stored properties of `value`, every one optional so that each is listed.
+    private static func propertyNames(of value: Any) -> [String] {
+        Mirror(reflecting: value).children.compactMap(\.label)
+    }
 
     static func parse(_ text: String, path: String) throws(SettingsError) -> ConfigFile {
         let node: Node?
@@ -74,10 +70,10 @@ struct ConfigFile: Decodable {
         guard let mapping = node.mapping else {
             throw SettingsError(origin: .file, message: "\(path) must be a mapping of settings (key: value)")
         }
-        try refuseUnknownKeys(in: mapping, known: Set(CodingKeys.allCases.map(\.rawValue)), path: path, prefix: "")
+        try refuseUnknownKeys(in: mapping, known: Set(keys), path: path, prefix: "")
         if let notify = mapping["notify"]?.mapping {
             try refuseUnknownKeys(
-                in: notify, known: Set(Notify.CodingKeys.allCases.map(\.rawValue)), path: path, prefix: "notify.")
+                in: notify, known: Set(Notify.keys), path: path, prefix: "notify.")
         }
         do {
             return try YAMLDecoder().decode(ConfigFile.self, from: node)
@@ -157,47 +153,11 @@ struct ConfigFile: Decodable {
     }
 }
 
-/// The file's money settings, checked.
-struct ConfigPolicy {
-    var roundUp: RoundUpPolicy
-    var newGoalTargets: [String: Money]
-    var minimumBalances: [String: MinimumBalance]
-}
-
-/// The file's limits on time and concurrency, checked, with their defaults.
-struct ConfigLimits {
-    var concurrency: Int
-    var lockWait: Duration
-    var retryPolicy: RetryPolicy
-    var requestTimeout: Duration
-    var waits: TransferWaits
-}
-
+/// A value of the file, checked: within its bounds, one of the words it takes, one the
+/// bank defines, an amount its currency can hold. Each names the key and the bad value.
 extension ConfigFile {
-    /// Which payments count: the sources and spending categories to leave out, each one the
-    /// bank defines (one it does not is refused with the closest that it does), and whether
-    /// only card payments count.
-    func selection() throws(SettingsError) -> SelectionRule {
-        SelectionRule(
-            excludedSources: Set(try checked(excludeSources, "excludeSources", BankValues.sources)),
-            excludedSpendingCategories: Set(
-                try checked(excludeSpendingCategories, "excludeSpendingCategories", BankValues.spendingCategories)),
-            spending: try choice(spending, "spending", default: .all))
-    }
-
-    /// The account types to work on (`PRIMARY` and `ADDITIONAL` unless the file says), each
-    /// one the bank defines.
-    func accountTypeChoice() throws(SettingsError) -> [String] {
-        guard let accountTypes else { return Settings.defaultAccountTypes }
-        guard !accountTypes.isEmpty else {
-            throw SettingsError(
-                origin: .file, message: "accountTypes must name at least one type, such as [PRIMARY, ADDITIONAL]")
-        }
-        return try checked(accountTypes, "accountTypes", BankValues.accountTypes)
-    }
-
     /// `values`, each one of `known`; one that is not is refused with the closest that is.
-    private func checked(_ values: [String]?, _ key: String, _ known: Set<String>) throws(SettingsError) -> [String] {
+    func checked(_ values: [String]?, _ key: String, _ known: Set<String>) throws(SettingsError) -> [String] {
         for value in values ?? [] where !known.contains(value) {
             let closest = known.min { ConfigFile.distance($0, value) < ConfigFile.distance($1, value) }
             let hint = closest.map { " (did you mean '\($0)'?)" } ?? ""
@@ -219,56 +179,8 @@ extension ConfigFile {
         return value
     }
 
-    /// The round-up policy, new-goal targets and minimum balances; the first bad value is named.
-    func policy() throws(SettingsError) -> ConfigPolicy {
-        let weeklyCaps = try amounts("weeklyCap", weeklyCap)
-        let newGoalTargets = try amounts("newGoalTarget", newGoalTarget)
-        let minimums = try amounts("minimumBalance", minimumBalance)
-        let policy: RoundUpPolicy
-        do {
-            policy = try RoundUpPolicy(
-                multiplier: multiplier ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
-                wholeAmountsSaveAUnit: wholeAmountsSaveAUnit ?? false, roundTo: roundTo ?? 1)
-        } catch {
-            throw SettingsError(origin: .file, message: error.description)
-        }
-        let whenBelow = try choice(belowMinimumBalance, "belowMinimumBalance", default: BelowMinimum.reduce)
-        return ConfigPolicy(
-            roundUp: policy, newGoalTargets: newGoalTargets,
-            minimumBalances: minimums.mapValues { MinimumBalance(minimum: $0, whenBelow: whenBelow) })
-    }
-
-    /// Concurrency, lock wait, retries, request timeout and the transfer checks' waits,
-    /// each within its bounds.
-    func limits() throws(SettingsError) -> ConfigLimits {
-        let concurrency = try bounded(concurrency, "concurrency", 1...32) ?? 4
-        let standard = RetryPolicy.standard
-        let retryPolicy = RetryPolicy(
-            maxAttempts: try bounded(retryAttempts, "retryAttempts", 1...20) ?? standard.maxAttempts,
-            initialDelay: try bounded(retryFirstDelayMilliseconds, "retryFirstDelayMilliseconds", 0...60_000)
-                .map { .milliseconds($0) } ?? standard.initialDelay,
-            maxDelay: try bounded(retryMaxDelaySeconds, "retryMaxDelaySeconds", 0...3600)
-                .map { .seconds($0) } ?? standard.maxDelay,
-            maxRetryAfter: try bounded(retryAfterLimitSeconds, "retryAfterLimitSeconds", 0...3600)
-                .map { .seconds($0) } ?? standard.maxRetryAfter,
-            runRetries: standard.runRetries, runWait: standard.runWait)
-        let requestTimeout = try bounded(requestTimeoutSeconds, "requestTimeoutSeconds", 1...600) ?? 60
-        let lockWait = try bounded(lockWaitSeconds, "lockWaitSeconds", 0...3600) ?? 10
-        let standardWaits = TransferWaits()
-        let waits = TransferWaits(
-            clockSkewMargin: try bounded(clockSkewMarginSeconds, "clockSkewMarginSeconds", 0...3600)
-                .map { .seconds($0) } ?? standardWaits.clockSkewMargin,
-            feedRecheck: try bounded(feedRecheckSeconds, "feedRecheckSeconds", 0...300)
-                .map { .seconds($0) } ?? standardWaits.feedRecheck,
-            goalWait: try bounded(goalWaitSeconds, "goalWaitSeconds", 0...600)
-                .map { .seconds($0) } ?? standardWaits.goalWait)
-        return ConfigLimits(
-            concurrency: concurrency, lockWait: .seconds(lockWait), retryPolicy: retryPolicy,
-            requestTimeout: .seconds(requestTimeout), waits: waits)
-    }
-
     /// Amounts by currency code, each an ISO 4217 code and an amount that currency can hold.
-    private func amounts(_ key: String, _ written: [String: ExactAmount]?) throws(SettingsError) -> [String: Money] {
+    func amounts(_ key: String, _ written: [String: ExactAmount]?) throws(SettingsError) -> [String: Money] {
         var result: [String: Money] = [:]
         for (code, amount) in (written ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let currency = Currency(code: code) else {

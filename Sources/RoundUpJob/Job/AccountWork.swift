@@ -61,7 +61,7 @@ extension RoundUpJob {
     /// with `nativeRoundUp: skip` it is skipped, unless the ledger already has it, as a week
     /// begun is finished so that no transfer is left unconfirmed.
     private func nativeRoundUpSkip(_ account: Account, week: Week) throws(AccountFailure) -> String? {
-        guard settings.nativeRoundUp == .skip else {
+        guard rules.nativeRoundUp == .skip else {
             logger.warning(
                 "\(account.label): Starling's own round-up is on too (nativeRoundUp: allow); the payments it rounded up are left out"
             )
@@ -95,7 +95,7 @@ extension RoundUpJob {
         let plan: RoundUpPlan
         do {
             plan = try RoundUpPlan(
-                account: account, feed: transactions, week: week, rule: settings.rule, policy: settings.policy)
+                account: account, feed: transactions, week: week, rule: rules.selection, policy: rules.policy)
         } catch {
             throw AccountFailure(.dataError, "skipped: \(error.description)")
         }
@@ -117,7 +117,7 @@ extension RoundUpJob {
             return AccountFacts(
                 total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
                 overlapping: try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate),
-                minimum: settings.minimumBalances[plan.currency.code], dryRun: dryRun)
+                minimum: rules.minimumBalances[plan.currency.code], dryRun: dryRun)
         } catch {
             throw AccountFailure(.temporaryFailure, "could not read the ledger: \(plainDescription(error))")
         }

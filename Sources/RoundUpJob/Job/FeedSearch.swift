@@ -26,7 +26,7 @@ extension RoundUpJob {
         var unread: String?
         for look in 1...2 {
             // Right after the request, an empty feed proves little: look again after a wait.
-            if look == 2 { try? await Task.sleep(for: settings.waits.feedRecheck) }
+            if look == 2 { try? await Task.sleep(for: feedSearch.feedRecheck) }
             let check: TransferCheck
             do {
                 check = try await lookInFeed(for: entry, account: account, since: since)
@@ -74,7 +74,7 @@ extension RoundUpJob {
     func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant) async throws(AccountFailure)
         -> TransferCheck
     {
-        let margin = settings.waits.clockSkewMargin
+        let margin = feedSearch.clockSkewMargin
         let from = since.adding(.zero - margin)
         let to = now().adding(margin)
         let items = try await AccountFailure.bankCall { () async throws(BankError) in

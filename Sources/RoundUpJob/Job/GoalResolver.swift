@@ -18,12 +18,13 @@ struct GoalChoice {
 /// created when there is none (except in a dry run).
 public struct GoalResolver: Sendable {
     let bank: BankClient
-    let settings: Settings
+    /// The goals the settings choose.
+    let configured: GoalSettings
     let logger: Logger
 
-    public init(bank: BankClient, settings: Settings, logger: Logger) {
+    public init(bank: BankClient, goals: GoalSettings, logger: Logger) {
         self.bank = bank
-        self.settings = settings
+        self.configured = goals
         self.logger = logger
     }
 
@@ -48,12 +49,12 @@ public struct GoalResolver: Sendable {
 
     /// The goal for `account`, created if needed unless `dryRun`. A goal of that name that
     /// is being created, is pending or is being restored is waited for and used, never
-    /// duplicated; one still not active after `settings.waits.goalWait` holds the week.
+    /// duplicated; one still not active after `configured.activationWait` holds the week.
     func resolve(for account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure) -> GoalChoice {
         let goals = try await AccountFailure.bankCall { () async throws(BankError) in
             try await liveGoals(of: account)
         }
-        if let wanted = settings.goalUids[account.uid] {
+        if let wanted = configured.goalUids[account.uid] {
             guard let goal = goals.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
                 throw AccountFailure(
                     .configuration,
@@ -62,7 +63,7 @@ public struct GoalResolver: Sendable {
             }
             return try await usable(goal, of: account, dryRun: dryRun)
         }
-        let name = settings.savingsGoalName
+        let name = configured.savingsGoalName
         let matches = goals.filter { $0.isNamed(name) }
         if let goal = matches.first(where: \.isActive) ?? matches.first {
             if matches.count > 1 {
@@ -111,11 +112,11 @@ public struct GoalResolver: Sendable {
         return try await waitUntilActive(choice, of: account)
     }
 
-    /// Reads the account's goals until `choice` is active, for at most `settings.waits.goalWait`.
+    /// Reads the account's goals until `choice` is active, for at most `configured.activationWait`.
     private func waitUntilActive(_ choice: GoalChoice, of account: Account) async throws(AccountFailure)
         -> GoalChoice
     {
-        let deadline = ContinuousClock.now + settings.waits.goalWait
+        let deadline = ContinuousClock.now + configured.activationWait
         var state = "not active"
         while true {
             let goals = try await AccountFailure.bankCall { () async throws(BankError) in
@@ -139,12 +140,12 @@ public struct GoalResolver: Sendable {
         }
         throw AccountFailure.held(
             "the goal \"\(choice.name)\" (\(choice.uid ?? "new")) is still \(state) after "
-                + "\(settings.waits.goalWait.inSeconds); nothing was moved",
+                + "\(configured.activationWait.inSeconds); nothing was moved",
             goal: choice)
     }
 
     private func create(_ name: String, for account: Account) async throws(AccountFailure) -> GoalChoice {
-        let target = settings.newGoalTargets[account.currencyCode].map {
+        let target = configured.newGoalTargets[account.currencyCode].map {
             CurrencyAndAmount(currency: $0.currency.code, minorUnits: $0.minorUnits)
         }
         let uid = try await AccountFailure.bankCall { () async throws(BankError) in

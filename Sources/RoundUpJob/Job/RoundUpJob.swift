@@ -18,31 +18,38 @@ public struct RoundUpJob: Sendable {
     /// Needed only when a minimum balance is configured.
     public static let balanceScope = "balance:read"
 
-    /// The scopes a run with `settings` cannot do without.
-    public static func neededScopes(settings: Settings, dryRun: Bool) -> [String] {
-        readScopes + (settings.minimumBalances.isEmpty ? [] : [balanceScope]) + (dryRun ? [] : writeScopes)
+    /// The scopes a run under `rules` cannot do without.
+    public static func neededScopes(rules: RuleSettings, dryRun: Bool) -> [String] {
+        readScopes + (rules.minimumBalances.isEmpty ? [] : [balanceScope]) + (dryRun ? [] : writeScopes)
     }
 
     let bank: BankClient
     let ledger: Ledger
-    let settings: Settings
+    let rules: RuleSettings
+    /// The goals configured by uid: the preflight refuses one for an account it cannot see.
+    let goalUids: [String: String]
+    let feedSearch: FeedSearchWaits
     let logger: Logger
     let now: @Sendable () -> Instant
     let version: String
     let goals: GoalResolver
     let progress: RunProgress?
 
+    /// The job for `settings`' rules, goals and feed searches; the bank's own settings are
+    /// already in `bank`.
     public init(
         bank: BankClient, ledger: Ledger, settings: Settings, logger: Logger, version: String,
         now: @escaping @Sendable () -> Instant, progress: RunProgress? = nil
     ) {
         self.bank = bank
         self.ledger = ledger
-        self.settings = settings
+        self.rules = settings.rules
+        self.goalUids = settings.goals.goalUids
+        self.feedSearch = settings.bank.feedSearch
         self.logger = logger
         self.version = version
         self.now = now
-        self.goals = GoalResolver(bank: bank, settings: settings, logger: logger)
+        self.goals = GoalResolver(bank: bank, goals: settings.goals, logger: logger)
         self.progress = progress
     }
 
@@ -86,7 +93,7 @@ public struct RoundUpJob: Sendable {
         let scopes = Set(
             try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes })
         logger.info("token: accepted, with \(scopes.count) scope(s)")
-        let missing = RoundUpJob.neededScopes(settings: settings, dryRun: dryRun).filter { !scopes.contains($0) }
+        let missing = RoundUpJob.neededScopes(rules: rules, dryRun: dryRun).filter { !scopes.contains($0) }
         guard missing.isEmpty else {
             throw RunFailure(
                 .permissionDenied,
@@ -100,7 +107,7 @@ public struct RoundUpJob: Sendable {
         // A goal configured for an account the token cannot see is a mistake: stop before
         // any transfer rather than save that account's money into the default goal.
         let known = Set(accounts.map { $0.accountUid.lowercased() })
-        if let stray = settings.goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
+        if let stray = goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
             throw RunFailure(
                 .configuration,
                 "goals: in the config names the account \(stray), which is not one of this token's accounts; "
@@ -120,8 +127,8 @@ public struct RoundUpJob: Sendable {
                 message += "; is \(bank.baseURL) the bank's API? (apiBaseURL, --api-base-url)"
             }
             let status = ExitStatus(error)
-            if status == .permissionDenied, Settings.bank(of: bank.baseURL) == .sandbox {
-                message += Settings.sandboxTokenHint
+            if status == .permissionDenied, BankAddress.bank(of: bank.baseURL) == .sandbox {
+                message += BankAddress.sandboxTokenHint
             }
             throw RunFailure(status, message)
         }
@@ -142,7 +149,7 @@ public struct RoundUpJob: Sendable {
     /// asked of the bank about such an account, and no goal is made in it; but a week the
     /// ledger already has for it (an unconfirmed transfer, say) is finished as any other.
     private func typeSkip(_ bankAccount: BankAccount, week: Week) -> String? {
-        guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: settings.accountTypes),
+        guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes),
             (try? ledger.entry(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
         else { return nil }
         logger.info("\(bankAccount.account.label): \(reason)")

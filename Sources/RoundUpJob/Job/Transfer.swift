@@ -157,7 +157,7 @@ extension RoundUpJob {
             throw AccountFailure(.dataError, "the ledger entry for this week has no goal or transfer uid")
         }
         let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: entry.minorUnits)
-        let attempts = settings.retryPolicy.maxAttempts
+        let attempts = bank.retrier.policy.maxAttempts
         for attempt in 1...attempts {
             do throws(BankError) {
                 let answer = try await bank.addMoney(

@@ -7,30 +7,30 @@ import StarlingAPI
 public let roundupVersion = "0.1.0"
 
 extension BankClient {
-    /// A client for the bank `settings` name, through libcurl with `lanes` connections,
+    /// A client for the bank `bank` names, through libcurl with `lanes` connections,
     /// sending `token` and retrying as `retrier` says.
     static func connect(
-        settings: Settings, token: AccessToken, lanes: Int, retrier: Retrier, logger: Logger
+        bank: BankSettings, token: AccessToken, lanes: Int, retrier: Retrier, logger: Logger
     ) throws(RunFailure) -> BankClient {
         let transport: CurlHTTPClient
         do {
             transport = try CurlHTTPClient(
                 configuration: CurlHTTPConfiguration(
-                    requestTimeout: settings.requestTimeout, lanes: lanes, userAgent: "roundup/\(roundupVersion)",
-                    caFile: settings.caFile, proxy: settings.proxy))
+                    requestTimeout: bank.requestTimeout, lanes: lanes, userAgent: "roundup/\(roundupVersion)",
+                    caFile: bank.caFile, proxy: bank.proxy))
         } catch {
             throw RunFailure(.unavailable, error.message)
         }
         return BankClient(
-            baseURL: settings.apiBaseURL, token: token, transport: transport, retrier: retrier,
-            pacer: RequestPacer(perSecond: settings.maxRequestsPerSecond), logger: logger)
+            baseURL: bank.apiBaseURL, token: token, transport: transport, retrier: retrier,
+            pacer: RequestPacer(perSecond: bank.maxRequestsPerSecond), logger: logger)
     }
 
     /// `SSLKEYLOGFILE` makes libcurl write the TLS secrets that decrypt the token into a
     /// file: a run that can move money refuses to start; one that cannot (a dry run, a
     /// check) goes on without it and says so.
-    static func guardKeyLog(_ settings: Settings, movesMoney: Bool) throws(RunFailure) -> String? {
-        guard let path = settings.keyLogFile else { return nil }
+    static func guardKeyLog(_ bank: BankSettings, movesMoney: Bool) throws(RunFailure) -> String? {
+        guard let path = bank.keyLogFile else { return nil }
         let why =
             "SSLKEYLOGFILE is set (\(path)): libcurl would write there the TLS secrets that decrypt the access token"
         guard !movesMoney else { throw RunFailure(.configuration, "\(why); unset it to run") }

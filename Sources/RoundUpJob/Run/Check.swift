@@ -23,12 +23,12 @@ public enum Check {
             list.problem(error.exitStatus, "config: \(error.message)")
             return list.result
         }
-        list.ok("bank: \(settings.apiBaseURL) (\(bankKind(settings.apiBaseURL)))")
-        checkStateDirectory(settings.stateDirectory, in: &list)
+        list.ok("bank: \(settings.bank.apiBaseURL) (\(bankKind(settings.bank.apiBaseURL)))")
+        checkStateDirectory(settings.state.directory, in: &list)
         checkSchedules(locations, in: &list)
 
         let token: AccessToken
-        switch tokens.load(tokenFile: settings.tokenFile) {
+        switch tokens.load(tokenFile: settings.bank.tokenFile) {
         case .success(let (value, source)):
             token = value
             list.redact = value.redacted(in:)
@@ -40,9 +40,9 @@ public enum Check {
         let logger = redacting(logger, token: token)
         let bank: BankClient
         do throws(RunFailure) {
-            if let warning = try BankClient.guardKeyLog(settings, movesMoney: false) { list.warn(warning) }
+            if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: false) { list.warn(warning) }
             bank = try BankClient.connect(
-                settings: settings, token: token, lanes: 1,
+                bank: settings.bank, token: token, lanes: 1,
                 retrier: Retrier(policy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(300))), logger: logger)
         } catch {
             list.problem(error.status, "libcurl: \(error.message)")
@@ -50,7 +50,8 @@ public enum Check {
         }
         guard let (scopes, accounts) = await checkToken(bank, settings: settings, in: &list) else { return list.result }
         await checkGoals(
-            of: accounts, scopes: scopes, resolver: GoalResolver(bank: bank, settings: settings, logger: logger),
+            of: accounts, scopes: scopes, rules: settings.rules,
+            resolver: GoalResolver(bank: bank, goals: settings.goals, logger: logger),
             in: &list)
         return list.result
     }
@@ -62,7 +63,7 @@ public enum Check {
         do throws(BankError) {
             let identity = try await bank.tokenIdentity()
             let scopes = Set(identity.scopes)
-            let missing = RoundUpJob.neededScopes(settings: settings, dryRun: false).filter { !scopes.contains($0) }
+            let missing = RoundUpJob.neededScopes(rules: settings.rules, dryRun: false).filter { !scopes.contains($0) }
             if missing.isEmpty {
                 list.ok(
                     "scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? "")
@@ -78,8 +79,8 @@ public enum Check {
         } catch {
             let status = ExitStatus(error)
             let sandbox =
-                status == .permissionDenied && Settings.bank(of: settings.apiBaseURL) == .sandbox
-                ? Settings.sandboxTokenHint : ""
+                status == .permissionDenied && BankAddress.bank(of: settings.bank.apiBaseURL) == .sandbox
+                ? BankAddress.sandboxTokenHint : ""
             list.problem(status, "bank: \(error.description)\(sandbox)")
             return nil
         }
@@ -87,7 +88,7 @@ public enum Check {
 
     /// Which bank `baseURL` is: Starling's live API, its sandbox, or something else.
     private static func bankKind(_ baseURL: String) -> String {
-        switch Settings.bank(of: baseURL) {
+        switch BankAddress.bank(of: baseURL) {
         case .live: "the live bank: real money"
         case .sandbox: "Starling's sandbox: test money; its tokens last 24 hours"
         case .other: "not Starling's own API: an emulator or a test bank"
@@ -97,11 +98,12 @@ public enum Check {
     /// Each account's type, the bank's own round-up and goal, and goals configured for
     /// accounts the token cannot see.
     private static func checkGoals(
-        of accounts: [BankAccount], scopes: Set<String>, resolver: GoalResolver, in list: inout Checklist
+        of accounts: [BankAccount], scopes: Set<String>, rules: RuleSettings, resolver: GoalResolver,
+        in list: inout Checklist
     ) async {
         for bankAccount in accounts {
             let account = bankAccount.account
-            if let skip = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: resolver.settings.accountTypes) {
+            if let skip = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes) {
                 list.ok("\(account.label): \(skip)")
                 continue
             }
@@ -112,7 +114,7 @@ public enum Check {
             }
             guard
                 let native = await checkNativeRoundUp(
-                    of: account, bank: resolver.bank, settings: resolver.settings, in: &list)
+                    of: account, bank: resolver.bank, rules: rules, in: &list)
             else { continue }
             let goal = await resolver.describe(for: account, scopes: scopes)
             if goal.ok {
@@ -121,7 +123,7 @@ public enum Check {
                 list.problem(.configuration, "\(account.label): \(goal.text)")
             }
         }
-        for (accountUid, goalUid) in resolver.settings.goalUids.sorted(by: { $0.key < $1.key })
+        for (accountUid, goalUid) in resolver.configured.goalUids.sorted(by: { $0.key < $1.key })
         where !accounts.contains(where: { $0.accountUid == accountUid }) {
             list.problem(
                 .configuration,
@@ -132,7 +134,7 @@ public enum Check {
     /// The state of the bank's own round-up for `account` ("off", or "on" with a warning),
     /// or nil when runs skip the account for it or it could not be read.
     private static func checkNativeRoundUp(
-        of account: Account, bank: BankClient, settings: Settings, in list: inout Checklist
+        of account: Account, bank: BankClient, rules: RuleSettings, in list: inout Checklist
     ) async -> String? {
         let active: Bool
         do throws(BankError) {
@@ -142,7 +144,7 @@ public enum Check {
             return nil
         }
         guard active else { return "off" }
-        if settings.nativeRoundUp == .skip {
+        if rules.nativeRoundUp == .skip {
             list.warn(
                 "\(account.label): Starling's own round-up is on, so runs skip this account (nativeRoundUp: skip); "
                     + "switch it off in the app to save with roundup, or set nativeRoundUp: allow")

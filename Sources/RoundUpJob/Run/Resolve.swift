@@ -65,11 +65,11 @@ public enum Resolve {
         let state: StateDirectory
         let entry: LedgerEntry
         do throws(RunFailure) {
-            guard FileManager.default.fileExists(atPath: Ledger.path(in: settings.stateDirectory)) else {
-                throw RunFailure(.usage, "no ledger in \(settings.stateDirectory): there is nothing to resolve")
+            guard FileManager.default.fileExists(atPath: Ledger.path(in: settings.state.directory)) else {
+                throw RunFailure(.usage, "no ledger in \(settings.state.directory): there is nothing to resolve")
             }
             state = try await StateDirectory.open(
-                settings.stateDirectory, locking: true, lockWait: settings.lockWait)
+                settings.state.directory, locking: true, lockWait: settings.state.lockWait)
             entry = try resolvable(in: state.ledger, accountUid: accountUid, weekEnd: weekEnd)
         } catch {
             return .failure(error)
@@ -133,9 +133,9 @@ public enum Resolve {
         clock: @escaping @Sendable () -> Instant, logger: Logger
     ) async -> RunResult {
         do throws(RunFailure) {
-            _ = try BankClient.guardKeyLog(settings, movesMoney: true)
+            _ = try BankClient.guardKeyLog(settings.bank, movesMoney: true)
             let bank = try BankClient.connect(
-                settings: settings, token: token, lanes: 1, retrier: Retrier(policy: settings.retryPolicy),
+                bank: settings.bank, token: token, lanes: 1, retrier: Retrier(policy: settings.bank.retryPolicy),
                 logger: logger)
             let job = RoundUpJob(
                 bank: bank, ledger: ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)

@@ -61,16 +61,19 @@ public enum Runner {
         var weeks = [request.week]
         var notes: [String] = []
         do throws(RunFailure) {
-            if let warning = try BankClient.guardKeyLog(settings, movesMoney: !request.dryRun) { notes.append(warning) }
+            if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: !request.dryRun) {
+                notes.append(warning)
+            }
             // A dry run reads the ledger as it is and writes nothing, anywhere.
             state =
                 request.dryRun
-                ? try StateDirectory.read(settings.stateDirectory)
-                : try await StateDirectory.open(settings.stateDirectory, locking: true, lockWait: settings.lockWait)
+                ? try StateDirectory.read(settings.state.directory)
+                : try await StateDirectory.open(
+                    settings.state.directory, locking: true, lockWait: settings.state.lockWait)
             bank = try BankClient.connect(
-                settings: settings, token: token, lanes: settings.concurrency,
-                retrier: Retrier(policy: settings.retryPolicy), logger: logger)
-            if !request.dryRun { notes += state.tighten(reportDirectory: settings.reportDirectory) }
+                bank: settings.bank, token: token, lanes: settings.bank.concurrency,
+                retrier: Retrier(policy: settings.bank.retryPolicy), logger: logger)
+            if !request.dryRun { notes += state.tighten(reportDirectory: settings.state.reportDirectory) }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(in: state, through: request.week)
                 weeks = catchUp
@@ -85,9 +88,9 @@ public enum Runner {
             bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock,
             progress: progress)
         var run = WeekRuns(
-            request: request, reportDirectory: settings.reportDirectory, token: token, startedAt: clock())
+            request: request, reportDirectory: settings.state.reportDirectory, token: token, startedAt: clock())
         var daily = DailyRequests(
-            ledger: state.ledger, counts: !request.dryRun, perDay: settings.maxRequestsPerDay, now: clock())
+            ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
         if !request.dryRun, let held = heldNote(in: state, shown: run.heldShown) {
             notes.append(held)

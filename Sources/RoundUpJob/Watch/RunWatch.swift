@@ -27,7 +27,7 @@ public struct RunWatch: Sendable {
         var runId: Int64?
         var problems: [String] = []
         do throws(RunFailure) {
-            let state = try await StateDirectory.open(settings.stateDirectory, locking: false, lockWait: .zero)
+            let state = try await StateDirectory.open(settings.state.directory, locking: false, lockWait: .zero)
             ledger = state.ledger
             do {
                 runId = try state.ledger.startRun(at: startedAt)
@@ -37,10 +37,10 @@ public struct RunWatch: Sendable {
         } catch {
             problems.append("this run is not in the ledger's run table: \(error.message)")
         }
-        let ping = settings.pingURL.map { Ping(url: $0, caFile: settings.caFile, logger: logger) }
+        let ping = settings.watch.pingURL.map { Ping(url: $0, caFile: settings.bank.caFile, logger: logger) }
         await ping?.send(.start)
         return RunWatch(
-            ledger: ledger, runId: runId, ping: ping, metricsFile: settings.metricsFile, startedAt: startedAt,
+            ledger: ledger, runId: runId, ping: ping, metricsFile: settings.watch.metricsFile, startedAt: startedAt,
             clock: clock, logger: logger, problems: problems)
     }
 
@@ -96,7 +96,7 @@ public struct RunWatch: Sendable {
                     id: id, startedAt: clock(), endedAt: clock(), exitCode: failure.status.rawValue, weeks: nil,
                     accountsDone: 0, accountsHeld: 0, accountsFailed: 0, summary: summary))
         }
-        if let pingURL, let url = try? Settings.checkedPingURL(pingURL) {
+        if let pingURL, let url = try? BankAddress.checkedPingURL(pingURL) {
             await Ping(url: url, caFile: nil, logger: logger).send(.failure, body: summary)
         }
     }
@@ -176,7 +176,7 @@ struct Ping: Sendable {
 
     func send(_ signal: Signal, body: String? = nil) async {
         let target = url + signal.rawValue
-        let proxy = Settings.proxy(for: target) { ProcessInfo.processInfo.environment[$0] }
+        let proxy = BankAddress.proxy(for: target) { ProcessInfo.processInfo.environment[$0] }
         do {
             let client = try CurlHTTPClient(
                 configuration: CurlHTTPConfiguration(

@@ -1,0 +1,103 @@
+public import Foundation
+public import RoundUp
+
+/// Which payments count and how much of their round-up moves: the week's time zone, the
+/// selection, the policy, minimum balances, the bank's own round-up and account types.
+public struct RuleSettings: Sendable {
+    public var timeZone: TimeZone
+    public var selection: SelectionRule
+    public var policy: RoundUpPolicy
+    /// Balances the week's transfer must not cut into, by currency code.
+    public var minimumBalances: [String: MinimumBalance]
+    /// What to do with an account where the bank's own round-up is switched on.
+    public var nativeRoundUp: NativeRoundUp
+    /// The types of account worked on (`PRIMARY`, `ADDITIONAL`…); others are skipped.
+    public var accountTypes: [String]
+
+    public static let defaultAccountTypes = ["PRIMARY", "ADDITIONAL"]
+}
+
+/// What to do with an account where the bank's own round-up is switched on: running both
+/// saves the same spending twice.
+public enum NativeRoundUp: String, CaseIterable, Sendable {
+    /// Skip the account, with a warning.
+    case skip
+    /// Go on: the payments the bank rounded up are still left out one by one.
+    case allow
+}
+
+extension RuleSettings {
+    static func resolve(_ sources: SettingSources) throws(SettingsError) -> RuleSettings {
+        let file = sources.file
+        let weeklyCaps = try file.amounts("weeklyCap", file.weeklyCap)
+        let policy: RoundUpPolicy
+        do throws(PolicyError) {
+            policy = try RoundUpPolicy(
+                multiplier: file.multiplier ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
+                wholeAmountsSaveAUnit: file.wholeAmountsSaveAUnit ?? false, roundTo: file.roundTo ?? 1)
+        } catch {
+            throw SettingsError(origin: .file, message: error.description)
+        }
+        let whenBelow = try file.choice(file.belowMinimumBalance, "belowMinimumBalance", default: BelowMinimum.reduce)
+        return RuleSettings(
+            timeZone: try timeZone(sources),
+            selection: SelectionRule(
+                excludedSources: Set(try file.checked(file.excludeSources, "excludeSources", BankValues.sources)),
+                excludedSpendingCategories: Set(
+                    try file.checked(
+                        file.excludeSpendingCategories, "excludeSpendingCategories", BankValues.spendingCategories)),
+                spending: try file.choice(file.spending, "spending", default: .all)),
+            policy: policy,
+            minimumBalances: try file.amounts("minimumBalance", file.minimumBalance).mapValues {
+                MinimumBalance(minimum: $0, whenBelow: whenBelow)
+            },
+            nativeRoundUp: try file.choice(file.nativeRoundUp, "nativeRoundUp", default: .skip),
+            accountTypes: try accountTypes(file))
+    }
+
+    /// The account types to work on (`PRIMARY` and `ADDITIONAL` unless the file says), each
+    /// one the bank defines.
+    private static func accountTypes(_ file: ConfigFile) throws(SettingsError) -> [String] {
+        guard let accountTypes = file.accountTypes else { return defaultAccountTypes }
+        guard !accountTypes.isEmpty else {
+            throw SettingsError(
+                origin: .file, message: "accountTypes must name at least one type, such as [PRIMARY, ADDITIONAL]")
+        }
+        return try file.checked(accountTypes, "accountTypes", BankValues.accountTypes)
+    }
+
+    /// The environment's, else the file's time zone, else London; a region or UTC, never a
+    /// fixed offset.
+    private static func timeZone(_ sources: SettingSources) throws(SettingsError) -> TimeZone {
+        let (zoneName, origin) =
+            sources.first(environment: "ROUNDUP_TIME_ZONE", file: sources.file.timeZone)
+            ?? (Week.defaultTimeZoneIdentifier, .file)
+        guard let timeZone = TimeZone(identifier: zoneName) else {
+            throw SettingsError(
+                origin: origin,
+                message: "time zone '\(zoneName)' is not a known IANA zone such as \(Week.defaultTimeZoneIdentifier)")
+        }
+        guard isRegionOrUTC(zoneName) else {
+            // GMT+5 and Etc/GMT+5 are five hours *behind* UTC (the POSIX sign): people read
+            // them both ways, and a region follows its own clock changes.
+            let offset = timeZone.secondsFromGMT()
+            let continents = ["Europe/", "America/", "Asia/", "Africa/", "Australia/", "Pacific/"]
+            let rank = { (name: String) in continents.firstIndex { name.hasPrefix($0) } ?? continents.count }
+            let alike = TimeZone.knownTimeZoneIdentifiers.filter { name in
+                isRegionOrUTC(name) && name != "UTC" && TimeZone(identifier: name)?.secondsFromGMT() == offset
+            }.sorted { (rank($0), $0) < (rank($1), $1) }
+            throw SettingsError(
+                origin: origin,
+                message: "time zone '\(zoneName)' is a fixed offset or an old abbreviation, which people read "
+                    + "differently; use a region name such as \(alike.first ?? Week.defaultTimeZoneIdentifier), "
+                    + "or UTC")
+        }
+        return timeZone
+    }
+
+    /// `Europe/London`, `America/Argentina/Buenos_Aires` or `UTC`; not `GMT+5`, `Etc/GMT-1`, `EST`.
+    private static func isRegionOrUTC(_ name: String) -> Bool {
+        name == "UTC" || name == "Etc/UTC"
+            || (name.contains("/") && !name.hasPrefix("Etc/") && !name.hasPrefix("SystemV/"))
+    }
+}
