@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The checks on where roundup sends requests: the bank's base URL, the proxy in front of
 /// it, the certificate authorities it trusts and the monitor's ping URL.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Everything a run is told, in groups, each resolved on its own from flags, then
 /// `ROUNDUP_…` environment variables, then the config file, then defaults. Holds no
