@@ -65,7 +65,8 @@ public struct RetriesEnded<Failure: Error>: Error {
 public struct Retrier: Sendable {
     public let policy: RetryPolicy
     public let budget: RetryBudget
-    private let clock: any RetryClock
+    /// The clock it waits on, and the one a `Retry-After` date is measured from.
+    public let clock: any RetryClock
     private let jitter: @Sendable () -> Double
 
     /// - Parameters:

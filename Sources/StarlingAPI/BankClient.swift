@@ -248,7 +248,7 @@ public struct BankClient: Sendable {
             let retryAfter = response.header("Retry-After")
             // Every request waits, not only this one; a wait longer than the run will take
             // ends the run instead (see RetryPolicy.maxRetryAfter).
-            if let delay = retryAfter.flatMap(RetryAfter.init)?.delay(from: Date()),
+            if let delay = retryAfter.flatMap(RetryAfter.init)?.delay(from: retrier.clock.now()),
                 delay <= retrier.policy.maxRetryAfter
             {
                 await pacer.hold(for: delay)

@@ -89,7 +89,7 @@ struct Composition {
     func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> RunResult {
         await Check.run(
             loaded: settings(flags), tokens: TokenLoader(environment: environment), locations: locations,
-            logger: logger, style: style)
+            searchPath: environment["PATH"], clock: clock, logger: logger, style: style)
     }
 
     /// `roundup history`.

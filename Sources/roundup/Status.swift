@@ -40,7 +40,8 @@ struct StatusCommand: ParsableCommand {
             throw ExitCode(Status.Level.unknown.rawValue)
         case .success(let loaded):
             let finding = Status.find(
-                stateDirectory: loaded.settings.state.directory, now: live.clock(), nextRun: Schedule.nextRun())
+                stateDirectory: loaded.settings.state.directory, now: live.clock(),
+                nextRun: Schedule.nextRun(searchPath: live.environment["PATH"]))
             let text = json ? Status.json(finding) : Status.text(finding)
             if let failure = writeAll(STDOUT_FILENO, text), failure != EPIPE {
                 throw ExitCode(ExitStatus.ioError.rawValue)

@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 import Logging
+import RoundUp
 import StarlingAPI
 
 /// roundup's version, sent in `User-Agent` and written in reports.
@@ -8,9 +9,11 @@ public let roundupVersion = "0.1.0"
 
 extension BankClient {
     /// A client for the bank `bank` names, through libcurl with `lanes` connections,
-    /// sending `token` and retrying as `retrier` says.
+    /// sending `token`, retrying as `retryPolicy` says and measuring `Retry-After` dates by
+    /// `clock`.
     static func connect(
-        bank: BankSettings, token: AccessToken, lanes: Int, retrier: Retrier, logger: Logger
+        bank: BankSettings, token: AccessToken, lanes: Int, retryPolicy: RetryPolicy,
+        clock: @escaping @Sendable () -> Instant, logger: Logger
     ) throws(RunFailure) -> BankClient {
         let transport: CurlHTTPClient
         do {
@@ -22,7 +25,8 @@ extension BankClient {
             throw RunFailure(.unavailable, error.message)
         }
         return BankClient(
-            baseURL: bank.apiBaseURL, token: token, transport: transport, retrier: retrier,
+            baseURL: bank.apiBaseURL, token: token, transport: transport,
+            retrier: Retrier(policy: retryPolicy, clock: InjectedRetryClock(clock: clock)),
             pacer: RequestPacer(perSecond: bank.maxRequestsPerSecond), logger: logger)
     }
 
@@ -37,4 +41,13 @@ extension BankClient {
         unsetenv("SSLKEYLOGFILE")
         return "\(why); this run ignores it, and a real run refuses to start"
     }
+}
+
+/// Retries on the run's own clock, so that `Retry-After` dates are read against the time
+/// the composition root gives rather than the machine's.
+struct InjectedRetryClock: RetryClock {
+    let clock: @Sendable () -> Instant
+
+    func now() -> Date { clock().date }
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }

@@ -1,7 +1,7 @@
 import CurlHTTP
 import Foundation
 public import Logging
-import RoundUp
+public import RoundUp
 import StarlingAPI
 
 /// `roundup check`: the configuration, the token, its scopes, the accounts, their goals
@@ -10,8 +10,8 @@ public enum Check {
     /// Checks `loaded` (or reports why the settings could not be had), the token `tokens`
     /// finds, and what the bank says of it.
     public static func run(
-        loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, locations: Locations, logger: Logger,
-        style: TextStyle = .plain
+        loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, locations: Locations, searchPath: String?,
+        clock: @escaping @Sendable () -> Instant, logger: Logger, style: TextStyle = .plain
     ) async -> RunResult {
         var list = Checklist(style: style)
         let settings: Settings
@@ -25,7 +25,7 @@ public enum Check {
         }
         list.ok("bank: \(settings.bank.apiBaseURL) (\(bankKind(settings.bank.apiBaseURL)))")
         checkStateDirectory(settings.state.directory, in: &list)
-        checkSchedules(locations, in: &list)
+        checkSchedules(locations, searchPath: searchPath, in: &list)
 
         let token: AccessToken
         switch tokens.load(tokenFile: settings.bank.tokenFile) {
@@ -43,7 +43,8 @@ public enum Check {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: false) { list.warn(warning) }
             bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: 1,
-                retrier: Retrier(policy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(300))), logger: logger)
+                retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(300)), clock: clock, logger: logger
+            )
         } catch {
             list.problem(error.status, "libcurl: \(error.message)")
             return list.result
@@ -157,12 +158,12 @@ public enum Check {
     }
 
     /// Both the crontab entry and the systemd timer installed: two schedules for one holder.
-    private static func checkSchedules(_ locations: Locations, in list: inout Checklist) {
+    private static func checkSchedules(_ locations: Locations, searchPath: String?, in list: inout Checklist) {
         let timers =
             ["/etc/systemd/system/timers.target.wants/roundup.timer"]
             + (locations.configHome.map { ["\($0)/systemd/user/timers.target.wants/roundup.timer"] } ?? [])
         guard let timer = timers.first(where: { FileManager.default.fileExists(atPath: $0) }),
-            Schedule.crontabLine() != nil
+            Schedule.crontabLine(searchPath: searchPath) != nil
         else { return }
         list.warn(
             "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "

@@ -135,7 +135,7 @@ public enum Resolve {
         do throws(RunFailure) {
             _ = try BankClient.guardKeyLog(settings.bank, movesMoney: true)
             let bank = try BankClient.connect(
-                bank: settings.bank, token: token, lanes: 1, retrier: Retrier(policy: settings.bank.retryPolicy),
+                bank: settings.bank, token: token, lanes: 1, retryPolicy: settings.bank.retryPolicy, clock: clock,
                 logger: logger)
             let job = RoundUpJob(
                 bank: bank, ledger: ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)

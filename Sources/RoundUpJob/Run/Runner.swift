@@ -72,7 +72,7 @@ public enum Runner {
                     settings.state.directory, locking: true, lockWait: settings.state.lockWait)
             bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: settings.bank.concurrency,
-                retrier: Retrier(policy: settings.bank.retryPolicy), logger: logger)
+                retryPolicy: settings.bank.retryPolicy, clock: clock, logger: logger)
             if !request.dryRun { notes += state.tighten(reportDirectory: settings.state.reportDirectory) }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(in: state, through: request.week)

@@ -1,33 +1,35 @@
 import Foundation
 
-/// This user's schedule for roundup, as the systemd timer and the crontab say.
+/// This user's schedule for roundup, as the systemd timer and the crontab say. Commands are
+/// found on `searchPath`, the environment's `PATH`.
 public enum Schedule {
     /// When the next scheduled run is: the systemd timer's next elapse (system, then user),
     /// else the crontab line's schedule; nil when neither is found.
-    public static func nextRun() -> String? {
+    public static func nextRun(searchPath: String?) -> String? {
         for scope in [[], ["--user"]] {
             let next = output(
-                of: "systemctl", scope + ["show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value"])?
+                of: "systemctl", scope + ["show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value"],
+                searchPath: searchPath)?
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             if let next, !next.isEmpty, next != "n/a", !next.hasPrefix("0") { return "\(next) (roundup.timer)" }
         }
-        guard let (line, zone) = crontabLine() else { return nil }
+        guard let (line, zone) = crontabLine(searchPath: searchPath) else { return nil }
         let schedule = line.split(separator: " ").prefix(5).joined(separator: " ")
         return "crontab: \(schedule)\(zone.map { ", \($0)" } ?? "")"
     }
 
     /// The line of this user's crontab (`crontab -l`) that runs roundup, with its
     /// `CRON_TZ=` line if there is one.
-    static func crontabLine() -> (line: String, zone: String?)? {
-        guard let crontab = output(of: "crontab", ["-l"]) else { return nil }
+    static func crontabLine(searchPath: String?) -> (line: String, zone: String?)? {
+        guard let crontab = output(of: "crontab", ["-l"], searchPath: searchPath) else { return nil }
         let lines = crontab.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let line = lines.first(where: { !$0.hasPrefix("#") && $0.contains("roundup run") }) else { return nil }
         return (line, lines.first { $0.hasPrefix("CRON_TZ=") })
     }
 
     /// What `command` (found on PATH) prints, when it exits 0.
-    static func output(of command: String, _ arguments: [String]) -> String? {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    static func output(of command: String, _ arguments: [String], searchPath: String?) -> String? {
+        let paths = (searchPath ?? "/usr/bin:/bin").split(separator: ":")
         guard let executable = paths.map({ "\($0)/\(command)" }).first(where: FileManager.default.isExecutableFile)
         else { return nil }
         let process = Process()
