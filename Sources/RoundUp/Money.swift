@@ -24,6 +24,13 @@ public struct Money: Hashable, Sendable, CustomStringConvertible {
         self.init(minorUnits: NSDecimalNumber(decimal: whole).int64Value, currency: currency)
     }
 
+    /// `minorUnits` of the currency `code` in words: `2.98 GBP`, or, for a code the job
+    /// cannot place, `298 minor units of XYZ`.
+    public static func describe(minorUnits: Int64, code: String) -> String {
+        Currency(code: code).map { Money(minorUnits: minorUnits, currency: $0).description }
+            ?? "\(minorUnits) minor units of \(code)"
+    }
+
     private static let largest = Decimal(Int64.max)
     private static let smallest = Decimal(Int64.min)
 

@@ -6,23 +6,6 @@ import RoundUpJob
 import Glibc
 #endif
 
-/// Writes all of `text` to `descriptor`; the `errno` of a failed write, or nil.
-func writeAll(_ descriptor: Int32, _ text: String) -> Int32? {
-    var bytes = Array(text.utf8)
-    var written = 0
-    return bytes.withUnsafeMutableBytes { buffer -> Int32? in
-        while written < buffer.count {
-            let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            if result < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            written += result
-        }
-        return nil
-    }
-}
-
 /// Prints a finished run and exits with its status. By then the ledger is committed, so a
 /// failed write loses no money: a reader that went away (a closed pipe) ends the command
 /// quietly with the run's own status; any other failure to write is said on standard

@@ -11,10 +11,9 @@ public struct Locations: Sendable, Equatable {
 
     /// The locations `environment` gives; an empty variable counts as unset.
     public init(environment: [String: String]) {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        home = value("HOME")
-        stateHome = value("XDG_STATE_HOME") ?? home.map { "\($0)/.local/state" }
-        configHome = value("XDG_CONFIG_HOME") ?? home.map { "\($0)/.config" }
+        home = environment.nonEmpty("HOME")
+        stateHome = environment.nonEmpty("XDG_STATE_HOME") ?? home.map { "\($0)/.local/state" }
+        configHome = environment.nonEmpty("XDG_CONFIG_HOME") ?? home.map { "\($0)/.config" }
     }
 
     /// The state directory of real runs: the ledger, the lock and the reports.

@@ -22,7 +22,7 @@ extension RoundUpJob {
         let cause = error.description
         logger.warning(
             "\(entry.label): the bank may have carried out the transfer (\(cause)); looking in the feed first")
-        let since = entry.createdAt.flatMap(Instant.init(iso8601:)) ?? now()
+        let since = entry.recordedAt ?? now()
         var unread: String?
         for look in 1...2 {
             // Right after the request, an empty feed proves little: look again after a wait.
@@ -127,13 +127,16 @@ extension RoundUpJob {
 }
 
 extension LedgerEntry {
+    /// When the week was first recorded: for a transfer, before its first request went
+    /// out, so a search of the feed for it starts here.
+    var recordedAt: Instant? { createdAt.flatMap(Instant.init(iso8601:)) }
+
     /// The entry's account as text output names it.
     var label: String { Account.label(name: accountName, uid: accountUid, currencyCode: currency) }
 
     /// The entry's amount in words.
     var amountText: String {
-        Currency(code: currency).map { Money(minorUnits: minorUnits, currency: $0).description }
-            ?? "\(minorUnits) minor units of \(currency)"
+        Money.describe(minorUnits: minorUnits, code: currency)
     }
 }
 

@@ -20,7 +20,7 @@ extension RoundUpJob {
 
     /// `--check`: the feed is read again; the week is recorded as arrived when it shows the transfer.
     func checkAgain(_ entry: LedgerEntry, account: Account) async throws(RunFailure) -> String {
-        let since = entry.createdAt.flatMap(Instant.init(iso8601:)) ?? now()
+        let since = entry.recordedAt ?? now()
         let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
         do throws(AccountFailure) {
             switch try await lookInFeed(for: entry, account: account, since: since) {
@@ -57,7 +57,7 @@ extension RoundUpJob {
         var entry = entry
         let at = now().iso8601
         do throws(AccountFailure) {
-            let since = entry.createdAt.flatMap(Instant.init(iso8601:)) ?? now()
+            let since = entry.recordedAt ?? now()
             switch try await lookInFeed(for: entry, account: account, since: since) {
             case .arrived(let found):
                 try AccountFailure.ledgerWrite("record the decision") {

@@ -120,7 +120,7 @@ extension RoundUpJob {
         _ entry: LedgerEntry, recorded: Money, account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
-        let since = entry.createdAt.flatMap(Instant.init(iso8601:)) ?? week.end
+        let since = entry.recordedAt ?? week.end
         let check = try await lookInFeed(for: entry, account: account, since: since)
         let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
         if dryRun {

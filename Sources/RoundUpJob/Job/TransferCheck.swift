@@ -34,8 +34,7 @@ public struct FeedTransfer: Sendable, Equatable {
     }
 
     var amountText: String {
-        Currency(code: currency).map { Money(minorUnits: minorUnits, currency: $0).description }
-            ?? "\(minorUnits) minor units of \(currency)"
+        Money.describe(minorUnits: minorUnits, code: currency)
     }
 }
 
@@ -115,7 +114,7 @@ public enum TransferCheck: Sendable, Equatable {
     {
         var remaining = candidates
         for other in others where other.status == .done && other.feedItemUid == nil {
-            guard let from = other.createdAt.flatMap(Instant.init(iso8601:)),
+            guard let from = other.recordedAt,
                 let to = other.updatedAt.flatMap(Instant.init(iso8601:))
             else { continue }
             let theirs = remaining.indices.filter { index in
@@ -144,7 +143,7 @@ public enum TransferCheck: Sendable, Equatable {
                 other.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
-            guard let time = transfer.time, let from = other.createdAt.flatMap(Instant.init(iso8601:)) else {
+            guard let time = transfer.time, let from = other.recordedAt else {
                 return true
             }
             return from.adding(.zero - margin) <= time

@@ -183,19 +183,10 @@ final class ReportFile {
         // Bytes that could be the start of a token completed by the next piece wait for it.
         let keep = all ? 0 : min(pending.count, token?.length ?? 0)
         let count = pending.count - keep
-        var written = 0
-        let failed = pending.withUnsafeBytes { buffer -> Bool in
-            while written < count {
-                let result = Glibc.write(descriptor, buffer.baseAddress! + written, count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return true
-                }
-                written += result
-            }
-            return false
+        if let failed = pending.withUnsafeBytes({ writeAll(descriptor, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        ) {
+            throw ReportError(path: path, code: failed)
         }
-        if failed { throw ReportError(path: path, code: errno) }
         pending.removeFirst(count)
     }
 }

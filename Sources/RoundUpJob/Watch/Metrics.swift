@@ -44,12 +44,12 @@ struct Metrics {
     /// Writes the file at `path` atomically, mode 0644.
     func write(to path: String) throws {
         let partial = path + ".partial"
-        let bytes = Array(text.utf8)
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }
-        guard fchmod(descriptor, 0o644) == 0, writeAll(descriptor, bytes), fsync(descriptor) == 0 else {
-            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+        let failed = fchmod(descriptor, 0o644) != 0 ? errno : writeAll(descriptor, text)
+        guard failed == nil, fsync(descriptor) == 0 else {
+            let code = POSIXErrorCode(rawValue: failed ?? errno) ?? .EIO
             unlink(partial)
             throw POSIXError(code)
         }
@@ -58,16 +58,5 @@ struct Metrics {
             unlink(partial)
             throw POSIXError(code)
         }
-    }
-
-    private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
     }
 }
