@@ -53,6 +53,10 @@ public struct Child: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else of this process goes with the child: a file another thread has open
+        // for writing, inherited, would make exec of that file fail with ETXTBSY for as
+        // long as the child lives (a test that writes a script and then runs it).
+        closeFrom(3, &actions)
 
         // Default signal handling and an empty mask in the child, whatever the test runner set.
         var attributes = posix_spawnattr_t()
@@ -138,4 +142,13 @@ public func readAll(_ descriptor: Int32) -> Data {
     }
     close(descriptor)
     return data
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+/// time because its header hides it from Swift; without it the child inherits as before.
+private func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return }
+    _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
 }
