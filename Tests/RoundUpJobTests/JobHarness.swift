@@ -33,26 +33,29 @@ struct JobHarness {
 
         """
 
+    /// Runs the job; `clock` stamps its reports and ledger entries (the real clock unless given).
     func run(
-        _ server: EmulatorServer, endDate: String, dryRun: Bool = false, catchUp: Bool = false, token: String? = nil,
-        goal: String? = nil, config: String = JobHarness.quickRetries
+        _ server: EmulatorServer, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
+        token: String? = nil, goal: String? = nil, config: String = JobHarness.quickRetries,
+        clock: (@Sendable () -> Instant)? = nil
     ) async -> RunResult {
         await run(
-            baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, catchUp: catchUp, token: token, goal: goal,
-            config: config)
+            baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, json: json, catchUp: catchUp, token: token,
+            goal: goal, config: config, clock: clock)
     }
 
     func run(
-        baseURL: String, endDate: String, dryRun: Bool = false, catchUp: Bool = false, token: String? = nil,
-        goal: String? = nil, config: String = JobHarness.quickRetries
+        baseURL: String, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
+        token: String? = nil, goal: String? = nil, config: String = JobHarness.quickRetries,
+        clock: (@Sendable () -> Instant)? = nil
     ) async -> RunResult {
         do throws(RunFailure) {
             let (settings, accessToken, logger) = try load(baseURL: baseURL, token: token, goal: goal, config: config)
             let week = try RunRequest.week(
                 endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.rules.timeZone)
             return await Runner.run(
-                RunRequest(week: week, dryRun: dryRun, catchUp: catchUp), settings: settings, token: accessToken,
-                clock: { Instant.now }, logger: logger)
+                RunRequest(week: week, dryRun: dryRun, json: json, catchUp: catchUp), settings: settings,
+                token: accessToken, clock: clock ?? { Instant.now }, logger: logger)
         } catch {
             return .failure(error)
         }
@@ -61,14 +64,14 @@ struct JobHarness {
     /// `roundup resolve` for one account-week, as the command line runs it.
     func resolve(
         _ server: EmulatorServer, _ resolution: Resolution, account: String, endDate: String,
-        config: String = JobHarness.quickRetries
+        config: String = JobHarness.quickRetries, clock: (@Sendable () -> Instant)? = nil
     ) async -> RunResult {
         do throws(RunFailure) {
             let (settings, accessToken, logger) = try load(
                 baseURL: server.baseURL, token: nil, goal: nil, config: config)
             return await Resolve.run(
                 resolution, accountUid: account, weekEnd: LocalDate(iso: endDate)!, settings: settings,
-                token: accessToken, clock: { Instant.now }, logger: logger)
+                token: accessToken, clock: clock ?? { Instant.now }, logger: logger)
         } catch {
             return .failure(error)
         }

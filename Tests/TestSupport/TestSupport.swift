@@ -1,6 +1,7 @@
 public import Foundation
 public import RoundUp
 public import StarlingEmulator
+import Synchronization
 
 /// A directory under the system's temporary directory, removed when released.
 public final class TemporaryDirectory: Sendable {
@@ -14,13 +15,13 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Starts the emulator with `state` (behaving as `behaviour` says) on a free loopback
-/// port, runs `body`, stops it.
+/// Starts the emulator with `state` (behaving as `behaviour` says, its clock read from
+/// `now`) on a free loopback port, runs `body`, stops it.
 public func withEmulator<T>(
     _ state: BankState, behaviour: EmulatorBehaviour = EmulatorBehaviour(),
-    _ body: (EmulatorServer) async throws -> T
+    now: @escaping @Sendable () -> Instant = { Instant.now }, _ body: (EmulatorServer) async throws -> T
 ) async throws -> T {
-    let server = try await EmulatorServer.start(bank: EmulatedBank(state: state, behaviour: behaviour))
+    let server = try await EmulatorServer.start(bank: EmulatedBank(state: state, now: now, behaviour: behaviour))
     do {
         let result = try await body(server)
         await server.stop()
@@ -29,6 +30,22 @@ public func withEmulator<T>(
         await server.stop()
         throw error
     }
+}
+
+/// A clock that stands still at the instant it was last set to, for runs whose reports
+/// must come out the same every time: the job and the emulator read it instead of the
+/// real clock, and a test moves it on between runs.
+public final class StoppedClock: Sendable {
+    private let instant: Mutex<Instant>
+
+    public init(_ instant: Instant) { self.instant = Mutex(instant) }
+
+    public func set(_ instant: Instant) { self.instant.withLock { $0 = instant } }
+
+    public var now: Instant { instant.withLock { $0 } }
+
+    /// The clock as the job and the emulator take it.
+    public var read: @Sendable () -> Instant { { self.now } }
 }
 
 /// Builds a bank state for a test, one account and feed item at a time.
