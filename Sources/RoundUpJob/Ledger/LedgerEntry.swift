@@ -1,0 +1,82 @@
+public import RoundUp
+
+/// Where an (account, week) stands.
+public enum LedgerStatus: String, Sendable, Codable, CaseIterable {
+    /// The transfer was decided and may have been sent; its outcome is not known yet.
+    /// The next run looks for it in the account's feed, and sends it again with the same
+    /// transfer uid and amount only when it is not there.
+    case pending
+    /// The money arrived: the bank confirmed the transfer, or the feed shows it.
+    case done
+    /// There was nothing to move.
+    case nothing
+    /// The job cannot tell what to do without a person (`roundup resolve`); runs leave it be.
+    case held
+    /// A person decided that this week's money is not to be moved.
+    case abandoned
+}
+
+/// How a week's arrival was established.
+public enum Confirmation: String, Sendable, Codable {
+    /// The bank answered the transfer with success.
+    case bank
+    /// The account's feed shows the transfer (`feedItemUid`).
+    case feed
+}
+
+/// One (account, week) in the ledger.
+public struct LedgerEntry: Sendable, Equatable {
+    public var accountUid: String
+    public var weekEnd: LocalDate
+    public var status: LedgerStatus
+    public var currency: String
+    public var minorUnits: Int64
+    public var goalUid: String?
+    public var goalName: String?
+    public var transferUid: String?
+    /// The last thing that went wrong with a pending transfer.
+    public var lastError: String?
+    /// The account's name when the week was decided, for people reading the history.
+    public var accountName: String?
+    /// Why less than the week's round-up was moved (a minimum balance held it back).
+    public var note: String?
+    /// How a done week's arrival was established.
+    public var confirmation: Confirmation?
+    /// The feed item that shows this week's transfer; one item confirms one week.
+    public var feedItemUid: String?
+    /// Why the week is held for a person, or why a person abandoned it.
+    public var reason: String?
+    /// What a person decided with `roundup resolve`, and when.
+    public var resolution: String?
+    /// Goals an earlier attempt of this week's transfer was sent to, before a person
+    /// redirected it: the feed is searched for those too.
+    public var earlierGoalUids: [String] = []
+    /// When the week was first decided (ISO 8601, UTC); set by the ledger.
+    public var createdAt: String?
+    /// When the entry last changed (ISO 8601, UTC); set by the ledger.
+    public var updatedAt: String?
+
+    public init(
+        accountUid: String, weekEnd: LocalDate, status: LedgerStatus, currency: String, minorUnits: Int64,
+        goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
+        accountName: String? = nil, note: String? = nil
+    ) {
+        self.accountUid = accountUid
+        self.weekEnd = weekEnd
+        self.status = status
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.goalUid = goalUid
+        self.goalName = goalName
+        self.transferUid = transferUid
+        self.lastError = lastError
+        self.accountName = accountName
+        self.note = note
+    }
+
+    /// Every goal this week's transfer may have gone to.
+    public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
+
+    /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
+    public var hasFailed: Bool { status == .pending && lastError != nil }
+}
