@@ -1,3 +1,4 @@
+import GRDB
 public import RoundUp
 
 /// Where an (account, week) stands.
@@ -24,7 +25,7 @@ public enum Confirmation: String, Sendable, Codable {
     case feed
 }
 
-/// One (account, week) in the ledger.
+/// One (account, week) in the ledger: a row of its `transfer` table.
 public struct LedgerEntry: Sendable, Equatable {
     public var accountUid: String
     public var weekEnd: LocalDate
@@ -79,4 +80,73 @@ public struct LedgerEntry: Sendable, Equatable {
 
     /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
     public var hasFailed: Bool { status == .pending && lastError != nil }
+}
+
+/// A week entry as a row of the ledger's `transfer` table, which keeps the name it had when
+/// every week was a transfer. Every column is text a person can read with `sqlite3`: the
+/// week as `YYYY-MM-DD`, the status and confirmation by name, the earlier goals separated
+/// by spaces, the times in ISO 8601. The record is a type of the ledger's own, not a
+/// conformance of `LedgerEntry`, so that GRDB stays out of the module's public interface.
+struct TransferRow: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "transfer"
+
+    /// The table's columns, named as the `LedgerEntry` properties they hold.
+    enum Columns: String, ColumnExpression {
+        case accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid, lastError
+        case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
+        case createdAt, updatedAt
+    }
+
+    var entry: LedgerEntry
+
+    init(_ entry: LedgerEntry) { self.entry = entry }
+
+    /// A row whose week or status this code never writes is corrupt: refused, rather than
+    /// read as some other week or state.
+    init(row: Row) throws {
+        let weekText: String = row[Columns.weekEnd]
+        let statusText: String = row[Columns.status]
+        guard let weekEnd = LocalDate(iso: weekText), let status = LedgerStatus(rawValue: statusText) else {
+            throw LedgerError.corrupt("row for week '\(weekText)' with status '\(statusText)'")
+        }
+        entry = LedgerEntry(
+            accountUid: row[Columns.accountUid], weekEnd: weekEnd, status: status, currency: row[Columns.currency],
+            minorUnits: row[Columns.minorUnits], goalUid: row[Columns.goalUid], goalName: row[Columns.goalName],
+            transferUid: row[Columns.transferUid], lastError: row[Columns.lastError],
+            accountName: row[Columns.accountName], note: row[Columns.note])
+        entry.confirmation = (row[Columns.confirmation] as String?).flatMap(Confirmation.init(rawValue:))
+        entry.feedItemUid = row[Columns.feedItemUid]
+        entry.reason = row[Columns.reason]
+        entry.resolution = row[Columns.resolution]
+        entry.earlierGoalUids = TransferRow.goalList(row[Columns.earlierGoalUids])
+        entry.createdAt = row[Columns.createdAt]
+        entry.updatedAt = row[Columns.updatedAt]
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.accountUid] = entry.accountUid
+        container[Columns.weekEnd] = entry.weekEnd.description
+        container[Columns.status] = entry.status.rawValue
+        container[Columns.currency] = entry.currency
+        container[Columns.minorUnits] = entry.minorUnits
+        container[Columns.goalUid] = entry.goalUid
+        container[Columns.goalName] = entry.goalName
+        container[Columns.transferUid] = entry.transferUid
+        container[Columns.lastError] = entry.lastError
+        container[Columns.accountName] = entry.accountName
+        container[Columns.note] = entry.note
+        container[Columns.confirmation] = entry.confirmation?.rawValue
+        container[Columns.feedItemUid] = entry.feedItemUid
+        container[Columns.reason] = entry.reason
+        container[Columns.resolution] = entry.resolution
+        container[Columns.earlierGoalUids] = TransferRow.goalText(entry.earlierGoalUids)
+        container[Columns.createdAt] = entry.createdAt
+        container[Columns.updatedAt] = entry.updatedAt
+    }
+
+    /// Goal uids as the `earlierGoalUids` column holds them: separated by spaces, NULL for none.
+    static func goalText(_ uids: [String]) -> String? { uids.isEmpty ? nil : uids.joined(separator: " ") }
+
+    /// The goal uids in an `earlierGoalUids` column.
+    static func goalList(_ text: String?) -> [String] { (text ?? "").split(separator: " ").map(String.init) }
 }

@@ -4,7 +4,7 @@ extension Ledger {
     /// The ledger's schema as it grew, one migration per change. A migration that has
     /// shipped is frozen: ledgers in use recorded it by name when they ran it, so neither
     /// its name nor its SQL ever changes; a new column or table is a new migration at the
-    /// end, and the code that reads and writes the table follows it.
+    /// end, and the record of the table (`TransferRow`, `RunRow`) gains it too.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -34,7 +34,40 @@ public struct RunRecord: Sendable, Equatable {
     }
 }
 
+/// A run as a row of the ledger's `run` table, its times in ISO 8601 text. The row is begun
+/// with only its start (`startRun`) and completed when the run ends (`finishRun`), so it is
+/// read as a record and written column by column.
+struct RunRow: FetchableRecord, TableRecord {
+    static let databaseTableName = "run"
+
+    /// The table's columns, named as the `RunRecord` properties they hold.
+    enum Columns: String, ColumnExpression {
+        case id, startedAt, endedAt, exitCode, weeks, accountsDone, accountsHeld, accountsFailed, onlyHeld, summary
+    }
+
+    var run: RunRecord
+
+    init(row: Row) throws {
+        func instant(_ column: Columns) throws -> Instant? {
+            guard let text: String = row[column] else { return nil }
+            guard let value = Instant(iso8601: text) else {
+                throw LedgerError.corrupt("run.\(column.rawValue) '\(text)'")
+            }
+            return value
+        }
+        guard let started = try instant(.startedAt) else { throw LedgerError.corrupt("run.startedAt") }
+        run = RunRecord(
+            id: row[Columns.id], startedAt: started, endedAt: try instant(.endedAt),
+            exitCode: (row[Columns.exitCode] as Int?).map(Int32.init), weeks: row[Columns.weeks],
+            accountsDone: row[Columns.accountsDone], accountsHeld: row[Columns.accountsHeld],
+            accountsFailed: row[Columns.accountsFailed], summary: row[Columns.summary])
+        run.onlyHeld = row[Columns.onlyHeld]
+    }
+}
+
 extension Ledger {
+    private typealias Columns = RunRow.Columns
+
     /// Records that a real run has begun; returns its id for `finishRun`.
     public func startRun(at now: Instant) throws -> Int64 {
         try database.write { db in
@@ -46,48 +79,28 @@ extension Ledger {
     /// Records how run `id` ended.
     public func finishRun(_ record: RunRecord) throws {
         try database.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE run SET endedAt = ?, exitCode = ?, weeks = ?, accountsDone = ?, accountsHeld = ?,
-                        accountsFailed = ?, summary = ?, onlyHeld = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    record.endedAt?.iso8601, record.exitCode.map { Int($0) }, record.weeks, record.accountsDone,
-                    record.accountsHeld, record.accountsFailed, record.summary.map(Ledger.clip),
-                    record.onlyHeld, record.id,
+            _ = try RunRow.filter(Columns.id == record.id).updateAll(
+                db,
+                [
+                    Columns.endedAt.set(to: record.endedAt?.iso8601),
+                    Columns.exitCode.set(to: record.exitCode.map { Int($0) }), Columns.weeks.set(to: record.weeks),
+                    Columns.accountsDone.set(to: record.accountsDone),
+                    Columns.accountsHeld.set(to: record.accountsHeld),
+                    Columns.accountsFailed.set(to: record.accountsFailed),
+                    Columns.summary.set(to: record.summary.map(Ledger.clip)), Columns.onlyHeld.set(to: record.onlyHeld),
                 ])
         }
     }
 
     /// The newest `limit` runs, newest first.
     public func runs(limit: Int = 20) throws -> [RunRecord] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM run ORDER BY id DESC LIMIT ?", arguments: [limit])
-                .map(Ledger.run(from:))
-        }
+        try database.read { db in try RunRow.order(Columns.id.desc).limit(limit).fetchAll(db).map(\.run) }
     }
 
     /// The newest run that ended with exit 0.
     public func lastSuccessfulRun() throws -> RunRecord? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM run WHERE exitCode = 0 ORDER BY id DESC LIMIT 1")
-                .map(Ledger.run(from:))
+            try RunRow.filter(Columns.exitCode == 0).order(Columns.id.desc).fetchOne(db)?.run
         }
-    }
-
-    private static func run(from row: Row) throws -> RunRecord {
-        func instant(_ column: String) throws -> Instant? {
-            guard let text: String = row[column] else { return nil }
-            guard let value = Instant(iso8601: text) else { throw LedgerError.corrupt("run.\(column) '\(text)'") }
-            return value
-        }
-        guard let started = try instant("startedAt") else { throw LedgerError.corrupt("run.startedAt") }
-        var record = RunRecord(
-            id: row["id"], startedAt: started, endedAt: try instant("endedAt"),
-            exitCode: (row["exitCode"] as Int?).map(Int32.init), weeks: row["weeks"], accountsDone: row["accountsDone"],
-            accountsHeld: row["accountsHeld"], accountsFailed: row["accountsFailed"], summary: row["summary"])
-        record.onlyHeld = row["onlyHeld"]
-        return record
     }
 }
