@@ -104,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["roundup", "TestSupport", "ChildProcess"],
+            dependencies: ["roundup", "RoundUpJob", "TestSupport", "ChildProcess"],
             swiftSettings: strict
         ),
     ]

@@ -52,20 +52,16 @@ struct Composition {
             }
             return .failure(error)
         }
-        guard !options.dryRun else {
-            return await run(settings: settings, endDate: endDate, options: options, logger: logger)
-        }
-        let watch = await RunWatch.begin(settings: settings, clock: clock, logger: logger)
-        var result = await run(
-            settings: settings, endDate: endDate, options: options, logger: logger, stopped: watch.stopped)
-        result.watchProblems = await watch.end(result).map { "roundup: \($0)" }
-        result.diagnostics += result.watchProblems
-        return result
+        let watch = options.dryRun ? nil : await RunWatch.begin(settings: settings, clock: clock, logger: logger)
+        return await run(settings: settings, endDate: endDate, options: options, logger: logger, watch: watch)
     }
 
+    /// The run with its settings in hand. A real run opens and locks the state directory
+    /// once, and the runner and `watch` both write its ledger through that one value; the
+    /// run's row is finished before the lock is released, so no other run can be writing
+    /// the ledger meanwhile.
     private func run(
-        settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger,
-        stopped: @escaping @Sendable (String, Int32) -> Void = { _, _ in }
+        settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger, watch: RunWatch?
     ) async -> RunResult {
         let request: RunRequest
         let token: AccessToken
@@ -76,13 +72,36 @@ struct Composition {
             token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
                 .mapError { RunFailure(.configuration, $0.message) }.get().0
         } catch {
-            return .failure(error)
+            return await ended(.failure(error), watchedBy: watch)
         }
         let progress = RunProgress()
-        let signals = InterruptWatch(progress: progress, stopped: stopped)
-        defer { signals.stop() }
-        return await Runner.run(
-            request, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
+        let signals = InterruptWatch(progress: progress) { signal, status in
+            watch?.stopped(by: signal, status: status)
+        }
+        let state: StateDirectory
+        do throws(RunFailure) {
+            state = try await Runner.stateDirectory(for: request, settings: settings)
+        } catch {
+            signals.stop()
+            return await ended(.failure(error), watchedBy: watch)
+        }
+        watch?.record(in: state)
+        let result = await Runner.run(
+            request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
+        signals.stop()
+        let watched = await ended(result, watchedBy: watch)
+        // Only now may the lock go.
+        withExtendedLifetime(state) {}
+        return watched
+    }
+
+    /// `result` once `watch` has heard how the run ended, with what went wrong in telling it.
+    private func ended(_ result: RunResult, watchedBy watch: RunWatch?) async -> RunResult {
+        guard let watch else { return result }
+        var result = result
+        result.watchProblems = await watch.end(result).map { "roundup: \($0)" }
+        result.diagnostics += result.watchProblems
+        return result
     }
 
     /// `roundup check`.

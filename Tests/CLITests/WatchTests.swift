@@ -1,5 +1,7 @@
+import ChildProcess
 import Foundation
 import RoundUp
+import RoundUpJob
 import StarlingEmulator
 import TestSupport
 import Testing
@@ -15,6 +17,7 @@ import Testing
 
     var environment: [String: String] { binaryEnvironment(home, token: token) }
     var metricsPath: String { home.path + "/metrics/roundup.prom" }
+    var stateDirectory: String { home.path + "/.local/state/roundup" }
 
     func state() -> BankState {
         Seed.realisticWeek(endingOn: LocalDate(iso: Self.week)!, timeZone: TestBank.london, token: token)
@@ -141,6 +144,86 @@ import Testing
         #expect(code == 1, "a failure that may pass: WARNING")
         #expect((json["lastRun"] as? [String: Any])?["accountsFailed"] as? Int == 2)
         #expect((json["lastSuccess"] as? [String: Any])?["weeks"] as? String == "2026-11-08")
+    }
+
+    /// The run's row is finished, and the monitor told, while the run still holds the state
+    /// directory's lock: the next run cannot be writing the ledger meanwhile.
+    @Test func aRunFinishesItsRowBeforeItLetsGoOfTheLock() async throws {
+        let monitor = try await PingReceiver.start(outcomeDelay: .seconds(3))
+        let config = try config(pingURL: monitor.url)
+        try await withEmulator(state()) { server in
+            let run = try LaunchedRoundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],
+                environment: environment, output: home.path + "/run")
+            let told = await waitFor(run) { await monitor.pings.contains { $0.method == "POST" } }
+            #expect(told, "the monitor hears of the run's end")
+            // The monitor is still answering the run's outcome: the run holds the lock, and
+            // its row is finished.
+            let meanwhile = try await RunLock.acquire(in: stateDirectory, wait: .zero)
+            #expect(meanwhile == nil, "the run lets go of the lock only once it has been recorded and told")
+            let row = try Ledger.readOnlyCopy(of: Ledger.path(in: stateDirectory)).runs(limit: 1).first
+            #expect(row?.exitCode == 0 && row?.endedAt != nil, "\(String(describing: row))")
+            #expect(await run.exit() == .exit(0))
+        }
+        await monitor.stop()
+        #expect(try await RunLock.acquire(in: stateDirectory, wait: .zero) != nil, "and then it lets go")
+    }
+
+    /// A run refused the lock (another run holds it) changed nothing, yet is recorded with
+    /// its exit 75, told to the monitor and counted in the metrics, as any other run.
+    @Test func aRunRefusedTheLockIsRecordedAndPinged() async throws {
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let held = try #require(try await RunLock.acquire(in: stateDirectory, wait: .zero))
+        let monitor = try await PingReceiver.start()
+        let config = try writeConfig(
+            "notify:\n  pingURL: \(monitor.url)\nmetricsFile: \(metricsPath)\nlockWaitSeconds: 0\n", in: home)
+        try FileManager.default.createDirectory(atPath: home.path + "/metrics", withIntermediateDirectories: true)
+        let refused = try await roundup(
+            ["run", "--end-date", Self.week, "--config", config], environment: environment)
+        #expect(refused.status == 75)
+        #expect(refused.stderr.contains("another roundup run is using \(stateDirectory)"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("run table"), "it is recorded: \(refused.stderr)")
+        let pings = await monitor.pings
+        await monitor.stop()
+        #expect(pings.map(\.method) == ["GET", "POST"])
+        #expect(pings.last?.path.hasSuffix("/fail") == true)
+        #expect(pings.last?.body.hasPrefix("exit 75: ") == true, "\(pings)")
+        #expect(try metric("roundup_run_exit_code") == "roundup_run_exit_code 75")
+        let (_, json) = try await status()
+        let lastRun = try #require(json["lastRun"] as? [String: Any])
+        #expect(lastRun["exitCode"] as? Int == 75)
+        #expect(lastRun["endedAt"] as? String != nil)
+        withExtendedLifetime(held) {}
+    }
+
+    /// A run stopped by SIGTERM while it waits for another run's lock is recorded as stopped
+    /// and told to the monitor, like a run refused the lock.
+    @Test func aRunStoppedWhileWaitingForTheLockIsRecorded() async throws {
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let held = try #require(try await RunLock.acquire(in: stateDirectory, wait: .zero))
+        let monitor = try await PingReceiver.start()
+        let config = try writeConfig("notify:\n  pingURL: \(monitor.url)\nlockWaitSeconds: 60\n", in: home)
+        let output = open(home.path + "/stopped.out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let child = try Child.spawn(
+            try #require(roundupBinary), ["run", "--end-date", Self.week, "--config", config],
+            environment: unpaced(environment), stdout: output, stderr: output)
+        close(output)
+        // It has begun (pinged /start), and a moment later it waits for the lock.
+        for _ in 0..<800 where await monitor.pings.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        try await Task.sleep(for: .seconds(2))
+        kill(child.pid, SIGTERM)
+        let ending = await ending(of: child)
+        let said = try String(contentsOfFile: home.path + "/stopped.out", encoding: .utf8)
+        #expect(ending == .exit(128 + SIGTERM), "\(said)")
+        let pings = await monitor.pings
+        await monitor.stop()
+        #expect(pings.last?.path.hasSuffix("/fail") == true, "\(pings)")
+        #expect(pings.last?.body.hasPrefix("exit 143: stopped by SIGTERM") == true, "\(pings)")
+        let (_, json) = try await status()
+        #expect((json["lastRun"] as? [String: Any])?["exitCode"] as? Int == 143)
+        withExtendedLifetime(held) {}
     }
 
     @Test func quietPrintsNothingWhenAllIsWellAndOneLineOtherwise() async throws {

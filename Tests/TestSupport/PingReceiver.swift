@@ -2,7 +2,8 @@ import FlyingFox
 public import Foundation
 
 /// A dead man's switch on 127.0.0.1 for tests: it answers 200 to everything (or `status`)
-/// and keeps what it was sent.
+/// and keeps what it was sent. A slow one answers a run's outcome (a POST) only
+/// `outcomeDelay` after it has kept it.
 public actor PingReceiver {
     public struct Ping: Sendable, Equatable {
         public var method: String
@@ -23,7 +24,7 @@ public actor PingReceiver {
     }
 
     /// Starts listening; the monitor's URL is `url` (with a check's uid as its path).
-    public static func start(status: Int = 200) async throws -> PingReceiver {
+    public static func start(status: Int = 200, outcomeDelay: Duration = .zero) async throws -> PingReceiver {
         let server = HTTPServer(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: 0), logger: .disabled)
         let box = Box()
         await server.appendRoute("*") { request in
@@ -32,6 +33,7 @@ public actor PingReceiver {
             let body = String(decoding: try await request.bodyData, as: UTF8.self)
             await box.receiver?.record(
                 Ping(method: request.method.rawValue, path: request.path, body: body, headers: headers))
+            if request.method == .POST { try await Task.sleep(for: outcomeDelay) }
             return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Status"), body: Data("OK".utf8))
         }
         let task = Task { try await server.run() }

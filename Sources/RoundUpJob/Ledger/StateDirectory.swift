@@ -1,8 +1,10 @@
 import Foundation
 
 /// The state directory opened for a run: created if missing, locked for a real run, and its
-/// ledger open. The lock is held for as long as this value lives.
-struct StateDirectory: Sendable {
+/// ledger open. The lock is held for as long as this value lives. A real run opens it once
+/// and hands this one value to all that writes the ledger (the runner, the run's row in the
+/// run table), so that nothing writes after the lock is released.
+public struct StateDirectory: Sendable {
     let path: String
     let ledger: Ledger
     /// Nil for a dry run, which writes nothing and takes no lock.
@@ -20,6 +22,32 @@ struct StateDirectory: Sendable {
 
     /// Opens `path`, waiting up to `lockWait` for another run to finish when `locking`.
     static func open(_ path: String, locking: Bool, lockWait: Duration) async throws(RunFailure) -> StateDirectory {
+        guard locking else { return try openUnlocked(path) }
+        try create(path)
+        let lock: RunLock?
+        do {
+            lock = try await RunLock.acquire(in: path, wait: lockWait)
+        } catch {
+            throw RunFailure(
+                .configuration, "cannot lock the state directory: \(plainDescription(error))")
+        }
+        guard let lock else {
+            throw RunFailure(
+                .temporaryFailure, "another roundup run is using \(path); try again when it has finished")
+        }
+        return try withLedger(path, lock: lock)
+    }
+
+    /// Opens `path` without its lock: only for recording a run that never held it (refused
+    /// the lock, or stopped before it took it). Such a run touched no week; its row in the
+    /// run table is all it writes.
+    static func openUnlocked(_ path: String) throws(RunFailure) -> StateDirectory {
+        try create(path)
+        return try withLedger(path, lock: nil)
+    }
+
+    /// Creates `path` for its owner alone if it is missing.
+    private static func create(_ path: String) throws(RunFailure) {
         try refuseIfOthersCanWrite(path)
         do {
             try FileManager.default.createDirectory(
@@ -28,19 +56,9 @@ struct StateDirectory: Sendable {
             throw RunFailure(
                 .configuration, "cannot create the state directory \(path): \(plainDescription(error))")
         }
-        var lock: RunLock?
-        if locking {
-            do {
-                lock = try await RunLock.acquire(in: path, wait: lockWait)
-            } catch {
-                throw RunFailure(
-                    .configuration, "cannot lock the state directory: \(plainDescription(error))")
-            }
-            guard lock != nil else {
-                throw RunFailure(
-                    .temporaryFailure, "another roundup run is using \(path); try again when it has finished")
-            }
-        }
+    }
+
+    private static func withLedger(_ path: String, lock: RunLock?) throws(RunFailure) -> StateDirectory {
         do {
             return StateDirectory(path: path, ledger: try Ledger(path: Ledger.path(in: path)), lock: lock)
         } catch {

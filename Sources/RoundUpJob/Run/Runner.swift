@@ -49,14 +49,45 @@ public enum Runner {
     /// Weeks a catch-up run covers at most; a longer gap is closed over several runs.
     public static let catchUpLimit = 8
 
-    /// Runs `request`; `clock` stamps reports and ledger entries.
+    /// Runs `request` in the state directory it opens itself (`stateDirectory(for:settings:)`);
+    /// `clock` stamps reports and ledger entries.
     public static func run(
         _ request: RunRequest, settings: Settings, token: AccessToken, clock: @escaping @Sendable () -> Instant,
         logger: Logger, progress: RunProgress? = nil
     ) async -> RunResult {
+        let state: StateDirectory
+        do throws(RunFailure) {
+            state = try await stateDirectory(for: request, settings: settings)
+        } catch {
+            return .failure(error)
+        }
+        let result = await run(
+            request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
+        withExtendedLifetime(state) {}
+        return result
+    }
+
+    /// The state directory `request` runs in: for a dry run the ledger as it is, read into
+    /// memory; for a real run opened and locked, waiting up to `lockWait` for another run.
+    public static func stateDirectory(for request: RunRequest, settings: Settings) async throws(RunFailure)
+        -> StateDirectory
+    {
+        // A dry run reads the ledger as it is and writes nothing, anywhere.
+        guard !request.dryRun else { return try StateDirectory.read(settings.state.directory) }
+        // A run that SSLKEYLOGFILE stops says so at once, not after waiting for the lock.
+        _ = try BankClient.guardKeyLog(settings.bank, movesMoney: true)
+        return try await StateDirectory.open(settings.state.directory, locking: true, lockWait: settings.state.lockWait)
+    }
+
+    /// Runs `request` in `state`, which the caller opened for it (`stateDirectory(for:settings:)`)
+    /// and keeps, with its lock, until it is done with it; `clock` stamps reports and ledger
+    /// entries.
+    public static func run(
+        _ request: RunRequest, in state: StateDirectory, settings: Settings, token: AccessToken,
+        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
+    ) async -> RunResult {
         // From here on every log line passes through a filter that removes the token.
         let logger = redacting(logger, token: token)
-        let state: StateDirectory
         let bank: BankClient
         var weeks = [request.week]
         var notes: [String] = []
@@ -64,12 +95,6 @@ public enum Runner {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: !request.dryRun) {
                 notes.append(warning)
             }
-            // A dry run reads the ledger as it is and writes nothing, anywhere.
-            state =
-                request.dryRun
-                ? try StateDirectory.read(settings.state.directory)
-                : try await StateDirectory.open(
-                    settings.state.directory, locking: true, lockWait: settings.state.lockWait)
             bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: settings.bank.concurrency,
                 retryPolicy: settings.bank.retryPolicy, clock: clock, logger: logger)
@@ -97,7 +122,7 @@ public enum Runner {
             // Until a person settles it, every run says that one is needed.
             run.result.status = ExitStatus.overall([run.result.status, .configuration])
         }
-        return withExtendedLifetime(state) { run.finish(notes: notes) }
+        return run.finish(notes: notes)
     }
 
     /// Runs `weeks` in order into `run`, counting each week's requests; the notes say why

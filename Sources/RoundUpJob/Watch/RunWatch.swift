@@ -2,55 +2,96 @@ import CurlHTTP
 import Foundation
 public import Logging
 public import RoundUp
+import Synchronization
 
 /// What a real run leaves for those who watch over it: a row in the ledger's run table
 /// from its start to its end, a ping to a dead man's switch when it starts and when it
 /// ends, and the metrics file. None of it changes the run's outcome: a failure here is
 /// logged and said on stderr.
-public struct RunWatch: Sendable {
-    let ledger: Ledger?
-    let runId: Int64?
+///
+/// The row is written in the ledger of the state directory the run holds locked
+/// (`record(in:)`), and finished before the run lets go of the lock. A signal thread may
+/// finish it too (`stopped(by:status:)`), hence the mutex around it.
+public final class RunWatch: Sendable {
+    let stateDirectory: String
     let ping: Ping?
     let metricsFile: String?
     let startedAt: Instant
     let clock: @Sendable () -> Instant
     let logger: Logger
-    /// Why the run could not be recorded, said when it ends.
-    let problems: [String]
+    /// The run's row, once begun.
+    private let recording = Mutex<Recording?>(nil)
 
-    /// Records that a real run with `settings` begins, and pings `<url>/start`.
-    public static func begin(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) async
-        -> RunWatch
-    {
-        let startedAt = clock()
+    /// Where the run's row is, and why it could not be written.
+    private struct Recording: Sendable {
         var ledger: Ledger?
         var runId: Int64?
+        /// Why the run could not be recorded, said when it ends.
         var problems: [String] = []
-        do throws(RunFailure) {
-            let state = try await StateDirectory.open(settings.state.directory, locking: false, lockWait: .zero)
-            ledger = state.ledger
+
+        /// Begins the row of a run started at `startedAt` in `ledger`.
+        init(beginningIn ledger: Ledger, at startedAt: Instant) {
+            self.ledger = ledger
             do {
-                runId = try state.ledger.startRun(at: startedAt)
+                runId = try ledger.startRun(at: startedAt)
             } catch {
                 problems.append("this run is not in the ledger's run table: \(plainDescription(error))")
             }
-        } catch {
-            problems.append("this run is not in the ledger's run table: \(error.message)")
         }
-        let ping = settings.watch.pingURL.map { Ping(url: $0, caFile: settings.bank.caFile, logger: logger) }
-        await ping?.send(.start)
-        return RunWatch(
-            ledger: ledger, runId: runId, ping: ping, metricsFile: settings.watch.metricsFile, startedAt: startedAt,
-            clock: clock, logger: logger, problems: problems)
+
+        init(problem: String) { problems = [problem] }
+    }
+
+    private init(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) {
+        stateDirectory = settings.state.directory
+        ping = settings.watch.pingURL.map { Ping(url: $0, caFile: settings.bank.caFile, logger: logger) }
+        metricsFile = settings.watch.metricsFile
+        startedAt = clock()
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A real run with `settings` begins: pings `<url>/start`. Its row in the run table
+    /// waits until the run holds the state directory.
+    public static func begin(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) async
+        -> RunWatch
+    {
+        let watch = RunWatch(settings: settings, clock: clock, logger: logger)
+        await watch.ping?.send(.start)
+        return watch
+    }
+
+    /// Begins the run's row in the ledger of `state`, which the run holds locked until the
+    /// row is finished (`end`).
+    public func record(in state: StateDirectory) {
+        recording.withLock { $0 = Recording(beginningIn: state.ledger, at: startedAt) }
+    }
+
+    /// The run's row. A run that never held the state directory (refused its lock, unable
+    /// to open it, or stopped before it took it) gets its row now through an unlocked open:
+    /// it touched no week, and its row is all it writes.
+    private func begunRecording() -> Recording {
+        recording.withLock { recording in
+            if let recording { return recording }
+            let begun: Recording
+            do throws(RunFailure) {
+                begun = Recording(beginningIn: try StateDirectory.openUnlocked(stateDirectory).ledger, at: startedAt)
+            } catch {
+                begun = Recording(problem: "this run is not in the ledger's run table: \(error.message)")
+            }
+            recording = begun
+            return begun
+        }
     }
 
     /// Records how the run ended, pings success or failure with the run's one-line
     /// summary, and writes the metrics; returns what to say on stderr.
     public func end(_ result: RunResult) async -> [String] {
-        var notes = problems
+        let recording = begunRecording()
+        var notes = recording.problems
         let ended = clock()
         let summary = RunWatch.summary(of: result)
-        if let ledger, let runId {
+        if let ledger = recording.ledger, let runId = recording.runId {
             let tally = result.tally
             let weeks =
                 tally.weeks.count > 1
@@ -69,8 +110,9 @@ public struct RunWatch: Sendable {
         await ping?.send(result.status == .ok ? .success : .failure, body: summary)
         if let metricsFile {
             do {
-                try Metrics(exitCode: result.status.rawValue, tally: result.tally, at: ended, ledger: ledger)
-                    .write(to: metricsFile)
+                try Metrics(
+                    exitCode: result.status.rawValue, tally: result.tally, at: ended, ledger: recording.ledger
+                ).write(to: metricsFile)
             } catch {
                 notes.append("could not write the metrics file \(metricsFile): \(plainDescription(error))")
             }
@@ -106,14 +148,16 @@ public struct RunWatch: Sendable {
     /// a thread outside Swift's concurrency pool, which it may block.
     public func stopped(by signal: String, status: Int32) {
         let summary = "exit \(status): stopped by \(signal) before it finished; the next run finishes the rest"
-        if let ledger, let runId {
+        let recording = begunRecording()
+        if let ledger = recording.ledger, let runId = recording.runId {
             try? ledger.finishRun(
                 RunRecord(
                     id: runId, startedAt: startedAt, endedAt: clock(), exitCode: status, weeks: nil, accountsDone: 0,
                     accountsHeld: 0, accountsFailed: 0, summary: summary))
         }
         if let metricsFile {
-            try? Metrics(exitCode: status, tally: RunTally(), at: clock(), ledger: ledger).write(to: metricsFile)
+            try? Metrics(exitCode: status, tally: RunTally(), at: clock(), ledger: recording.ledger)
+                .write(to: metricsFile)
         }
         guard let ping else { return }
         let done = DispatchSemaphore(value: 0)

@@ -1,0 +1,152 @@
+import GRDB
+public import RoundUp
+
+/// Where an (account, week) stands.
+public enum LedgerStatus: String, Sendable, Codable, CaseIterable {
+    /// The transfer was decided and may have been sent; its outcome is not known yet.
+    /// The next run looks for it in the account's feed, and sends it again with the same
+    /// transfer uid and amount only when it is not there.
+    case pending
+    /// The money arrived: the bank confirmed the transfer, or the feed shows it.
+    case done
+    /// There was nothing to move.
+    case nothing
+    /// The job cannot tell what to do without a person (`roundup resolve`); runs leave it be.
+    case held
+    /// A person decided that this week's money is not to be moved.
+    case abandoned
+}
+
+/// How a week's arrival was established.
+public enum Confirmation: String, Sendable, Codable {
+    /// The bank answered the transfer with success.
+    case bank
+    /// The account's feed shows the transfer (`feedItemUid`).
+    case feed
+}
+
+/// One (account, week) in the ledger: a row of its `transfer` table.
+public struct LedgerEntry: Sendable, Equatable {
+    public var accountUid: String
+    public var weekEnd: LocalDate
+    public var status: LedgerStatus
+    public var currency: String
+    public var minorUnits: Int64
+    public var goalUid: String?
+    public var goalName: String?
+    public var transferUid: String?
+    /// The last thing that went wrong with a pending transfer.
+    public var lastError: String?
+    /// The account's name when the week was decided, for people reading the history.
+    public var accountName: String?
+    /// Why less than the week's round-up was moved (a minimum balance held it back).
+    public var note: String?
+    /// How a done week's arrival was established.
+    public var confirmation: Confirmation?
+    /// The feed item that shows this week's transfer; one item confirms one week.
+    public var feedItemUid: String?
+    /// Why the week is held for a person, or why a person abandoned it.
+    public var reason: String?
+    /// What a person decided with `roundup resolve`, and when.
+    public var resolution: String?
+    /// Goals an earlier attempt of this week's transfer was sent to, before a person
+    /// redirected it: the feed is searched for those too.
+    public var earlierGoalUids: [String] = []
+    /// When the week was first decided (ISO 8601, UTC); set by the ledger.
+    public var createdAt: String?
+    /// When the entry last changed (ISO 8601, UTC); set by the ledger.
+    public var updatedAt: String?
+
+    public init(
+        accountUid: String, weekEnd: LocalDate, status: LedgerStatus, currency: String, minorUnits: Int64,
+        goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
+        accountName: String? = nil, note: String? = nil
+    ) {
+        self.accountUid = accountUid
+        self.weekEnd = weekEnd
+        self.status = status
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.goalUid = goalUid
+        self.goalName = goalName
+        self.transferUid = transferUid
+        self.lastError = lastError
+        self.accountName = accountName
+        self.note = note
+    }
+
+    /// Every goal this week's transfer may have gone to.
+    public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
+
+    /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
+    public var hasFailed: Bool { status == .pending && lastError != nil }
+}
+
+/// A week entry as a row of the ledger's `transfer` table, which keeps the name it had when
+/// every week was a transfer. Every column is text a person can read with `sqlite3`: the
+/// week as `YYYY-MM-DD`, the status and confirmation by name, the earlier goals separated
+/// by spaces, the times in ISO 8601. The record is a type of the ledger's own, not a
+/// conformance of `LedgerEntry`, so that GRDB stays out of the module's public interface.
+struct TransferRow: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "transfer"
+
+    /// The table's columns, named as the `LedgerEntry` properties they hold.
+    enum Columns: String, ColumnExpression {
+        case accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid, lastError
+        case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
+        case createdAt, updatedAt
+    }
+
+    var entry: LedgerEntry
+
+    init(_ entry: LedgerEntry) { self.entry = entry }
+
+    /// A row whose week or status this code never writes is corrupt: refused, rather than
+    /// read as some other week or state.
+    init(row: Row) throws {
+        let weekText: String = row[Columns.weekEnd]
+        let statusText: String = row[Columns.status]
+        guard let weekEnd = LocalDate(iso: weekText), let status = LedgerStatus(rawValue: statusText) else {
+            throw LedgerError.corrupt("row for week '\(weekText)' with status '\(statusText)'")
+        }
+        entry = LedgerEntry(
+            accountUid: row[Columns.accountUid], weekEnd: weekEnd, status: status, currency: row[Columns.currency],
+            minorUnits: row[Columns.minorUnits], goalUid: row[Columns.goalUid], goalName: row[Columns.goalName],
+            transferUid: row[Columns.transferUid], lastError: row[Columns.lastError],
+            accountName: row[Columns.accountName], note: row[Columns.note])
+        entry.confirmation = (row[Columns.confirmation] as String?).flatMap(Confirmation.init(rawValue:))
+        entry.feedItemUid = row[Columns.feedItemUid]
+        entry.reason = row[Columns.reason]
+        entry.resolution = row[Columns.resolution]
+        entry.earlierGoalUids = TransferRow.goalList(row[Columns.earlierGoalUids])
+        entry.createdAt = row[Columns.createdAt]
+        entry.updatedAt = row[Columns.updatedAt]
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.accountUid] = entry.accountUid
+        container[Columns.weekEnd] = entry.weekEnd.description
+        container[Columns.status] = entry.status.rawValue
+        container[Columns.currency] = entry.currency
+        container[Columns.minorUnits] = entry.minorUnits
+        container[Columns.goalUid] = entry.goalUid
+        container[Columns.goalName] = entry.goalName
+        container[Columns.transferUid] = entry.transferUid
+        container[Columns.lastError] = entry.lastError
+        container[Columns.accountName] = entry.accountName
+        container[Columns.note] = entry.note
+        container[Columns.confirmation] = entry.confirmation?.rawValue
+        container[Columns.feedItemUid] = entry.feedItemUid
+        container[Columns.reason] = entry.reason
+        container[Columns.resolution] = entry.resolution
+        container[Columns.earlierGoalUids] = TransferRow.goalText(entry.earlierGoalUids)
+        container[Columns.createdAt] = entry.createdAt
+        container[Columns.updatedAt] = entry.updatedAt
+    }
+
+    /// Goal uids as the `earlierGoalUids` column holds them: separated by spaces, NULL for none.
+    static func goalText(_ uids: [String]) -> String? { uids.isEmpty ? nil : uids.joined(separator: " ") }
+
+    /// The goal uids in an `earlierGoalUids` column.
+    static func goalList(_ text: String?) -> [String] { (text ?? "").split(separator: " ").map(String.init) }
+}

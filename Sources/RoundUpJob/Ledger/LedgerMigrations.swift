@@ -1,0 +1,110 @@
+import GRDB
+
+extension Ledger {
+    /// The ledger's schema as it grew, one migration per change. A migration that has
+    /// shipped is frozen: ledgers in use recorded it by name when they ran it, so neither
+    /// its name nor its SQL ever changes; a new column or table is a new migration at the
+    /// end, and the record of the table (`TransferRow`, `RunRow`) gains it too.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE transfer (
+                        accountUid TEXT NOT NULL,
+                        weekEnd TEXT NOT NULL,
+                        status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'nothing')),
+                        currency TEXT NOT NULL,
+                        minorUnits INTEGER NOT NULL CHECK (minorUnits >= 0),
+                        goalUid TEXT,
+                        goalName TEXT,
+                        transferUid TEXT UNIQUE,
+                        lastError TEXT,
+                        createdAt TEXT NOT NULL,
+                        updatedAt TEXT NOT NULL,
+                        PRIMARY KEY (accountUid, weekEnd)
+                    )
+                    """)
+        }
+        migrator.registerMigration("v2: account names") { db in
+            try db.execute(sql: "ALTER TABLE transfer ADD COLUMN accountName TEXT")
+        }
+        migrator.registerMigration("v3: notes") { db in
+            try db.execute(sql: "ALTER TABLE transfer ADD COLUMN note TEXT")
+        }
+        migrator.registerMigration("v4: held weeks and feed confirmations", migrate: addHeldWeeks)
+        migrator.registerMigration("v5: requests per day", migrate: countRequests)
+        migrator.registerMigration("v6: runs", migrate: recordRuns)
+        return migrator
+    }
+
+    /// v4: held and abandoned weeks, and how a week's arrival was established. SQLite
+    /// cannot change a CHECK constraint in place, so the table is rebuilt.
+    private static func addHeldWeeks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE transfer_v4 (
+                    accountUid TEXT NOT NULL,
+                    weekEnd TEXT NOT NULL,
+                    status TEXT NOT NULL
+                        CHECK (status IN ('pending', 'done', 'nothing', 'held', 'abandoned')),
+                    currency TEXT NOT NULL,
+                    minorUnits INTEGER NOT NULL CHECK (minorUnits >= 0),
+                    goalUid TEXT,
+                    goalName TEXT,
+                    transferUid TEXT UNIQUE,
+                    lastError TEXT,
+                    createdAt TEXT NOT NULL,
+                    updatedAt TEXT NOT NULL,
+                    accountName TEXT,
+                    note TEXT,
+                    confirmation TEXT CHECK (confirmation IN ('bank', 'feed')),
+                    feedItemUid TEXT UNIQUE,
+                    reason TEXT,
+                    resolution TEXT,
+                    earlierGoalUids TEXT,
+                    PRIMARY KEY (accountUid, weekEnd)
+                );
+                INSERT INTO transfer_v4 (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
+                                         transferUid, lastError, createdAt, updatedAt, accountName, note,
+                                         confirmation)
+                    SELECT accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid,
+                           lastError, createdAt, updatedAt, accountName, note,
+                           CASE status WHEN 'done' THEN 'bank' END
+                    FROM transfer;
+                DROP TABLE transfer;
+                ALTER TABLE transfer_v4 RENAME TO transfer;
+                """)
+    }
+
+    /// v5: requests per UTC day, for the daily allowance.
+    private static func countRequests(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE requests (
+                    day TEXT PRIMARY KEY,
+                    count INTEGER NOT NULL CHECK (count >= 0),
+                    lastWeekCost INTEGER CHECK (lastWeekCost >= 0)
+                )
+                """)
+    }
+
+    /// v6: a row per real run.
+    private static func recordRuns(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE run (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    startedAt TEXT NOT NULL,
+                    endedAt TEXT,
+                    exitCode INTEGER,
+                    weeks TEXT,
+                    accountsDone INTEGER NOT NULL DEFAULT 0,
+                    accountsHeld INTEGER NOT NULL DEFAULT 0,
+                    accountsFailed INTEGER NOT NULL DEFAULT 0,
+                    onlyHeld INTEGER NOT NULL DEFAULT 0,
+                    summary TEXT
+                )
+                """)
+    }
+}

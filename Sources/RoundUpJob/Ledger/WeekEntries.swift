@@ -1,0 +1,152 @@
+import GRDB
+public import RoundUp
+
+/// The week entries: what was decided for each (account, week), and how it ended. An entry
+/// is written once, when the week is decided, and from then on only moves between states
+/// by the updates below, each of which changes nothing unless the week is pending or held.
+extension Ledger {
+    private typealias Columns = TransferRow.Columns
+
+    /// The entry for `accountUid`'s week ending `weekEnd`, if any.
+    public func entry(accountUid: String, weekEnd: LocalDate) throws -> LedgerEntry? {
+        try database.read { db in try Ledger.week(accountUid, weekEnd).fetchOne(db)?.entry }
+    }
+
+    /// Entries of `accountUid` for other weeks that share days with the week ending
+    /// `weekEnd` (end dates less than seven days apart).
+    public func overlapping(accountUid: String, weekEnd: LocalDate) throws -> [LedgerEntry] {
+        try database.read { db in
+            try TransferRow.filter(
+                Columns.accountUid == accountUid && Columns.weekEnd > weekEnd.adding(days: -7).description
+                    && Columns.weekEnd < weekEnd.adding(days: 7).description
+                    && Columns.weekEnd != weekEnd.description
+            ).fetchAll(db).map(\.entry)
+        }
+    }
+
+    /// Every entry, oldest week first.
+    public func entries() throws -> [LedgerEntry] {
+        try database.read { db in try TransferRow.order(Columns.weekEnd, Columns.accountUid).fetchAll(db).map(\.entry) }
+    }
+
+    /// Every entry of `accountUid`, oldest week first.
+    public func entries(accountUid: String) throws -> [LedgerEntry] {
+        try database.read { db in
+            try TransferRow.filter(Columns.accountUid == accountUid).order(Columns.weekEnd).fetchAll(db).map(\.entry)
+        }
+    }
+
+    /// Records what was decided for the week: a pending transfer (written before it is
+    /// sent), nothing to move, a transfer found already made, or a week held for a person.
+    /// Fails if the (account, week) already has an entry: a week is decided once.
+    public func recordDecision(_ entry: LedgerEntry, at now: Instant) throws {
+        // A new week has no history yet: no failure, no person's decision, no earlier goal.
+        var decided = entry
+        decided.lastError = nil
+        decided.resolution = nil
+        decided.earlierGoalUids = []
+        decided.reason = entry.reason.map(Ledger.clip)
+        decided.createdAt = now.iso8601
+        decided.updatedAt = now.iso8601
+        try database.write { db in try TransferRow(decided).insert(db) }
+    }
+
+    /// Records that the week's money arrived: the bank confirmed the transfer, or the feed
+    /// item `feedItemUid` shows it. Only a pending or held week changes.
+    public func recordDone(
+        accountUid: String, weekEnd: LocalDate, confirmation: Confirmation = .bank, feedItemUid: String? = nil,
+        resolution: String? = nil, at now: Instant
+    ) throws {
+        var changes = [
+            Columns.status.set(to: LedgerStatus.done.rawValue), Columns.lastError.set(to: nil),
+            Columns.reason.set(to: nil), Columns.confirmation.set(to: confirmation.rawValue),
+            Columns.feedItemUid.set(to: feedItemUid), Columns.updatedAt.set(to: now.iso8601),
+        ]
+        // A week confirmed by a run keeps what a person decided about it earlier.
+        if let resolution { changes.append(Columns.resolution.set(to: resolution)) }
+        try change(accountUid, weekEnd, changes)
+    }
+
+    /// Notes why the pending transfer has not been confirmed; it stays pending.
+    public func recordFailure(accountUid: String, weekEnd: LocalDate, error: String, at now: Instant) throws {
+        try database.write { db in
+            _ = try Ledger.undecided(accountUid, weekEnd).updateAll(
+                db, [Columns.lastError.set(to: Ledger.clip(error)), Columns.updatedAt.set(to: now.iso8601)])
+        }
+    }
+
+    /// Holds a pending week for a person, saying why; runs leave it be until it is resolved.
+    public func recordHeld(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
+        try change(
+            accountUid, weekEnd,
+            [
+                Columns.status.set(to: LedgerStatus.held.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
+                Columns.updatedAt.set(to: now.iso8601),
+            ])
+    }
+
+    /// A person's decision on a held or failed week (`roundup resolve`): send it again,
+    /// to the same goal or to another one with a new transfer uid.
+    public func recordRetry(
+        accountUid: String, weekEnd: LocalDate, goal: (uid: String, name: String, transferUid: String)? = nil,
+        resolution: String, at now: Instant
+    ) throws {
+        try database.write { db in
+            let current = try Row.fetchOne(
+                db, Ledger.week(accountUid, weekEnd).select(Columns.goalUid, Columns.earlierGoalUids))
+            var earlier = TransferRow.goalList(current?[Columns.earlierGoalUids])
+            if let goal, let old: String = current?[Columns.goalUid], old != goal.uid, !earlier.contains(old) {
+                earlier.append(old)
+            }
+            var changes = [
+                Columns.status.set(to: LedgerStatus.pending.rawValue), Columns.reason.set(to: nil),
+                Columns.lastError.set(to: nil), Columns.resolution.set(to: Ledger.clip(resolution)),
+                Columns.earlierGoalUids.set(to: TransferRow.goalText(earlier)),
+                Columns.updatedAt.set(to: now.iso8601),
+            ]
+            if let goal {
+                changes += [
+                    Columns.goalUid.set(to: goal.uid), Columns.goalName.set(to: goal.name),
+                    Columns.transferUid.set(to: goal.transferUid),
+                ]
+            }
+            try Ledger.expectOneChange(
+                try Ledger.undecided(accountUid, weekEnd).updateAll(db, changes), "\(accountUid) \(weekEnd)")
+        }
+    }
+
+    /// A person's decision that a held or failed week's money is not to be moved.
+    public func recordAbandoned(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
+        try change(
+            accountUid, weekEnd,
+            [
+                Columns.status.set(to: LedgerStatus.abandoned.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
+                Columns.resolution.set(to: "abandoned at \(now.iso8601)"), Columns.updatedAt.set(to: now.iso8601),
+            ])
+    }
+
+    /// Makes `changes` to the week, which must be pending or held.
+    private func change(_ accountUid: String, _ weekEnd: LocalDate, _ changes: [ColumnAssignment]) throws {
+        try database.write { db in
+            try Ledger.expectOneChange(
+                try Ledger.undecided(accountUid, weekEnd).updateAll(db, changes), "\(accountUid) \(weekEnd)")
+        }
+    }
+
+    /// The entry of one (account, week).
+    private static func week(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<TransferRow> {
+        TransferRow.filter(Columns.accountUid == accountUid && Columns.weekEnd == weekEnd.description)
+    }
+
+    /// The entry of one (account, week) while its outcome is still open: pending or held.
+    private static func undecided(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<TransferRow> {
+        week(accountUid, weekEnd).filter(
+            [LedgerStatus.pending.rawValue, LedgerStatus.held.rawValue].contains(Columns.status))
+    }
+
+    /// An update meant for one week that changed none (the week was not in the state the
+    /// update expects) is an error, never a silent no-op.
+    private static func expectOneChange(_ changed: Int, _ week: String) throws {
+        guard changed == 1 else { throw LedgerError.unchanged(week) }
+    }
+}
