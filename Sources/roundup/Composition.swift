@@ -17,11 +17,11 @@ struct Composition {
     /// The running process's environment and the real clock. Files the process creates
     /// from here on (state directory, ledger and its journals, lock, reports) are readable
     /// by their owner only, whatever the umask it was started with.
-    static var live: Composition {
+    static let live: Composition = {
         umask(0o077)
         let environment = ProcessInfo.processInfo.environment
         return Composition(environment: environment, locations: Locations(environment: environment), clock: { .now })
-    }
+    }()
 
     /// The settings `flags` ask for, with the config file they name or the default one.
     func settings(_ flags: SettingFlags, readConfigFile: Bool = true) -> Result<LoadedSettings, SettingsError> {
@@ -44,14 +44,15 @@ struct Composition {
             if !options.dryRun {
                 // The state directory and the monitor as the flags and the environment name
                 // them; the default state directory only when it already has a ledger.
-                let named = flags.stateDirectory ?? environment["ROUNDUP_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
                 await RunWatch.settingsFailed(
-                    error, stateDirectory: (named ?? locations.stateDirectory).map(locations.expand),
-                    pingURL: environment["ROUNDUP_PING_URL"].flatMap { $0.isEmpty ? nil : $0 }, clock: clock,
-                    logger: logger)
+                    error,
+                    stateDirectory: StateSettings.directory(
+                        flags: flags, environment: environment, locations: locations),
+                    watch: .fromEnvironment(environment), clock: clock, logger: logger)
             }
             return .failure(error)
         }
+        if options.dryRun { forgetKeyLog(settings) }
         let watch = options.dryRun ? nil : await RunWatch.begin(settings: settings, clock: clock, logger: logger)
         return await run(settings: settings, endDate: endDate, options: options, logger: logger, watch: watch)
     }
@@ -106,9 +107,18 @@ struct Composition {
 
     /// `roundup check`.
     func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> RunResult {
-        await Check.run(
-            loaded: settings(flags), tokens: TokenLoader(environment: environment), locations: locations,
+        let loaded = settings(flags)
+        if case .success(let value) = loaded { forgetKeyLog(value.settings) }
+        return await Check.run(
+            loaded: loaded, tokens: TokenLoader(environment: environment), locations: locations,
             searchPath: environment["PATH"], clock: clock, logger: logger, style: style)
+    }
+
+    /// For a command that moves no money: libcurl is kept from writing the TLS secrets to
+    /// `SSLKEYLOGFILE` by taking it out of the environment before libcurl starts. The
+    /// command says so; one that moves money refuses to start instead.
+    private func forgetKeyLog(_ settings: Settings) {
+        if settings.bank.keyLogFile != nil { unsetenv("SSLKEYLOGFILE") }
     }
 
     /// `roundup history`.

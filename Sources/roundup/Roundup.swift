@@ -86,7 +86,7 @@ struct LoggingOptions: ParsableArguments {
     var logLevel: LogLevel?
 
     func validate() throws {
-        if logLevel == nil, let text = ProcessInfo.processInfo.environment["ROUNDUP_LOG_LEVEL"], !text.isEmpty,
+        if logLevel == nil, let text = Composition.live.environment.nonEmpty("ROUNDUP_LOG_LEVEL"),
             LogLevel(rawValue: text) == nil
         {
             throw ValidationError(
@@ -98,7 +98,7 @@ struct LoggingOptions: ParsableArguments {
     var level: Logger.Level {
         if let logLevel { return logLevel.level }
         if verbose { return .info }
-        let environment = ProcessInfo.processInfo.environment["ROUNDUP_LOG_LEVEL"] ?? ""
+        let environment = Composition.live.environment["ROUNDUP_LOG_LEVEL"] ?? ""
         return LogLevel(rawValue: environment)?.level ?? .warning
     }
 
@@ -134,7 +134,7 @@ struct ColourOptions: ParsableArguments {
     /// The style for stdout.
     var style: TextStyle {
         TextStyle.choose(
-            choice.choice, isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+            choice.choice, isTerminal: isatty(STDOUT_FILENO) == 1, environment: Composition.live.environment)
     }
 }
 

@@ -136,9 +136,9 @@ extension Settings {
                 try ConfigFile.parse(text, path: configPath ?? "the config file")
             } ?? ConfigFile()
         let sources = SettingSources(flags: flags, file: file, variables: environment, locations: locations)
+        let bank = try BankSettings.resolve(sources)
         return Settings(
-            bank: try BankSettings.resolve(sources), rules: try RuleSettings.resolve(sources),
-            goals: try GoalSettings.resolve(sources), state: try StateSettings.resolve(sources),
-            watch: try WatchSettings.resolve(sources))
+            bank: bank, rules: try RuleSettings.resolve(sources), goals: try GoalSettings.resolve(sources),
+            state: try StateSettings.resolve(sources), watch: try WatchSettings.resolve(sources, caFile: bank.caFile))
     }
 }

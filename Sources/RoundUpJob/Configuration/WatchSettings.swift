@@ -3,22 +3,38 @@ public struct WatchSettings: Sendable {
     /// A dead man's switch to tell of every real run (`notify.pingURL`, `ROUNDUP_PING_URL`):
     /// a secret, never logged or reported in full.
     public var pingURL: String?
+    /// The proxy the pings go through ("" for none), by the same rules as the bank's.
+    public var pingProxy: String
+    /// The certificate authorities an https monitor is checked against: the bank's own.
+    public var caFile: String?
     /// Where a real run writes its metrics for node_exporter's textfile collector.
     public var metricsFile: String?
 }
 
 extension WatchSettings {
-    static func resolve(_ sources: SettingSources) throws(SettingsError) -> WatchSettings {
-        WatchSettings(
-            pingURL: try pingURL(environment: sources.variables, file: sources.file.notify?.pingURL),
+    static func resolve(_ sources: SettingSources, caFile: String?) throws(SettingsError) -> WatchSettings {
+        let pingURL = try pingURL(environment: sources.variables, file: sources.file.notify?.pingURL)
+        return WatchSettings(
+            pingURL: pingURL,
+            pingProxy: pingURL.map { BankAddress.proxy(for: $0, environment: sources.environment) } ?? "",
+            caFile: caFile,
             metricsFile: sources.first(flag: sources.flags.metricsFile, file: sources.file.metricsFile).map {
                 sources.locations.expand($0.value)
             })
     }
 
-    /// The ping URL `ROUNDUP_PING_URL` or the config file's `notify.pingURL` names, checked;
-    /// for a run whose config file cannot be read, `file` is nil.
-    public static func pingURL(environment: [String: String], file: String? = nil) throws(SettingsError) -> String? {
+    /// For a run whose settings cannot be had: the monitor `ROUNDUP_PING_URL` names, if it
+    /// is a usable URL, with the system's certificate authorities and no metrics file.
+    public static func fromEnvironment(_ environment: [String: String]) -> WatchSettings {
+        let pingURL = try? pingURL(environment: environment)
+        return WatchSettings(
+            pingURL: pingURL,
+            pingProxy: pingURL.map { BankAddress.proxy(for: $0, environment: environment.nonEmpty) } ?? "",
+            caFile: nil, metricsFile: nil)
+    }
+
+    /// The ping URL `ROUNDUP_PING_URL` or the config file's `notify.pingURL` names, checked.
+    static func pingURL(environment: [String: String], file: String? = nil) throws(SettingsError) -> String? {
         try (environment.nonEmpty("ROUNDUP_PING_URL") ?? file).map(BankAddress.checkedPingURL)
     }
 }

@@ -32,13 +32,12 @@ extension BankClient {
 
     /// `SSLKEYLOGFILE` makes libcurl write the TLS secrets that decrypt the token into a
     /// file: a run that can move money refuses to start; one that cannot (a dry run, a
-    /// check) goes on without it and says so.
+    /// check) goes on without it (the composition root unsets it) and says so.
     static func guardKeyLog(_ bank: BankSettings, movesMoney: Bool) throws(RunFailure) -> String? {
         guard let path = bank.keyLogFile else { return nil }
         let why =
             "SSLKEYLOGFILE is set (\(path)): libcurl would write there the TLS secrets that decrypt the access token"
         guard !movesMoney else { throw RunFailure(.configuration, "\(why); unset it to run") }
-        unsetenv("SSLKEYLOGFILE")
         return "\(why); this run ignores it, and a real run refuses to start"
     }
 }

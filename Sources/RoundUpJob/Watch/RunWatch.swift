@@ -44,7 +44,7 @@ public final class RunWatch: Sendable {
 
     private init(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) {
         stateDirectory = settings.state.directory
-        ping = settings.watch.pingURL.map { Ping(url: $0, caFile: settings.bank.caFile, logger: logger) }
+        ping = Ping(settings.watch, logger: logger)
         metricsFile = settings.watch.metricsFile
         startedAt = clock()
         self.clock = clock
@@ -125,7 +125,7 @@ public final class RunWatch: Sendable {
     /// the monitor at `pingURL`; both come from the flags and the environment, as the config
     /// could not be read.
     public static func settingsFailed(
-        _ failure: RunFailure, stateDirectory: String?, pingURL: String?, clock: @Sendable () -> Instant,
+        _ failure: RunFailure, stateDirectory: String?, watch: WatchSettings, clock: @Sendable () -> Instant,
         logger: Logger
     ) async {
         let summary = withoutUids(String("exit \(failure.status.rawValue): \(failure.message)".prefix(400)))
@@ -138,9 +138,7 @@ public final class RunWatch: Sendable {
                     id: id, startedAt: clock(), endedAt: clock(), exitCode: failure.status.rawValue, weeks: nil,
                     accountsDone: 0, accountsHeld: 0, accountsFailed: 0, summary: summary))
         }
-        if let pingURL, let url = try? BankAddress.checkedPingURL(pingURL) {
-            await Ping(url: url, caFile: nil, logger: logger).send(.failure, body: summary)
-        }
+        await Ping(watch, logger: logger)?.send(.failure, body: summary)
     }
 
     /// The run was stopped by `signal` and the process ends with `status`: the ledger and
@@ -210,7 +208,17 @@ struct Ping: Sendable {
 
     let url: String
     let caFile: String?
+    let proxy: String
     let logger: Logger
+
+    /// The monitor `watch` names, if any.
+    init?(_ watch: WatchSettings, logger: Logger) {
+        guard let url = watch.pingURL else { return nil }
+        self.url = url
+        caFile = watch.caFile
+        proxy = watch.pingProxy
+        self.logger = logger
+    }
 
     /// The URL as logs may show it: `https://hc-ping.com/…`.
     var shown: String {
@@ -220,7 +228,6 @@ struct Ping: Sendable {
 
     func send(_ signal: Signal, body: String? = nil) async {
         let target = url + signal.rawValue
-        let proxy = BankAddress.proxy(for: target) { ProcessInfo.processInfo.environment[$0] }
         do {
             let client = try CurlHTTPClient(
                 configuration: CurlHTTPConfiguration(
