@@ -36,9 +36,9 @@ struct Composition {
     /// the monitor's pings and the metrics file hear of it however it ends.
     func run(
         _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger
-    ) async -> RunResult {
+    ) async -> CommandResult {
         let settings: Settings
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             settings = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get().settings
         } catch {
             if !options.dryRun {
@@ -63,15 +63,15 @@ struct Composition {
     /// the ledger meanwhile.
     private func run(
         settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger, watch: RunWatch?
-    ) async -> RunResult {
+    ) async -> CommandResult {
         let request: RunRequest
         let token: AccessToken
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             let week = try RunRequest.week(endingOn: endDate, now: clock(), in: settings.rules.timeZone)
             request = RunRequest(
                 week: week, dryRun: options.dryRun, json: options.json, catchUp: options.catchUp, style: options.style)
             token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
-                .mapError { RunFailure(.configuration, $0.message) }.get().0
+                .mapError { CommandFailure(.configuration, $0.message) }.get().0
         } catch {
             return await ended(.failure(error), watchedBy: watch)
         }
@@ -80,7 +80,7 @@ struct Composition {
             watch?.stopped(by: signal, status: status)
         }
         let state: StateDirectory
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             state = try await Runner.stateDirectory(for: request, settings: settings)
         } catch {
             signals.stop()
@@ -97,7 +97,7 @@ struct Composition {
     }
 
     /// `result` once `watch` has heard how the run ended, with what went wrong in telling it.
-    private func ended(_ result: RunResult, watchedBy watch: RunWatch?) async -> RunResult {
+    private func ended(_ result: CommandResult, watchedBy watch: RunWatch?) async -> CommandResult {
         guard let watch else { return result }
         var result = result
         result.watchProblems = await watch.end(result).map { "roundup: \($0)" }
@@ -106,7 +106,7 @@ struct Composition {
     }
 
     /// `roundup check`.
-    func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> RunResult {
+    func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> CommandResult {
         let loaded = settings(flags)
         if case .success(let value) = loaded { forgetKeyLog(value.settings) }
         return await Check.run(
@@ -122,7 +122,7 @@ struct Composition {
     }
 
     /// `roundup history`.
-    func history(_ flags: SettingFlags, json: Bool, weeks: Int?, style: TextStyle) -> RunResult {
+    func history(_ flags: SettingFlags, json: Bool, weeks: Int?, style: TextStyle) -> CommandResult {
         switch settings(flags) {
         case .success(let loaded):
             History.run(stateDirectory: loaded.settings.state.directory, json: json, weeks: weeks, style: style)
@@ -134,7 +134,7 @@ struct Composition {
 
 extension Composition {
     /// `roundup resolve` with no week named: the weeks that wait for a person.
-    func resolveList(_ flags: SettingFlags) -> RunResult {
+    func resolveList(_ flags: SettingFlags) -> CommandResult {
         switch settings(flags) {
         case .success(let loaded): Resolve.list(stateDirectory: loaded.settings.state.directory)
         case .failure(let error): .failure(error.failure)
@@ -144,14 +144,14 @@ extension Composition {
     /// `roundup resolve --account … --end-date … --check|--retry|--redirect|--abandon`.
     func resolve(
         _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, flags: SettingFlags, logger: Logger
-    ) async -> RunResult {
+    ) async -> CommandResult {
         let settings: Settings
         var token: AccessToken?
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             settings = try self.settings(flags).mapError(\.failure).get().settings
             if resolution.needsBank {
                 token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
-                    .mapError { RunFailure(.configuration, $0.message) }.get().0
+                    .mapError { CommandFailure(.configuration, $0.message) }.get().0
             }
         } catch {
             return .failure(error)

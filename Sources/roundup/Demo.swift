@@ -30,7 +30,7 @@ struct Demo: AsyncParsableCommand {
     func run() async throws {
         let live = Composition.live
         guard let demoState = live.locations.demoStateDirectory else {
-            try finish(.failure(RunFailure(.configuration, "HOME is not set: the demo keeps its state under it")))
+            try finish(.failure(CommandFailure(.configuration, "HOME is not set: the demo keeps its state under it")))
         }
         if reset { try? FileManager.default.removeItem(atPath: demoState) }
 

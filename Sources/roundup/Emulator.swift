@@ -132,7 +132,7 @@ struct Emulator: AsyncParsableCommand {
         if maxRequestsPerDay > 0 { seeded += ", at most \(maxRequestsPerDay) requests a day" }
         await bank.injectFaults(rules)
         if let problem = Self.cannotListen(on: port) {
-            try finish(.failure(RunFailure(.unavailable, "cannot listen on 127.0.0.1:\(port): \(problem)")))
+            try finish(.failure(CommandFailure(.unavailable, "cannot listen on 127.0.0.1:\(port): \(problem)")))
         }
         let server = try await EmulatorServer.start(bank: bank, port: port)
         let faults = faultRate > 0 ? "; failing \(faultRate)% of requests" : ""

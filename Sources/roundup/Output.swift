@@ -10,7 +10,7 @@ import Glibc
 /// failed write loses no money: a reader that went away (a closed pipe) ends the command
 /// quietly with the run's own status; any other failure to write is said on standard
 /// error, with the system's reason, and ends it with 74.
-func finish(_ result: RunResult) throws -> Never {
+func finish(_ result: CommandResult) throws -> Never {
     for line in result.diagnostics { _ = writeAll(STDERR_FILENO, line + "\n") }
     guard let failure = writeAll(STDOUT_FILENO, result.output) else { throw ExitCode(result.status.rawValue) }
     if failure == EPIPE { throw ExitCode(result.status.rawValue) }

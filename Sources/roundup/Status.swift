@@ -37,12 +37,12 @@ struct StatusCommand: ParsableCommand {
         switch live.settings(SettingFlags(configFile: config, stateDirectory: stateDir)) {
         case .failure(let error):
             _ = writeAll(STDERR_FILENO, "roundup: \(error.message)\n")
-            throw ExitCode(Status.Level.unknown.rawValue)
+            throw ExitCode(JobHealth.Level.unknown.rawValue)
         case .success(let loaded):
-            let finding = Status.find(
+            let finding = JobHealth.find(
                 stateDirectory: loaded.settings.state.directory, now: live.clock(),
                 nextRun: Schedule.nextRun(searchPath: live.environment["PATH"]))
-            let text = json ? Status.json(finding) : Status.text(finding)
+            let text = json ? JobHealth.json(finding) : JobHealth.text(finding)
             if let failure = writeAll(STDOUT_FILENO, text), failure != EPIPE {
                 throw ExitCode(ExitStatus.ioError.rawValue)
             }

@@ -11,7 +11,7 @@ struct AccountDecisionTests {
 
     static func money(_ minorUnits: Int64) -> Money { Money(minorUnits: minorUnits, currency: gbp) }
 
-    static func entry(_ status: LedgerStatus, weekEnd: LocalDate = weekEnd, minorUnits: Int64 = 298) -> LedgerEntry {
+    static func entry(_ status: WeekState, weekEnd: LocalDate = weekEnd, minorUnits: Int64 = 298) -> LedgerEntry {
         LedgerEntry(
             accountUid: "account", weekEnd: weekEnd, status: status, currency: "GBP", minorUnits: minorUnits,
             goalUid: status == .nothing ? nil : "goal", goalName: status == .nothing ? nil : "Round-ups",
@@ -34,8 +34,8 @@ struct AccountDecisionTests {
                 == .nothingToMove(nil))
     }
 
-    @Test(arguments: LedgerStatus.allCases)
-    func aWeekInTheLedgerIsNeverDecidedAgain(status: LedgerStatus) {
+    @Test(arguments: WeekState.allCases)
+    func aWeekInTheLedgerIsNeverDecidedAgain(status: WeekState) {
         let recorded = Self.entry(status)
         let expected: AccountDecision =
             switch status {
@@ -122,7 +122,7 @@ struct CatchUpTests {
 
     static func week(_ end: String) -> Week { Week(endingOn: LocalDate(iso: end)!, in: zone) }
 
-    static func entry(_ end: String, _ status: LedgerStatus) -> LedgerEntry {
+    static func entry(_ end: String, _ status: WeekState) -> LedgerEntry {
         LedgerEntry(accountUid: "a", weekEnd: LocalDate(iso: end)!, status: status, currency: "GBP", minorUnits: 1)
     }
 

@@ -373,7 +373,7 @@ final class GoldenRun {
     func job(
         _ server: EmulatorServer, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
         token: String? = nil, config: String = JobHarness.quickRetries
-    ) async -> RunResult {
+    ) async -> CommandResult {
         await harness.run(
             server, endDate: endDate, dryRun: dryRun, json: json, catchUp: catchUp, token: token, config: config,
             clock: clock.read)
@@ -382,7 +382,7 @@ final class GoldenRun {
     /// Keeps what `result` and the report directory of `harness` (this scenario's unless
     /// given) say after one step, or compares it with what was kept.
     func step(
-        _ name: String, _ result: RunResult, harness: JobHarness? = nil,
+        _ name: String, _ result: CommandResult, harness: JobHarness? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let harness = harness ?? self.harness

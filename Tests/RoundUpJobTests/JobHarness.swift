@@ -38,7 +38,7 @@ struct JobHarness {
         _ server: EmulatorServer, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
         token: String? = nil, goal: String? = nil, config: String = JobHarness.quickRetries,
         clock: (@Sendable () -> Instant)? = nil
-    ) async -> RunResult {
+    ) async -> CommandResult {
         await run(
             baseURL: server.baseURL, endDate: endDate, dryRun: dryRun, json: json, catchUp: catchUp, token: token,
             goal: goal, config: config, clock: clock)
@@ -48,8 +48,8 @@ struct JobHarness {
         baseURL: String, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
         token: String? = nil, goal: String? = nil, config: String = JobHarness.quickRetries,
         clock: (@Sendable () -> Instant)? = nil
-    ) async -> RunResult {
-        do throws(RunFailure) {
+    ) async -> CommandResult {
+        do throws(CommandFailure) {
             let (settings, accessToken, logger) = try load(baseURL: baseURL, token: token, goal: goal, config: config)
             let week = try RunRequest.week(
                 endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.rules.timeZone)
@@ -65,8 +65,8 @@ struct JobHarness {
     func resolve(
         _ server: EmulatorServer, _ resolution: Resolution, account: String, endDate: String,
         config: String = JobHarness.quickRetries, clock: (@Sendable () -> Instant)? = nil
-    ) async -> RunResult {
-        do throws(RunFailure) {
+    ) async -> CommandResult {
+        do throws(CommandFailure) {
             let (settings, accessToken, logger) = try load(
                 baseURL: server.baseURL, token: nil, goal: nil, config: config)
             return await Resolve.run(
@@ -78,7 +78,7 @@ struct JobHarness {
     }
 
     /// The settings, token and logger a run gets from `config` and the flags.
-    private func load(baseURL: String, token: String?, goal: String?, config: String) throws(RunFailure)
+    private func load(baseURL: String, token: String?, goal: String?, config: String) throws(CommandFailure)
         -> (Settings, AccessToken, Logger)
     {
         let configPath = directory.path + "/config.yaml"
@@ -100,7 +100,7 @@ struct JobHarness {
             throw error.failure
         }
         let accessToken = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
-            .mapError { RunFailure(.configuration, $0.message) }.get().0
+            .mapError { CommandFailure(.configuration, $0.message) }.get().0
         return (settings, accessToken, logger)
     }
 

@@ -29,7 +29,7 @@ import Testing
                 accountsHeld: 1, accountsFailed: 0, summary: "exit 78: week ending 2026-11-15; 1 held")
             held.onlyHeld = true
             try ledger.finishRun(held)
-            let today = Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
+            let today = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
             #expect(today.level == .critical, "no run has succeeded yet: \(today.reasons)")
             #expect(today.reasons.contains { $0.contains("waits for a person: roundup resolve") })
             #expect(!today.reasons.contains { $0.contains("needs a person") }, "\(today.reasons)")
@@ -40,12 +40,12 @@ import Testing
                 RunRecord(
                     id: success, startedAt: now, endedAt: now, exitCode: 0, weeks: "2026-11-08", accountsDone: 1,
                     accountsHeld: 0, accountsFailed: 0, summary: "exit 0"))
-            #expect(Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil).level == .warning)
+            #expect(JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil).level == .warning)
             let tomorrow = now.adding(milliseconds: 25 * 3_600_000)
-            let later = Status.find(stateDirectory: harness.stateDirectory, now: tomorrow, nextRun: nil)
+            let later = JobHealth.find(stateDirectory: harness.stateDirectory, now: tomorrow, nextRun: nil)
             #expect(later.level == .critical)
             #expect(later.reasons.contains { $0.contains("has waited for a person since") })
-            let quiet = Status.find(
+            let quiet = JobHealth.find(
                 stateDirectory: harness.stateDirectory, now: now.adding(milliseconds: 9 * 86_400_000), nextRun: nil)
             #expect(quiet.reasons.contains { $0.contains("more than 8 days ago") })
 
@@ -55,7 +55,7 @@ import Testing
                 RunRecord(
                     id: tls, startedAt: now, endedAt: now, exitCode: 78, weeks: Self.weekEnd, accountsDone: 0,
                     accountsHeld: 0, accountsFailed: 0, summary: "exit 78: the certificate is not trusted"))
-            let other = Status.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
+            let other = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
             #expect(other.level == .critical)
             #expect(other.reasons.contains { $0.contains("needs a person (exit 78): the certificate") })
         }
@@ -63,8 +63,8 @@ import Testing
 
     /// Exits from outside sysexits: a signal's may pass (the next run finishes the rest);
     /// anything else needs a person. A held week does not hide another failure.
-    @Test(arguments: [(Int32(143), Status.Level.warning), (130, .warning), (70, .critical), (75, .warning)])
-    func anyExitCodeIsJudged(code: Int32, level: Status.Level) throws {
+    @Test(arguments: [(Int32(143), JobHealth.Level.warning), (130, .warning), (70, .critical), (75, .warning)])
+    func anyExitCodeIsJudged(code: Int32, level: JobHealth.Level) throws {
         let directory = try TemporaryDirectory()
         let ledger = try Ledger(path: Ledger.path(in: directory.path))
         let now = Instant.now
@@ -75,19 +75,19 @@ import Testing
                     id: id, startedAt: now, endedAt: now, exitCode: exit, weeks: weeks, accountsDone: 0,
                     accountsHeld: 0, accountsFailed: 0, summary: "exit \(exit)"))
         }
-        #expect(Status.find(stateDirectory: directory.path, now: now, nextRun: nil).level == level)
+        #expect(JobHealth.find(stateDirectory: directory.path, now: now, nextRun: nil).level == level)
     }
 
     @Test func noLedgerIsUnknown() throws {
         let directory = try TemporaryDirectory()
-        let finding = Status.find(stateDirectory: directory.path + "/none", now: .now, nextRun: nil)
+        let finding = JobHealth.find(stateDirectory: directory.path + "/none", now: .now, nextRun: nil)
         #expect(finding.level == .unknown)
-        #expect(Status.text(finding).hasPrefix("roundup UNKNOWN"))
+        #expect(JobHealth.text(finding).hasPrefix("roundup UNKNOWN"))
     }
 
     /// The one-line summary the monitor gets names no account.
     @Test func theSummaryLeavesOutAccountUids() {
-        var result = RunResult(
+        var result = CommandResult(
             status: .configuration, output: "",
             diagnostics: [
                 "roundup: goals: in the config names the account b0b20c9d-3b6b-42f1-a7d0-e70d4538e0d9, which is not one"

@@ -26,7 +26,7 @@ import Testing
 
     /// Another week of the same account, as the ledger holds it.
     static func other(
-        _ status: LedgerStatus, _ minorUnits: Int64, weekEnd: String, created: String, updated: String,
+        _ status: WeekState, _ minorUnits: Int64, weekEnd: String, created: String, updated: String,
         feedItemUid: String? = nil
     ) -> LedgerEntry {
         var entry = LedgerEntry(

@@ -3,7 +3,7 @@ import StarlingAPI
 
 /// One account's week: read what the decision needs, decide (`AccountDecision`, pure), and
 /// carry the decision out. Every effect on the bank and the ledger happens here.
-extension RoundUpJob {
+extension WeeklyJob {
     /// How `account`'s week ends, and what the job found on the way there. Each step either
     /// adds to the findings or ends the week; a failure ends it with what was found so far.
     func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>) async

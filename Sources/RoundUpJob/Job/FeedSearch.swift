@@ -3,7 +3,7 @@ import StarlingAPI
 
 /// What the account's feed says of a week's transfer whose outcome is not known, and what
 /// follows from it: recorded as arrived, held for a person, or free to send again.
-extension RoundUpJob {
+extension WeeklyJob {
     /// After a send that failed: true when the feed shows that the money arrived (and it
     /// is recorded), false when the feed shows no sign of it, twice, and it may be sent
     /// again; otherwise records why and throws (held, or left for the next run).

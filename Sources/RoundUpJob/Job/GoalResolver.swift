@@ -34,11 +34,11 @@ public struct GoalResolver: Sendable {
         do throws(AccountFailure) {
             let goal = try await resolve(for: account, dryRun: true, scopes: scopes)
             if let uid = goal.uid { return (true, "saves into \"\(goal.name)\" (\(uid))") }
-            guard scopes.contains(RoundUpJob.createGoalScope) else {
+            guard scopes.contains(WeeklyJob.createGoalScope) else {
                 return (
                     false,
                     "has no active \(account.currencyCode) goal named \"\(goal.name)\", and the token lacks "
-                        + "\(RoundUpJob.createGoalScope) to create one: create the goal in the app, or use a token with that scope"
+                        + "\(WeeklyJob.createGoalScope) to create one: create the goal in the app, or use a token with that scope"
                 )
             }
             return (true, "has no goal named \"\(goal.name)\" yet; the first run creates it")
@@ -74,11 +74,11 @@ public struct GoalResolver: Sendable {
             return try await usable(goal, of: account, dryRun: dryRun)
         }
         if dryRun { return GoalChoice(uid: nil, name: name) }
-        guard scopes.contains(RoundUpJob.createGoalScope) else {
+        guard scopes.contains(WeeklyJob.createGoalScope) else {
             throw AccountFailure(
                 .permissionDenied,
                 "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
-                    + "\(RoundUpJob.createGoalScope) to create one")
+                    + "\(WeeklyJob.createGoalScope) to create one")
         }
         let created = try await create(name, for: account)
         return try await waitUntilActive(created, of: account)

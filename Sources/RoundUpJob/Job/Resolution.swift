@@ -3,23 +3,23 @@ import StarlingAPI
 
 /// The job's side of `roundup resolve`: a person's decision on one held or failed week,
 /// carried out with the same feed search and transfer as a run.
-extension RoundUpJob {
+extension WeeklyJob {
     /// The account `uid`, as the bank lists it.
-    func account(_ uid: String) async throws(RunFailure) -> Account {
+    func account(_ uid: String) async throws(CommandFailure) -> Account {
         let accounts: [BankAccount]
         do {
             accounts = try await bank.accounts()
         } catch {
-            throw RunFailure(ExitStatus(error), error.description)
+            throw CommandFailure(ExitStatus(error), error.description)
         }
         guard let account = accounts.first(where: { $0.accountUid.lowercased() == uid.lowercased() }) else {
-            throw RunFailure(.configuration, "the bank lists no account \(uid) for this token")
+            throw CommandFailure(.configuration, "the bank lists no account \(uid) for this token")
         }
         return account.account
     }
 
     /// `--check`: the feed is read again; the week is recorded as arrived when it shows the transfer.
-    func checkAgain(_ entry: LedgerEntry, account: Account) async throws(RunFailure) -> String {
+    func checkAgain(_ entry: LedgerEntry, account: Account) async throws(CommandFailure) -> String {
         let since = entry.recordedAt ?? now()
         let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
         do throws(AccountFailure) {
@@ -43,7 +43,7 @@ extension RoundUpJob {
                     + "gives it up.\n"
             }
         } catch {
-            throw RunFailure(error.status, error.message)
+            throw CommandFailure(error.status, error.message)
         }
     }
 
@@ -51,7 +51,7 @@ extension RoundUpJob {
     /// for the goals the week was sent to so far; only when it shows no sign of the
     /// transfer, or the week was held for a reason the person has now seen, is the
     /// decision recorded and the transfer sent.
-    func sendAgain(_ entry: LedgerEntry, account: Account, to goal: String?) async throws(RunFailure)
+    func sendAgain(_ entry: LedgerEntry, account: Account, to goal: String?) async throws(CommandFailure)
         -> String
     {
         var entry = entry
@@ -94,7 +94,7 @@ extension RoundUpJob {
             return "Moved \(entry.amountText) into \"\(entry.goalName ?? "the goal")\" for the week ending "
                 + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? "")).\n"
         } catch {
-            throw RunFailure(error.status, error.message)
+            throw CommandFailure(error.status, error.message)
         }
     }
 }

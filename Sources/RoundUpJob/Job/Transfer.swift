@@ -4,7 +4,7 @@ import StarlingAPI
 /// Moving a week's money: look in the feed first when its outcome is not known, record the
 /// intent before sending, and the outcome after. A transfer whose outcome is unknown is
 /// never sent again blindly: the bank does not promise to recognise a repeated transfer uid.
-extension RoundUpJob {
+extension WeeklyJob {
     /// The week's transfer with its goal: the goal found, or created unless `dryRun`. A goal
     /// that did not become active holds the week (a real run records it for a person).
     func intent(_ amount: Money, note: String?, account: Account, week: Week, dryRun: Bool, scopes: Set<String>)
@@ -213,7 +213,7 @@ struct TransferIntent {
     var reduced: String { note.map { " (\($0))" } ?? "" }
 
     /// The ledger entry that records it, with `status`.
-    func entry(status: LedgerStatus) -> LedgerEntry {
+    func entry(status: WeekState) -> LedgerEntry {
         LedgerEntry(
             accountUid: account.uid, weekEnd: week.endDate, status: status, currency: amount.currency.code,
             minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,

@@ -2,7 +2,7 @@ import GRDB
 public import RoundUp
 
 /// Where an (account, week) stands.
-public enum LedgerStatus: String, Sendable, Codable, CaseIterable {
+public enum WeekState: String, Sendable, Codable, CaseIterable {
     /// The transfer was decided and may have been sent; its outcome is not known yet.
     /// The next run looks for it in the account's feed, and sends it again with the same
     /// transfer uid and amount only when it is not there.
@@ -29,7 +29,7 @@ public enum Confirmation: String, Sendable, Codable {
 public struct LedgerEntry: Sendable, Equatable {
     public var accountUid: String
     public var weekEnd: LocalDate
-    public var status: LedgerStatus
+    public var status: WeekState
     public var currency: String
     public var minorUnits: Int64
     public var goalUid: String?
@@ -58,7 +58,7 @@ public struct LedgerEntry: Sendable, Equatable {
     public var updatedAt: String?
 
     public init(
-        accountUid: String, weekEnd: LocalDate, status: LedgerStatus, currency: String, minorUnits: Int64,
+        accountUid: String, weekEnd: LocalDate, status: WeekState, currency: String, minorUnits: Int64,
         goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
         accountName: String? = nil, note: String? = nil
     ) {
@@ -106,7 +106,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
     init(row: Row) throws {
         let weekText: String = row[Columns.weekEnd]
         let statusText: String = row[Columns.status]
-        guard let weekEnd = LocalDate(iso: weekText), let status = LedgerStatus(rawValue: statusText) else {
+        guard let weekEnd = LocalDate(iso: weekText), let status = WeekState(rawValue: statusText) else {
             throw LedgerError.corrupt("row for week '\(weekText)' with status '\(statusText)'")
         }
         entry = LedgerEntry(

@@ -12,27 +12,27 @@ public struct StateDirectory: Sendable {
 
     /// For a dry run: the ledger as it is, read into memory; nothing is created, changed
     /// or locked, and the directory may be missing or read-only.
-    static func read(_ path: String) throws(RunFailure) -> StateDirectory {
+    static func read(_ path: String) throws(CommandFailure) -> StateDirectory {
         do {
             return StateDirectory(path: path, ledger: try Ledger.readOnlyCopy(of: Ledger.path(in: path)), lock: nil)
         } catch {
-            throw RunFailure(.configuration, "cannot read the ledger in \(path): \(plainDescription(error))")
+            throw CommandFailure(.configuration, "cannot read the ledger in \(path): \(plainDescription(error))")
         }
     }
 
     /// Opens `path`, waiting up to `lockWait` for another run to finish when `locking`.
-    static func open(_ path: String, locking: Bool, lockWait: Duration) async throws(RunFailure) -> StateDirectory {
+    static func open(_ path: String, locking: Bool, lockWait: Duration) async throws(CommandFailure) -> StateDirectory {
         guard locking else { return try openUnlocked(path) }
         try create(path)
         let lock: RunLock?
         do {
             lock = try await RunLock.acquire(in: path, wait: lockWait)
         } catch {
-            throw RunFailure(
+            throw CommandFailure(
                 .configuration, "cannot lock the state directory: \(plainDescription(error))")
         }
         guard let lock else {
-            throw RunFailure(
+            throw CommandFailure(
                 .temporaryFailure, "another roundup run is using \(path); try again when it has finished")
         }
         return try withLedger(path, lock: lock)
@@ -41,39 +41,39 @@ public struct StateDirectory: Sendable {
     /// Opens `path` without its lock: only for recording a run that never held it (refused
     /// the lock, or stopped before it took it). Such a run touched no week; its row in the
     /// run table is all it writes.
-    static func openUnlocked(_ path: String) throws(RunFailure) -> StateDirectory {
+    static func openUnlocked(_ path: String) throws(CommandFailure) -> StateDirectory {
         try create(path)
         return try withLedger(path, lock: nil)
     }
 
     /// Creates `path` for its owner alone if it is missing.
-    private static func create(_ path: String) throws(RunFailure) {
+    private static func create(_ path: String) throws(CommandFailure) {
         try refuseIfOthersCanWrite(path)
         do {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw RunFailure(
+            throw CommandFailure(
                 .configuration, "cannot create the state directory \(path): \(plainDescription(error))")
         }
     }
 
-    private static func withLedger(_ path: String, lock: RunLock?) throws(RunFailure) -> StateDirectory {
+    private static func withLedger(_ path: String, lock: RunLock?) throws(CommandFailure) -> StateDirectory {
         do {
             return StateDirectory(path: path, ledger: try Ledger(path: Ledger.path(in: path)), lock: lock)
         } catch {
-            throw RunFailure(.configuration, "cannot open the ledger in \(path): \(plainDescription(error))")
+            throw CommandFailure(.configuration, "cannot open the ledger in \(path): \(plainDescription(error))")
         }
     }
 
     /// A state directory that others can write to could have its ledger replaced or its
     /// lock taken: refused.
-    private static func refuseIfOthersCanWrite(_ path: String) throws(RunFailure) {
+    private static func refuseIfOthersCanWrite(_ path: String) throws(CommandFailure) {
         var status = stat()
         guard stat(path, &status) == 0 else { return }
         let mode = status.st_mode & 0o777
         guard mode & 0o022 == 0 else {
-            throw RunFailure(
+            throw CommandFailure(
                 .configuration,
                 "the state directory \(path) can be written by others (mode \(String(mode, radix: 8))); "
                     + "make it yours alone with: chmod 700 \(path)")

@@ -58,7 +58,7 @@ extension Ledger {
         resolution: String? = nil, at now: Instant
     ) throws {
         var changes = [
-            Columns.status.set(to: LedgerStatus.done.rawValue), Columns.lastError.set(to: nil),
+            Columns.status.set(to: WeekState.done.rawValue), Columns.lastError.set(to: nil),
             Columns.reason.set(to: nil), Columns.confirmation.set(to: confirmation.rawValue),
             Columns.feedItemUid.set(to: feedItemUid), Columns.updatedAt.set(to: now.iso8601),
         ]
@@ -80,7 +80,7 @@ extension Ledger {
         try change(
             accountUid, weekEnd,
             [
-                Columns.status.set(to: LedgerStatus.held.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
+                Columns.status.set(to: WeekState.held.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
                 Columns.updatedAt.set(to: now.iso8601),
             ])
     }
@@ -99,7 +99,7 @@ extension Ledger {
                 earlier.append(old)
             }
             var changes = [
-                Columns.status.set(to: LedgerStatus.pending.rawValue), Columns.reason.set(to: nil),
+                Columns.status.set(to: WeekState.pending.rawValue), Columns.reason.set(to: nil),
                 Columns.lastError.set(to: nil), Columns.resolution.set(to: Ledger.clip(resolution)),
                 Columns.earlierGoalUids.set(to: TransferRow.goalText(earlier)),
                 Columns.updatedAt.set(to: now.iso8601),
@@ -120,7 +120,7 @@ extension Ledger {
         try change(
             accountUid, weekEnd,
             [
-                Columns.status.set(to: LedgerStatus.abandoned.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
+                Columns.status.set(to: WeekState.abandoned.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
                 Columns.resolution.set(to: "abandoned at \(now.iso8601)"), Columns.updatedAt.set(to: now.iso8601),
             ])
     }
@@ -141,7 +141,7 @@ extension Ledger {
     /// The entry of one (account, week) while its outcome is still open: pending or held.
     private static func undecided(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<TransferRow> {
         week(accountUid, weekEnd).filter(
-            [LedgerStatus.pending.rawValue, LedgerStatus.held.rawValue].contains(Columns.status))
+            [WeekState.pending.rawValue, WeekState.held.rawValue].contains(Columns.status))
     }
 
     /// An update meant for one week that changed none (the week was not in the state the

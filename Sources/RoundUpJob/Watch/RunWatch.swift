@@ -74,7 +74,7 @@ public final class RunWatch: Sendable {
         recording.withLock { recording in
             if let recording { return recording }
             let begun: Recording
-            do throws(RunFailure) {
+            do throws(CommandFailure) {
                 begun = Recording(beginningIn: try StateDirectory.openUnlocked(stateDirectory).ledger, at: startedAt)
             } catch {
                 begun = Recording(problem: "this run is not in the ledger's run table: \(error.message)")
@@ -86,7 +86,7 @@ public final class RunWatch: Sendable {
 
     /// Records how the run ended, pings success or failure with the run's one-line
     /// summary, and writes the metrics; returns what to say on stderr.
-    public func end(_ result: RunResult) async -> [String] {
+    public func end(_ result: CommandResult) async -> [String] {
         let recording = begunRecording()
         var notes = recording.problems
         let ended = clock()
@@ -125,7 +125,7 @@ public final class RunWatch: Sendable {
     /// the monitor at `pingURL`; both come from the flags and the environment, as the config
     /// could not be read.
     public static func settingsFailed(
-        _ failure: RunFailure, stateDirectory: String?, watch: WatchSettings, clock: @Sendable () -> Instant,
+        _ failure: CommandFailure, stateDirectory: String?, watch: WatchSettings, clock: @Sendable () -> Instant,
         logger: Logger
     ) async {
         let summary = withoutUids(String("exit \(failure.status.rawValue): \(failure.message)".prefix(400)))
@@ -168,7 +168,7 @@ public final class RunWatch: Sendable {
 
     /// The run in one line, for the ledger and the monitor: counts and totals, and the
     /// reason when it failed; no token, no account uid, no balance.
-    public static func summary(of result: RunResult) -> String {
+    public static func summary(of result: CommandResult) -> String {
         let tally = result.tally
         var parts: [String] = []
         if let last = tally.weeks.last {

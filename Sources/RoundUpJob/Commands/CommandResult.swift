@@ -1,7 +1,7 @@
 public import RoundUp
 
 /// How a command ended: what to print and the exit status.
-public struct RunResult: Sendable {
+public struct CommandResult: Sendable {
     public var status: ExitStatus
     /// For stdout.
     public var output: String
@@ -26,8 +26,8 @@ public struct RunResult: Sendable {
     }
 
     /// A command that stopped before it could do its work, saying why on stderr.
-    public static func failure(_ failure: RunFailure) -> RunResult {
-        RunResult(status: failure.status, output: "", diagnostics: ["roundup: \(failure.message)"])
+    public static func failure(_ failure: CommandFailure) -> CommandResult {
+        CommandResult(status: failure.status, output: "", diagnostics: ["roundup: \(failure.message)"])
     }
 }
 
@@ -70,7 +70,7 @@ public struct RunTally: Sendable, Equatable {
 }
 
 /// Why a command stopped before doing its work: the exit status and what to tell the user.
-public struct RunFailure: Error, Sendable {
+public struct CommandFailure: Error, Sendable {
     public let status: ExitStatus
     public let message: String
 
@@ -82,5 +82,5 @@ public struct RunFailure: Error, Sendable {
 
 extension SettingsError {
     /// This error as a reason to stop.
-    public var failure: RunFailure { RunFailure(exitStatus, message) }
+    public var failure: CommandFailure { CommandFailure(exitStatus, message) }
 }

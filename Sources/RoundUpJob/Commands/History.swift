@@ -5,7 +5,7 @@ import RoundUp
 /// Reads the state directory only; needs no token and never talks to the bank.
 public enum History {
     /// Where a week stands, as the history says it.
-    public enum Status: String, Codable, Sendable {
+    public enum Standing: String, Codable, Sendable {
         case transferred
         case nothingToMove = "nothing to move"
         /// A minimum balance kept all of the round-up.
@@ -53,7 +53,7 @@ public enum History {
         public var goalName: String?
         public var goalUid: String?
         public var transferUid: String?
-        public var status: Status
+        public var status: Standing
         /// Why an unconfirmed transfer has not been confirmed yet.
         public var lastError: String?
         /// Why less than the week's round-up moved (a minimum balance).
@@ -80,7 +80,8 @@ public enum History {
     }
 
     /// The history of the ledger in `stateDirectory`; `weeks` limits it to the newest weeks.
-    public static func run(stateDirectory: String, json: Bool, weeks: Int?, style: TextStyle = .plain) -> RunResult {
+    public static func run(stateDirectory: String, json: Bool, weeks: Int?, style: TextStyle = .plain) -> CommandResult
+    {
         let path = Ledger.path(in: stateDirectory)
         var entries: [LedgerEntry] = []
         if FileManager.default.fileExists(atPath: path) {
@@ -88,7 +89,7 @@ public enum History {
                 entries = try Ledger.readOnlyCopy(of: path).entries()
             } catch {
                 return .failure(
-                    RunFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
+                    CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
             }
         }
         // Newest week first; within a week, accounts by name.
@@ -106,9 +107,9 @@ public enum History {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(document)) ?? Data()
-            return RunResult(status: .ok, output: String(decoding: data, as: UTF8.self) + "\n", diagnostics: [])
+            return CommandResult(status: .ok, output: String(decoding: data, as: UTF8.self) + "\n", diagnostics: [])
         }
-        return RunResult(status: .ok, output: table(document, style: style), diagnostics: [])
+        return CommandResult(status: .ok, output: table(document, style: style), diagnostics: [])
     }
 
     static func row(for entry: LedgerEntry) -> Row {
@@ -117,7 +118,7 @@ public enum History {
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: money?.formattedAmount ?? "\(entry.minorUnits) minor units", minorUnits: entry.minorUnits,
-            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Status(entry),
+            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Standing(entry),
             lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
             feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
             updatedAt: entry.updatedAt)
@@ -136,7 +137,7 @@ public enum History {
         }
     }
 
-    private static func hint(_ status: Status) -> String {
+    private static func hint(_ status: Standing) -> String {
         switch status {
         case .unconfirmed: " (the next run looks in the feed, then resends it)"
         case .held: " (roundup resolve)"

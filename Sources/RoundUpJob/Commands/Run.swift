@@ -26,14 +26,14 @@ public struct RunRequest: Sendable {
     }
 
     /// The week ending `endDate`, or the one that ended yesterday; refused while it has not ended.
-    public static func week(endingOn endDate: LocalDate?, now: Instant, in timeZone: TimeZone) throws(RunFailure)
+    public static func week(endingOn endDate: LocalDate?, now: Instant, in timeZone: TimeZone) throws(CommandFailure)
         -> Week
     {
         guard let endDate else { return Week.endingYesterday(now: now, in: timeZone) }
         let week = Week(endingOn: endDate, in: timeZone)
         guard week.hasEnded(at: now) else {
             let today = Week.localDate(of: now, in: timeZone)
-            throw RunFailure(
+            throw CommandFailure(
                 .usage,
                 "the week ending \(endDate) has not ended yet (today is \(today) in \(timeZone.identifier)); "
                     + "give an end date before today")
@@ -54,9 +54,9 @@ public enum Runner {
     public static func run(
         _ request: RunRequest, settings: Settings, token: AccessToken, clock: @escaping @Sendable () -> Instant,
         logger: Logger, progress: RunProgress? = nil
-    ) async -> RunResult {
+    ) async -> CommandResult {
         let state: StateDirectory
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             state = try await stateDirectory(for: request, settings: settings)
         } catch {
             return .failure(error)
@@ -69,7 +69,7 @@ public enum Runner {
 
     /// The state directory `request` runs in: for a dry run the ledger as it is, read into
     /// memory; for a real run opened and locked, waiting up to `lockWait` for another run.
-    public static func stateDirectory(for request: RunRequest, settings: Settings) async throws(RunFailure)
+    public static func stateDirectory(for request: RunRequest, settings: Settings) async throws(CommandFailure)
         -> StateDirectory
     {
         // A dry run reads the ledger as it is and writes nothing, anywhere.
@@ -85,13 +85,13 @@ public enum Runner {
     public static func run(
         _ request: RunRequest, in state: StateDirectory, settings: Settings, token: AccessToken,
         clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
-    ) async -> RunResult {
+    ) async -> CommandResult {
         // From here on every log line passes through a filter that removes the token.
         let logger = redacting(logger, token: token)
         let bank: BankClient
         var weeks = [request.week]
         var notes: [String] = []
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: !request.dryRun) {
                 notes.append(warning)
             }
@@ -109,7 +109,7 @@ public enum Runner {
         }
         let ledger = state.ledger
         progress?.onSettle { ledger.settle() }
-        let job = RoundUpJob(
+        let job = WeeklyJob(
             bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock,
             progress: progress)
         var run = WeekRuns(
@@ -130,7 +130,7 @@ public enum Runner {
     /// week that could not start (no bank, a rejected token) stops the run, and so does the
     /// daily request allowance in a catch-up; the next run continues.
     private static func runWeeks(
-        _ weeks: [Week], job: RoundUpJob, bank: BankClient, daily: inout DailyRequests, run: inout WeekRuns
+        _ weeks: [Week], job: WeeklyJob, bank: BankClient, daily: inout DailyRequests, run: inout WeekRuns
     ) async -> [String] {
         for week in weeks {
             if run.request.catchUp, let stop = daily.stop(before: week) { return [stop] }
@@ -160,13 +160,13 @@ public enum Runner {
     }
 
     /// The weeks of a catch-up run, or why the ledger could not say.
-    private static func catchUpWeeks(in state: StateDirectory, through target: Week) throws(RunFailure)
+    private static func catchUpWeeks(in state: StateDirectory, through target: Week) throws(CommandFailure)
         -> ([Week], [String])
     {
         do {
             return try CatchUp.weeks(entries: state.ledger.entries(), through: target, limit: catchUpLimit)
         } catch {
-            throw RunFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
+            throw CommandFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
         }
     }
 }
@@ -179,7 +179,7 @@ private struct WeekRuns {
     let token: AccessToken
     /// When the run began: it names the run's reports.
     let startedAt: Instant
-    var result = RunResult(status: .ok, output: "", diagnostics: [])
+    var result = CommandResult(status: .ok, output: "", diagnostics: [])
     /// Kept for --json only: a busy week's report is large.
     var reports: [RunReport] = []
     var summaries: [String] = []
@@ -217,7 +217,7 @@ private struct WeekRuns {
     }
 
     /// The result, with `notes` said last and the token scrubbed from everything printed.
-    func finish(notes: [String]) -> RunResult {
+    func finish(notes: [String]) -> CommandResult {
         var result = result
         result.diagnostics += notes.map { "roundup: \($0)" }
         if request.json {

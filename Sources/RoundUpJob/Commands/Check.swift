@@ -12,7 +12,7 @@ public enum Check {
     public static func run(
         loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, locations: Locations, searchPath: String?,
         clock: @escaping @Sendable () -> Instant, logger: Logger, style: TextStyle = .plain
-    ) async -> RunResult {
+    ) async -> CommandResult {
         var list = Checklist(style: style)
         let settings: Settings
         switch loaded {
@@ -39,7 +39,7 @@ public enum Check {
         }
         let logger = redacting(logger, token: token)
         let bank: BankClient
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: false) { list.warn(warning) }
             bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: 1,
@@ -64,7 +64,7 @@ public enum Check {
         do throws(BankError) {
             let identity = try await bank.tokenIdentity()
             let scopes = Set(identity.scopes)
-            let missing = RoundUpJob.neededScopes(rules: settings.rules, dryRun: false).filter { !scopes.contains($0) }
+            let missing = WeeklyJob.neededScopes(rules: settings.rules, dryRun: false).filter { !scopes.contains($0) }
             if missing.isEmpty {
                 list.ok(
                     "scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? "")
@@ -104,7 +104,7 @@ public enum Check {
     ) async {
         for bankAccount in accounts {
             let account = bankAccount.account
-            if let skip = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes) {
+            if let skip = WeeklyJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes) {
                 list.ok("\(account.label): \(skip)")
                 continue
             }
@@ -204,7 +204,7 @@ private struct Checklist {
         if status == .ok { status = code }
     }
 
-    var result: RunResult {
-        RunResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: [])
+    var result: CommandResult {
+        CommandResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: [])
     }
 }

@@ -8,7 +8,7 @@ public import StarlingAPI
 ///
 /// Accounts are worked on concurrently; one account's failure is recorded in its part
 /// of the report and does not stop the others.
-public struct RoundUpJob: Sendable {
+public struct WeeklyJob: Sendable {
     /// Scopes every run needs.
     public static let readScopes = ["account:read", "account-list:read", "transaction:read", "savings-goal:read"]
     /// Scopes a real run needs on top of the read scopes.
@@ -61,7 +61,7 @@ public struct RoundUpJob: Sendable {
             accounts: [], error: nil, exitCode: .ok)
         let scopes: Set<String>
         let accounts: [BankAccount]
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             (scopes, accounts) = try await preflight(week: week, dryRun: dryRun)
         } catch {
             report.error = error.message
@@ -89,17 +89,17 @@ public struct RoundUpJob: Sendable {
     }
 
     /// The token's scopes and the accounts, or why the run cannot go on.
-    private func preflight(week: Week, dryRun: Bool) async throws(RunFailure) -> (Set<String>, [BankAccount]) {
+    private func preflight(week: Week, dryRun: Bool) async throws(CommandFailure) -> (Set<String>, [BankAccount]) {
         let scopes = Set(
             try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes })
         logger.info("token: accepted, with \(scopes.count) scope(s)")
-        let missing = RoundUpJob.neededScopes(rules: rules, dryRun: dryRun).filter { !scopes.contains($0) }
+        let missing = WeeklyJob.neededScopes(rules: rules, dryRun: dryRun).filter { !scopes.contains($0) }
         guard missing.isEmpty else {
-            throw RunFailure(
+            throw CommandFailure(
                 .permissionDenied,
                 "the access token lacks the scopes \(missing.joined(separator: ", ")); create a token that has them")
         }
-        if dryRun, let missing = RoundUpJob.writeScopes.first(where: { !scopes.contains($0) }) {
+        if dryRun, let missing = WeeklyJob.writeScopes.first(where: { !scopes.contains($0) }) {
             logger.warning("the token lacks \(missing): a real run would fail")
         }
         let accounts = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
@@ -108,7 +108,7 @@ public struct RoundUpJob: Sendable {
         // any transfer rather than save that account's money into the default goal.
         let known = Set(accounts.map { $0.accountUid.lowercased() })
         if let stray = goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
-            throw RunFailure(
+            throw CommandFailure(
                 .configuration,
                 "goals: in the config names the account \(stray), which is not one of this token's accounts; "
                     + "correct it (roundup check lists the accounts)")
@@ -118,7 +118,7 @@ public struct RoundUpJob: Sendable {
 
     /// `body`'s result, or why the run cannot start: the bank's error, with a hint when the
     /// base URL is not the bank's API or the sandbox refused its short-lived token.
-    private func preflightCall<T>(_ body: () async throws(BankError) -> T) async throws(RunFailure) -> T {
+    private func preflightCall<T>(_ body: () async throws(BankError) -> T) async throws(CommandFailure) -> T {
         do {
             return try await body()
         } catch {
@@ -130,7 +130,7 @@ public struct RoundUpJob: Sendable {
             if status == .permissionDenied, BankAddress.bank(of: bank.baseURL) == .sandbox {
                 message += BankAddress.sandboxTokenHint
             }
-            throw RunFailure(status, message)
+            throw CommandFailure(status, message)
         }
     }
 
@@ -149,7 +149,7 @@ public struct RoundUpJob: Sendable {
     /// asked of the bank about such an account, and no goal is made in it; but a week the
     /// ledger already has for it (an unconfirmed transfer, say) is finished as any other.
     private func typeSkip(_ bankAccount: BankAccount, week: Week) -> String? {
-        guard let reason = RoundUpJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes),
+        guard let reason = WeeklyJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes),
             (try? ledger.entry(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
         else { return nil }
         logger.info("\(bankAccount.account.label): \(reason)")

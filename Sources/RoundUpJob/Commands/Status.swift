@@ -4,7 +4,7 @@ public import RoundUp
 /// `roundup status`: one screen on whether the weekly job is doing its work, from the
 /// ledger alone (no token, no request to the bank), with the monitoring-plugin exit codes
 /// so that any monitor can run it: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
-public enum Status {
+public enum JobHealth {
     public enum Level: Int32, Sendable, Comparable {
         case ok = 0
         case warning = 1
@@ -130,7 +130,7 @@ public enum Status {
     }
 }
 
-extension Status {
+extension JobHealth {
     /// The finding for machines.
     public static func json(_ finding: Finding) -> String {
         func run(_ record: RunRecord?) -> Any {

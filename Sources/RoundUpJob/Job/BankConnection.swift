@@ -4,9 +4,6 @@ import Logging
 import RoundUp
 import StarlingAPI
 
-/// roundup's version, sent in `User-Agent` and written in reports.
-public let roundupVersion = "0.1.0"
-
 extension BankClient {
     /// A client for the bank `bank` names, through libcurl with `lanes` connections,
     /// sending `token`, retrying as `retryPolicy` says and measuring `Retry-After` dates by
@@ -14,7 +11,7 @@ extension BankClient {
     static func connect(
         bank: BankSettings, token: AccessToken, lanes: Int, retryPolicy: RetryPolicy,
         clock: @escaping @Sendable () -> Instant, logger: Logger
-    ) throws(RunFailure) -> BankClient {
+    ) throws(CommandFailure) -> BankClient {
         let transport: CurlHTTPClient
         do {
             transport = try CurlHTTPClient(
@@ -22,7 +19,7 @@ extension BankClient {
                     requestTimeout: bank.requestTimeout, lanes: lanes, userAgent: "roundup/\(roundupVersion)",
                     caFile: bank.caFile, proxy: bank.proxy))
         } catch {
-            throw RunFailure(.unavailable, error.message)
+            throw CommandFailure(.unavailable, error.message)
         }
         return BankClient(
             baseURL: bank.apiBaseURL, token: token, transport: transport,
@@ -33,11 +30,11 @@ extension BankClient {
     /// `SSLKEYLOGFILE` makes libcurl write the TLS secrets that decrypt the token into a
     /// file: a run that can move money refuses to start; one that cannot (a dry run, a
     /// check) goes on without it (the composition root unsets it) and says so.
-    static func guardKeyLog(_ bank: BankSettings, movesMoney: Bool) throws(RunFailure) -> String? {
+    static func guardKeyLog(_ bank: BankSettings, movesMoney: Bool) throws(CommandFailure) -> String? {
         guard let path = bank.keyLogFile else { return nil }
         let why =
             "SSLKEYLOGFILE is set (\(path)): libcurl would write there the TLS secrets that decrypt the access token"
-        guard !movesMoney else { throw RunFailure(.configuration, "\(why); unset it to run") }
+        guard !movesMoney else { throw CommandFailure(.configuration, "\(why); unset it to run") }
         return "\(why); this run ignores it, and a real run refuses to start"
     }
 }

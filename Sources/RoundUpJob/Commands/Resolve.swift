@@ -26,20 +26,22 @@ public enum Resolution: Sendable, Equatable {
 /// `roundup resolve`: lists the account-weeks a person must look at, and settles one.
 public enum Resolve {
     /// The held and failed account-weeks in the ledger of `stateDirectory`, with the reason.
-    public static func list(stateDirectory: String) -> RunResult {
+    public static func list(stateDirectory: String) -> CommandResult {
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
-            return RunResult(
+            return CommandResult(
                 status: .ok, output: "No ledger in \(stateDirectory): nothing to resolve.\n", diagnostics: [])
         }
         let entries: [LedgerEntry]
         do {
             entries = try Ledger.readOnlyCopy(of: path).entries().filter { $0.status == .held || $0.status == .pending }
         } catch {
-            return .failure(RunFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
+            return .failure(
+                CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
         }
         guard !entries.isEmpty else {
-            return RunResult(status: .ok, output: "Nothing to resolve: no week is held or failed.\n", diagnostics: [])
+            return CommandResult(
+                status: .ok, output: "Nothing to resolve: no week is held or failed.\n", diagnostics: [])
         }
         var lines: [String] = []
         for entry in entries {
@@ -52,7 +54,7 @@ public enum Resolve {
                 "  roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) "
                     + "--check | --retry | --redirect GOAL | --abandon REASON")
         }
-        return RunResult(status: .ok, output: lines.joined(separator: "\n") + "\n", diagnostics: [])
+        return CommandResult(status: .ok, output: lines.joined(separator: "\n") + "\n", diagnostics: [])
     }
 
     /// Carries out `resolution` for the week ending `weekEnd` of `accountUid`, under the run
@@ -60,13 +62,13 @@ public enum Resolve {
     public static func run(
         _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, settings: Settings, token: AccessToken?,
         clock: @escaping @Sendable () -> Instant, logger: Logger
-    ) async -> RunResult {
+    ) async -> CommandResult {
         let logger = token.map { redacting(logger, token: $0) } ?? logger
         let state: StateDirectory
         let entry: LedgerEntry
-        do throws(RunFailure) {
+        do throws(CommandFailure) {
             guard FileManager.default.fileExists(atPath: Ledger.path(in: settings.state.directory)) else {
-                throw RunFailure(.usage, "no ledger in \(settings.state.directory): there is nothing to resolve")
+                throw CommandFailure(.usage, "no ledger in \(settings.state.directory): there is nothing to resolve")
             }
             state = try await StateDirectory.open(
                 settings.state.directory, locking: true, lockWait: settings.state.lockWait)
@@ -74,7 +76,7 @@ public enum Resolve {
         } catch {
             return .failure(error)
         }
-        let result: RunResult
+        let result: CommandResult
         if case .abandon(let reason) = resolution {
             result = abandon(entry, reason: reason, ledger: state.ledger, at: clock())
         } else if let token {
@@ -82,45 +84,47 @@ public enum Resolve {
                 entry, resolution, settings: settings, ledger: state.ledger, token: token, clock: clock,
                 logger: logger)
         } else {
-            result = .failure(RunFailure(.configuration, "this needs the access token"))
+            result = .failure(CommandFailure(.configuration, "this needs the access token"))
         }
         return withExtendedLifetime(state) { result }
     }
 
     /// The ledger's entry for the week, if it is one a person may resolve.
-    private static func resolvable(in ledger: Ledger, accountUid: String, weekEnd: LocalDate) throws(RunFailure)
+    private static func resolvable(in ledger: Ledger, accountUid: String, weekEnd: LocalDate) throws(CommandFailure)
         -> LedgerEntry
     {
         let found: LedgerEntry?
         do {
             found = try ledger.entry(accountUid: accountUid, weekEnd: weekEnd)
         } catch {
-            throw RunFailure(.configuration, "cannot read the ledger: \(plainDescription(error))")
+            throw CommandFailure(.configuration, "cannot read the ledger: \(plainDescription(error))")
         }
         guard let entry = found else {
-            throw RunFailure(
+            throw CommandFailure(
                 .usage,
                 "the ledger has no week ending \(weekEnd) for the account \(accountUid); `roundup resolve` lists what can be resolved"
             )
         }
         guard entry.status == .held || entry.status == .pending else {
-            throw RunFailure(
+            throw CommandFailure(
                 .usage,
-                "the week ending \(weekEnd) of \(entry.label) is \(History.Status(entry).rawValue), not held or "
+                "the week ending \(weekEnd) of \(entry.label) is \(History.Standing(entry).rawValue), not held or "
                     + "failed: there is nothing to resolve")
         }
         return entry
     }
 
-    private static func abandon(_ entry: LedgerEntry, reason: String, ledger: Ledger, at now: Instant) -> RunResult {
+    private static func abandon(_ entry: LedgerEntry, reason: String, ledger: Ledger, at now: Instant) -> CommandResult
+    {
         do {
             try ledger.recordAbandoned(accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, at: now)
         } catch {
             return .failure(
-                RunFailure(.temporaryFailure, "could not record the decision in the ledger: \(plainDescription(error))")
+                CommandFailure(
+                    .temporaryFailure, "could not record the decision in the ledger: \(plainDescription(error))")
             )
         }
-        return RunResult(
+        return CommandResult(
             status: .ok,
             output: "Abandoned the week ending \(entry.weekEnd) of \(entry.label): \(entry.amountText) stays in the "
                 + "account, and no run will move it. Reason: \(reason)\n",
@@ -131,13 +135,13 @@ public enum Resolve {
     private static func settle(
         _ entry: LedgerEntry, _ resolution: Resolution, settings: Settings, ledger: Ledger, token: AccessToken,
         clock: @escaping @Sendable () -> Instant, logger: Logger
-    ) async -> RunResult {
-        do throws(RunFailure) {
+    ) async -> CommandResult {
+        do throws(CommandFailure) {
             _ = try BankClient.guardKeyLog(settings.bank, movesMoney: true)
             let bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: 1, retryPolicy: settings.bank.retryPolicy, clock: clock,
                 logger: logger)
-            let job = RoundUpJob(
+            let job = WeeklyJob(
                 bank: bank, ledger: ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)
             let account = try await job.account(entry.accountUid)
             let output: String
@@ -147,9 +151,9 @@ public enum Resolve {
             case .redirect(let goal): output = try await job.sendAgain(entry, account: account, to: goal)
             case .abandon: output = ""
             }
-            return RunResult(status: .ok, output: token.redacted(in: output), diagnostics: [])
+            return CommandResult(status: .ok, output: token.redacted(in: output), diagnostics: [])
         } catch {
-            return RunResult(
+            return CommandResult(
                 status: error.status, output: "", diagnostics: ["roundup: " + token.redacted(in: error.message)])
         }
     }
