@@ -76,7 +76,7 @@ public enum Runner {
         guard !request.dryRun else { return try StateDirectory.read(settings.state.directory) }
         // A run that SSLKEYLOGFILE stops says so at once, not after waiting for the lock.
         _ = try BankClient.guardKeyLog(settings.bank, movesMoney: true)
-        return try await StateDirectory.open(settings.state.directory, locking: true, lockWait: settings.state.lockWait)
+        return try await StateDirectory.open(settings.state.directory, lockWait: settings.state.lockWait)
     }
 
     /// Runs `request` in `state`, which the caller opened for it (`stateDirectory(for:settings:)`)

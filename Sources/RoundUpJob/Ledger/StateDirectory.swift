@@ -20,9 +20,8 @@ public struct StateDirectory: Sendable {
         }
     }
 
-    /// Opens `path`, waiting up to `lockWait` for another run to finish when `locking`.
-    static func open(_ path: String, locking: Bool, lockWait: Duration) async throws(CommandFailure) -> StateDirectory {
-        guard locking else { return try openUnlocked(path) }
+    /// Opens and locks `path`, waiting up to `lockWait` for another run to finish.
+    static func open(_ path: String, lockWait: Duration) async throws(CommandFailure) -> StateDirectory {
         try create(path)
         let lock: RunLock?
         do {
