@@ -3,7 +3,7 @@ import Testing
 
 @testable import RoundUpJob
 
-/// The README repeats two of the code's lists for people; these keep them whole.
+/// The README repeats some of the code's lists for people; these keep them whole.
 @Suite struct ReadmeListTests {
     let readme: String
 
@@ -18,6 +18,13 @@ import Testing
         let sentence = readme[start...].prefix { $0 != "." }
         let named = sentence.matches(of: /`([^`]+)`/).map { String($0.output.1) }
         #expect(named.sorted() == AccountStatus.allCases.map(\.rawValue).sorted())
+    }
+
+    /// "its outcome (`moved`, `nothing` or `failed`)": the words a report's file is named by.
+    @Test func theOutcomesAReportIsFiledUnderAreEachNamed() throws {
+        let start = try #require(readme.range(of: "its outcome (")).upperBound
+        let named = readme[start...].prefix { $0 != ")" }.matches(of: /`([^`]+)`/).map { String($0.output.1) }
+        #expect(named == ReportWriter.Outcome.allCases.map(\.rawValue))
     }
 
     /// The table of exit codes has a row for each code the process can end with.
