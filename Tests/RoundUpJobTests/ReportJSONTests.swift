@@ -9,16 +9,17 @@ import Testing
 
 /// The hand-written report JSON says exactly what `JSONEncoder` says of the same report.
 @Suite struct ReportJSONTests {
-    static func sameJSON(_ a: Data, _ b: Data) throws -> Bool {
-        let x = try JSONSerialization.jsonObject(with: a) as? NSObject
-        let y = try JSONSerialization.jsonObject(with: b) as? NSObject
-        return x != nil && x == y
-    }
-
     static func encoded(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)
+    }
+
+    /// `JSONEncoder`'s output with its one difference of layout taken away: it writes an
+    /// empty array or object over three lines, where `ReportJSON` writes `[]` and `{}`.
+    static func encodedCompactly(_ value: some Encodable) throws -> String {
+        String(decoding: try encoded(value), as: UTF8.self)
+            .replacing(#/\[\n\n *\]/#, with: "[]").replacing(#/\{\n\n *\}/#, with: "{}")
     }
 
     @Test func everyFieldAndAwkwardTextAsJSONEncoderWritesThem() async throws {
@@ -45,11 +46,22 @@ import Testing
             #expect(reports[1].accounts.contains { $0.heldBack != nil })
             #expect(reports[1].accounts.contains { $0.goal?.created == true })
             for report in reports {
-                #expect(try Self.sameJSON(report.json(), Self.encoded(report)))
+                #expect(String(decoding: report.json(), as: UTF8.self) == (try Self.encodedCompactly(report)))
             }
             let many = Data(ReportJSON.encode(reports))
-            #expect(try Self.sameJSON(many, Self.encoded(reports)))
+            #expect(String(decoding: many, as: UTF8.self) == (try Self.encodedCompactly(reports)))
         }
+    }
+
+    /// `full` sets every field, so a field added to a structure but not to `ReportJSON` is in
+    /// `JSONEncoder`'s output and not in the hand-written one, and the bytes differ.
+    @Test func everyFieldSetOrNotIsWrittenByteForByteAsJSONEncoderWritesIt() throws {
+        #expect(ReportFixtures.unset(in: ReportFixtures.full) == [], "the full report leaves these unset")
+        let reports = [ReportFixtures.full, ReportFixtures.bare, ReportFixtures.sparse]
+        for report in reports {
+            #expect(String(decoding: report.json(), as: UTF8.self) == (try Self.encodedCompactly(report)))
+        }
+        #expect(String(decoding: ReportJSON.encode(reports), as: UTF8.self) == (try Self.encodedCompactly(reports)))
     }
 }
 

@@ -77,7 +77,7 @@ private struct MarkdownReport {
             "| Account | Transactions | Round-up | \(report.dryRun ? "Would move" : "Moved") | Goal | Status |")
         lines.append("|---|---:|---:|---:|---|---|")
         for account in report.accounts {
-            let moved = account.status == .transferred || account.status == .alreadyTransferred || report.dryRun
+            let moved = account.status.kind == .moved || report.dryRun
             lines.append(
                 "| \(Markdown.escape(account.label)) | \(account.transactions.count) | "
                     + "\(account.roundUpSum.map { "\($0) \(account.currency)" } ?? "—") | "
@@ -93,7 +93,7 @@ private struct MarkdownReport {
         lines.append("")
         if let detail = account.detail {
             lines.append(
-                "\(account.status == .failed || account.status == .held ? "**Why:** " : "")\(Markdown.escape(detail))")
+                "\(account.status.kind == .failedOrWaiting ? "**Why:** " : "")\(Markdown.escape(detail))")
             lines.append("")
         }
         lines.append("- Account: `\(account.accountUid)`\(account.accountType.map { ", \($0)" } ?? "")")

@@ -2,9 +2,10 @@
 /// transactions, and `JSONEncoder` spent more time on them than decoding the feed did.
 ///
 /// The output is what `JSONEncoder` with `.prettyPrinted`, `.sortedKeys` and
-/// `.withoutEscapingSlashes` makes of `RunReport` (a test holds the two to the same JSON),
-/// and `schema/report-v1.schema.json` documents it. A field added to the report must be
-/// added here, in its sorted place.
+/// `.withoutEscapingSlashes` makes of `RunReport`, byte for byte but for an empty array or
+/// object, written `[]` and `{}` (a test holds the two to that, for a report with every field
+/// set), and `schema/report-v1.schema.json` documents it. A field added to the report must
+/// be added here, in its sorted place.
 struct ReportJSON {
     private(set) var bytes: [UInt8] = []
     private var depth = 0

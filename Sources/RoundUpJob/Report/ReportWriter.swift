@@ -14,7 +14,7 @@ public enum ReportWriter {
     public static let failedReportDays = 30
 
     /// The outcome a report is filed under.
-    enum Outcome: String {
+    enum Outcome: String, CaseIterable {
         /// At least one account's money moved in this run.
         case moved
         /// The run succeeded and moved nothing (nothing to move, or already moved).
@@ -114,7 +114,7 @@ public enum ReportWriter {
         for name in names where name.hasPrefix("roundup-") {
             let parts = name.split(separator: ".")
             // roundup-<end>.<stamp>.failed[-n].<md|json>
-            guard parts.count == 4, parts[2].hasPrefix("failed"), parts[3] == "md" || parts[3] == "json",
+            guard parts.count == 4, parts[2].hasPrefix(Outcome.failed.rawValue), parts[3] == "md" || parts[3] == "json",
                 parts[1].count == 16, String(parts[1]) < limit
             else { continue }
             unlink("\(directory)/\(name)")

@@ -32,8 +32,9 @@ public struct WeekReport: Codable, Sendable {
     public var hours: Int
 }
 
-/// What happened to one account.
-public enum AccountStatus: String, Codable, Sendable {
+/// What happened to one account. The raw values are the report's words, which
+/// `schema/report-v1.schema.json` lists (a test holds the two to the same words).
+public enum AccountStatus: String, CaseIterable, Codable, Sendable {
     case transferred = "transferred"
     case alreadyTransferred = "already transferred"
     case nothingToDo = "nothing to do"
@@ -45,6 +46,26 @@ public enum AccountStatus: String, Codable, Sendable {
     case abandoned = "abandoned"
     /// Not worked on: an account type not in `accountTypes`, or the bank's own round-up is on.
     case skipped = "skipped"
+
+    /// The three ends a week can come to for the saver. The terminal's colours and the
+    /// Markdown report's columns follow them, so a new status is placed once, here.
+    enum Kind {
+        /// Money moved, in this run or an earlier one.
+        case moved
+        /// Nothing moved, on purpose.
+        case nothingMoved
+        /// The week failed or waits for a person, and the detail says why.
+        case failedOrWaiting
+    }
+
+    /// Which of the three ends this status is.
+    var kind: Kind {
+        switch self {
+        case .transferred, .alreadyTransferred: .moved
+        case .nothingToDo, .dryRun, .abandoned, .skipped: .nothingMoved
+        case .failed, .held: .failedOrWaiting
+        }
+    }
 }
 
 /// One account's part of the report.

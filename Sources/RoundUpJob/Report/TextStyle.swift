@@ -35,10 +35,10 @@ public struct TextStyle: Sendable, Equatable {
     /// An account's status: green when money moved or had already, yellow when nothing
     /// moved on purpose, red when it failed or waits for a person.
     func status(_ status: AccountStatus, _ text: String) -> String {
-        switch status {
-        case .transferred, .alreadyTransferred: paint(text, "32")
-        case .nothingToDo, .dryRun, .abandoned, .skipped: paint(text, "33")
-        case .failed, .held: paint(text, "31")
+        switch status.kind {
+        case .moved: paint(text, "32")
+        case .nothingMoved: paint(text, "33")
+        case .failedOrWaiting: paint(text, "31")
         }
     }
 }

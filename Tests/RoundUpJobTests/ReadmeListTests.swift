@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import RoundUpJob
+
+/// The README repeats some of the code's lists for people; these keep them whole.
+@Suite struct ReadmeListTests {
+    let readme: String
+
+    init() throws {
+        readme = try String(
+            contentsOf: ConfigSchemaTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+    }
+
+    /// "The status is `transferred`, … or `skipped` with the reason": every status, and no other.
+    @Test func theSentenceOfStatusesNamesEachStatus() throws {
+        let start = try #require(readme.range(of: "The status is")).upperBound
+        let sentence = readme[start...].prefix { $0 != "." }
+        let named = sentence.matches(of: /`([^`]+)`/).map { String($0.output.1) }
+        #expect(named.sorted() == AccountStatus.allCases.map(\.rawValue).sorted())
+    }
+
+    /// "its outcome (`moved`, `nothing` or `failed`)": the words a report's file is named by.
+    @Test func theOutcomesAReportIsFiledUnderAreEachNamed() throws {
+        let start = try #require(readme.range(of: "its outcome (")).upperBound
+        let named = readme[start...].prefix { $0 != ")" }.matches(of: /`([^`]+)`/).map { String($0.output.1) }
+        #expect(named == ReportWriter.Outcome.allCases.map(\.rawValue))
+    }
+
+    /// The table of exit codes has a row for each code the process can end with.
+    @Test func theTableOfExitCodesHasEachCode() {
+        let table = readme.split(separator: "\n").drop { $0 != "| code | meaning |" }.dropFirst(2)
+            .prefix { $0.hasPrefix("|") }
+        let rows = table.compactMap { row in row.firstMatch(of: /^\| (\d+) \|/).flatMap { Int32($0.output.1) } }
+        // Every code ExitStatus takes, found by asking it: it does not list its cases.
+        #expect(rows == (0...255).compactMap { ExitStatus(rawValue: $0) }.map(\.rawValue))
+    }
+}

@@ -1,0 +1,86 @@
+import RoundUp
+
+@testable import RoundUpJob
+
+/// Reports made by hand, for the tests that hold the JSON writer, the Markdown and the
+/// schema to the report's structures: `full` sets every field at every level, `bare` only
+/// those a report always has.
+enum ReportFixtures {
+    static let week = WeekReport(
+        startDate: "2026-11-09", endDate: "2026-11-15", timeZone: "Europe/London",
+        startLocal: "2026-11-09T00:00:00Z", endLocal: "2026-11-16T00:00:00Z", startUTC: "2026-11-09T00:00:00Z",
+        endUTC: "2026-11-16T00:00:00Z", hours: 168)
+
+    static let transaction = TransactionReport(
+        feedItemUid: "feed-1", settlementTime: "2026-11-10T12:30:00.000Z", counterParty: "Café \"Le Bon\" <b>",
+        amount: "4.35", roundUp: "0.65")
+
+    /// An account with every field set; `created` chooses which of the goal's flags is on.
+    static func fullAccount(created: Bool) -> AccountReport {
+        AccountReport(
+            accountUid: "account-\(created)", name: "Personal | main", currency: "GBP", accountType: "PRIMARY",
+            nativeRoundUp: "active", status: created ? .transferred : .dryRun, detail: "moved 5.00 GBP",
+            transactions: [transaction, transaction],
+            leftOut: Dictionary(uniqueKeysWithValues: Exclusion.allCases.map { ($0.rawValue, 1) }),
+            roundUpSum: "6.07", multiplier: 2, roundTo: 5, capApplied: "5.00", minimumBalance: "100.00",
+            balance: "102.50", heldBack: "2.50", total: "2.50", totalMinorUnits: 250,
+            goal: GoalReport(uid: "goal-1", name: "Round-ups", created: created, wouldCreate: !created),
+            transferUid: "transfer-1", exitCode: .dataError)
+    }
+
+    static let full = RunReport(
+        generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: false, week: week,
+        accounts: [fullAccount(created: true), fullAccount(created: false)], error: "the bank said no",
+        exitCode: .unavailable, retries: 2, requests: 17)
+
+    static let bareTransaction = TransactionReport(
+        feedItemUid: "feed-2", settlementTime: "2026-11-11T08:00:00.000Z", amount: "1.00", roundUp: "0.00")
+
+    static let bareGoal = GoalReport(name: "Round-ups")
+
+    static let bareAccount = AccountReport(accountUid: "account-bare", currency: "EUR", status: .nothingToDo)
+
+    static let bare = RunReport(
+        generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: true, week: week, accounts: [],
+        exitCode: .ok)
+
+    /// `bare` with two bare accounts, one with a bare transaction and goal.
+    static var sparse: RunReport {
+        var report = bare
+        var account = bareAccount
+        account.transactions = [bareTransaction]
+        account.goal = bareGoal
+        report.accounts = [account, bareAccount]
+        return report
+    }
+
+    /// Where `value` leaves a field of the report unset: an optional that is nil, or an
+    /// array or map that is empty. Empty for `full`.
+    static func unset(in value: Any, at path: String = "report") -> [String] {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional:
+            guard let wrapped = mirror.children.first?.value else { return [path] }
+            return unset(in: wrapped, at: path)
+        case .collection, .dictionary:
+            guard !mirror.children.isEmpty else { return [path] }
+            return mirror.children.enumerated().flatMap { index, child in
+                unset(in: child.value, at: "\(path)[\(index)]")
+            }
+        default:
+            guard
+                value is RunReport || value is WeekReport || value is AccountReport || value is TransactionReport
+                    || value is GoalReport
+            else { return [] }
+            return mirror.children.flatMap { unset(in: $0.value, at: "\(path).\($0.label ?? "?")") }
+        }
+    }
+
+    /// The optional fields `value` sets, which a bare value leaves nil.
+    static func set(in value: Any) -> [String] {
+        Mirror(reflecting: value).children.compactMap { child in
+            let member = Mirror(reflecting: child.value)
+            return member.displayStyle == .optional && !member.children.isEmpty ? child.label ?? "?" : nil
+        }
+    }
+}

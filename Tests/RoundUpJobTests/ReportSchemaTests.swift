@@ -1,0 +1,148 @@
+import Foundation
+import RoundUp
+import StarlingAPI
+import TestSupport
+import Testing
+
+@testable import RoundUpJob
+
+/// `schema/report-v1.schema.json` is written by hand; these hold it to the report's
+/// structures and to the lists the code keeps: each object's properties are the keys its
+/// structure encodes, `required` the keys it always encodes, and every list of words or codes
+/// is the code's own.
+@Suite struct ReportSchemaTests {
+    let schema: JSONSchema
+    let root: [String: Any]
+
+    init() throws {
+        let path = ConfigSchemaTests.root.appendingPathComponent("schema/report-v1.schema.json").path
+        schema = try JSONSchema(file: path)
+        root = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    }
+
+    /// The schema of one of the report's objects: `run`, `week`, `account`, `transaction` or `goal`.
+    func object(_ name: String) -> [String: Any] {
+        let definitions = root["$defs"] as? [String: Any] ?? [:]
+        let account = definitions["account"] as? [String: Any] ?? [:]
+        let accountProperties = account["properties"] as? [String: Any] ?? [:]
+        switch name {
+        case "run": return root
+        case "transaction":
+            let transactions = accountProperties["transactions"] as? [String: Any] ?? [:]
+            return transactions["items"] as? [String: Any] ?? [:]
+        case "goal": return accountProperties["goal"] as? [String: Any] ?? [:]
+        default: return definitions[name] as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The schema of `property` of the report's object `name`.
+    func property(_ property: String, of name: String) -> [String: Any] {
+        (object(name)["properties"] as? [String: Any])?[property] as? [String: Any] ?? [:]
+    }
+
+    /// The keys `JSONEncoder` writes for `value`: its `Codable` keys, less the optionals
+    /// that are nil.
+    static func keys(_ value: some Encodable) throws -> Set<String> {
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value))
+        return Set(try #require(encoded as? [String: Any]).keys)
+    }
+
+    static var fullAccount: AccountReport { ReportFixtures.full.accounts[0] }
+
+    /// Each object with every field set, and with only the fields it cannot be without.
+    static var objects: [(name: String, full: any Encodable, bare: any Encodable)] {
+        [
+            ("run", ReportFixtures.full, ReportFixtures.bare),
+            ("week", ReportFixtures.full.week, ReportFixtures.bare.week),
+            ("account", fullAccount, ReportFixtures.bareAccount),
+            ("transaction", fullAccount.transactions[0], ReportFixtures.bareTransaction),
+            ("goal", fullAccount.goal!, ReportFixtures.bareGoal),
+        ]
+    }
+
+    @Test func eachObjectsPropertiesAreItsStructuresKeys() throws {
+        #expect(ReportFixtures.unset(in: ReportFixtures.full) == [])
+        for (name, full, _) in Self.objects {
+            let properties = try #require(object(name)["properties"] as? [String: Any], "\(name)")
+            #expect(Set(properties.keys) == (try Self.keys(full)), "\(name)")
+            #expect(object(name)["additionalProperties"] as? Bool == false, "\(name) is closed")
+        }
+    }
+
+    @Test func requiredListsTheKeysAlwaysPresent() throws {
+        for (name, _, bare) in Self.objects {
+            #expect(ReportFixtures.set(in: bare) == [], "\(name) is bare")
+            let required = try #require(object(name)["required"] as? [String], "\(name)")
+            #expect(Set(required) == (try Self.keys(bare)), "\(name)")
+            #expect(required.count == Set(required).count, "\(name) lists a key twice")
+        }
+    }
+
+    @Test func theReportsMadeByHandFollowTheSchema() {
+        for report in [ReportFixtures.full, ReportFixtures.bare, ReportFixtures.sparse] {
+            #expect(schema.problems(inJSON: String(decoding: report.json(), as: UTF8.self)) == [])
+        }
+    }
+
+    @Test func theStatusWordsAreAccountStatusesEachExplained() throws {
+        let status = property("status", of: "account")
+        let words = try #require(status["enum"] as? [String])
+        #expect(words.sorted() == AccountStatus.allCases.map(\.rawValue).sorted())
+        // The description explains each word in turn: "transferred: …; already transferred: …".
+        let explained = (status["description"] as? String ?? "").split(separator: "; ").map {
+            String($0.prefix { $0 != ":" })
+        }
+        #expect(explained.sorted() == words.sorted())
+    }
+
+    @Test func theLeftOutReasonsAreTheExclusionCodes() throws {
+        let leftOut = property("leftOut", of: "account")
+        let names = try #require((leftOut["propertyNames"] as? [String: Any])?["enum"] as? [String])
+        #expect(names.sorted() == Exclusion.allCases.map(\.rawValue).sorted())
+    }
+
+    /// Every exit status but 74, which a process ends with when its own output cannot be
+    /// written, after the report is made.
+    @Test func theExitCodesAreTheExitStatusesAReportCanEndWith() throws {
+        let exitCode = try #require((root["$defs"] as? [String: Any])?["exitCode"] as? [String: Any])
+        let codes = try #require(exitCode["enum"] as? [Int])
+        // Every code ExitStatus takes, found by asking it: it does not list its cases.
+        let statuses = (0...255).compactMap { ExitStatus(rawValue: $0) }.filter { $0 != .ioError }
+        #expect(codes.sorted() == statuses.map { Int($0.rawValue) })
+        // "sysexits: 0 ok, 64 usage, …": each code said in words.
+        let description = exitCode["description"] as? String ?? ""
+        #expect(description.matches(of: /\d+/).compactMap { Int($0.output) } == codes)
+    }
+
+    @Test func stepsMultipliersVersionAndAccountTypesAreTheCodes() throws {
+        let roundTo = property("roundTo", of: "account")
+        // A step of 1 is left out of the report.
+        #expect(roundTo["enum"] as? [Int] == RoundUpPolicy.steps.filter { $0 != 1 })
+        let multiplier = property("multiplier", of: "account")
+        #expect(multiplier["minimum"] as? Int == RoundUpPolicy.multipliers.lowerBound)
+        #expect(multiplier["maximum"] as? Int == RoundUpPolicy.multipliers.upperBound)
+        #expect(property("schemaVersion", of: "run")["const"] as? Int == ReportFixtures.bare.schemaVersion)
+        let accountType = property("accountType", of: "account")["description"] as? String ?? ""
+        for type in BankValues.accountTypes { #expect(accountType.contains(type), "\(type)") }
+    }
+
+    /// The words for the bank's own round-up are written where the report is built; the
+    /// schema lists them and the Markdown looks for the first.
+    @Test func theNativeRoundUpWordsAreTheOnesTheReportIsBuiltWith() throws {
+        let account = try JSONDecoder().decode(
+            BankAccount.self,
+            from: Data(#"{"accountUid":"a","defaultCategory":"c","currency":"GBP","name":"Personal"}"#.utf8))
+        func built(_ on: Bool) -> AccountReport {
+            AccountReport(
+                account: account, outcome: .nothingToMove("nothing"), findings: AccountFindings(nativeRoundUp: on))
+        }
+        let words = try #require(property("nativeRoundUp", of: "account")["enum"] as? [String])
+        #expect(words.sorted() == [built(true), built(false)].compactMap(\.nativeRoundUp).sorted())
+        for on in [true, false] {
+            var report = ReportFixtures.bare
+            report.accounts = [built(on)]
+            #expect(report.markdown.contains("Starling's own round-up is on too") == on)
+        }
+    }
+}
