@@ -33,6 +33,6 @@ import Testing
             .prefix { $0.hasPrefix("|") }
         let rows = table.compactMap { row in row.firstMatch(of: /^\| (\d+) \|/).flatMap { Int32($0.output.1) } }
         // Every code ExitStatus takes, found by asking it: it does not list its cases.
-        #expect(rows == (0...255).compactMap { ExitStatus(rawValue: $0) }.map(\.rawValue))
+        #expect(rows == ExitStatus.allCases.map(\.rawValue))
     }
 }

@@ -209,7 +209,7 @@ private struct WeekRuns {
             if result.status == .ok { result.status = .configuration }
         }
         if let error = report.error { result.diagnostics.append("roundup: \(error)") }
-        for account in report.accounts where account.status == .failed || account.status == .held {
+        for account in report.accounts where account.status.kind == .failedOrWaiting {
             result.diagnostics.append("roundup: \(account.label): \(account.detail ?? account.status.rawValue)")
             if account.status == .held { heldShown.insert("\(account.accountUid) \(report.week.endDate)") }
         }

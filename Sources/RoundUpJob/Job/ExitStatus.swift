@@ -1,7 +1,7 @@
 public import StarlingAPI
 
 /// The process exit codes, from sysexits.
-public enum ExitStatus: Int32, Sendable, Codable {
+public enum ExitStatus: Int32, Sendable, Codable, CaseIterable {
     case ok = 0
     /// Bad flags or arguments, or a week that has not ended.
     case usage = 64
