@@ -155,24 +155,32 @@ import Testing
             moneyExactlyOnce: true)
     }
 
+    /// Over real TLS, where libcurl would write the secrets that decrypt the token: a real
+    /// run refuses to start, and a dry run and `check` go on without writing a key log.
     @Test func sslKeyLogFileStopsARealRunAndADryRunGoesOnWithoutIt() async throws {
+        let (ca, certificate, key) = try await makeCertificates()
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
         let keyLog = home.path + "/keys.log"
         try await withEmulator(state) { server in
-            let base = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL]
-            let withKeyLog = environment.merging(["SSLKEYLOGFILE": keyLog]) { $1 }
-            let real = try await roundup(base, environment: withKeyLog)
-            #expect(real.status == 78)
-            #expect(real.stderr.contains("SSLKEYLOGFILE is set (\(keyLog))"))
-            #expect(await server.bank.requests.isEmpty)
-            let dry = try await roundup(base + ["--dry-run"], environment: withKeyLog)
-            #expect(dry.status == 0, "\(dry.stderr)")
-            #expect(dry.stderr.contains("this run ignores it"))
-            #expect(!FileManager.default.fileExists(atPath: keyLog))
-            let moved = await server.bank.transfers.count
-            robustnessLine(
-                "SSLKEYLOGFILE set", "real run exit \(real.status), dry run exit \(dry.status), no key log",
-                moneyExactlyOnce: moved == 0)
+            try await withTLS(to: server.baseURL, certificate: certificate, key: key) { url in
+                let base = ["run", "--end-date", "2026-11-15", "--api-base-url", url]
+                let withKeyLog = environment.merging(["SSLKEYLOGFILE": keyLog, "ROUNDUP_CA_FILE": ca]) { $1 }
+                let real = try await roundup(base, environment: withKeyLog)
+                #expect(real.status == 78)
+                #expect(real.stderr.contains("SSLKEYLOGFILE is set (\(keyLog))"))
+                #expect(await server.bank.requests.isEmpty)
+                let dry = try await roundup(base + ["--dry-run"], environment: withKeyLog)
+                #expect(dry.status == 0, "\(dry.stderr)")
+                #expect(dry.stderr.contains("this run ignores it"))
+                #expect(await !server.bank.requests.isEmpty, "the dry run talked to the bank over TLS")
+                let check = try await roundup(["check", "--api-base-url", url], environment: withKeyLog)
+                #expect(check.stdout.contains("this run ignores it"), "\(check.stdout)")
+                #expect(!FileManager.default.fileExists(atPath: keyLog), "no TLS secret was written")
+                let moved = await server.bank.transfers.count
+                robustnessLine(
+                    "SSLKEYLOGFILE set", "real run exit \(real.status), dry run exit \(dry.status), no key log",
+                    moneyExactlyOnce: moved == 0)
+            }
         }
     }
 }
