@@ -80,4 +80,11 @@ import Yams
     func theBankIsKnownByItsHost(url: String, bank: BankAddress.Bank) {
         #expect(BankAddress.bank(of: url) == bank)
     }
+
+    /// FOOD is as near FUEL as HOME and NONE: the hint is the first in alphabetical order, the same
+    /// on every run, never whichever a set happens to give first.
+    @Test func aTieBetweenHintsIsBrokenAlphabetically() {
+        #expect(ConfigFile.closest(to: "FOOD", in: BankValues.spendingCategories) == "FUEL")
+        #expect(ConfigFile.closest(to: "multiplyer", in: Set(ConfigFile.keys)) == "multiplier")
+    }
 }

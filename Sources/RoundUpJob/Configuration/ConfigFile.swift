@@ -92,7 +92,7 @@ struct ConfigFile: Decodable {
             let name = key.string ?? "\(key)"
             guard known.contains(name) else {
                 let hint =
-                    known.min { distance($0, name) < distance($1, name) }
+                    closest(to: name, in: known)
                     .flatMap { distance($0, name) <= 3 ? " (did you mean '\(prefix)\($0)'?)" : nil } ?? ""
                 throw SettingsError(origin: .file, message: "\(path): unknown setting '\(prefix)\(name)'\(hint)")
             }
@@ -135,6 +135,12 @@ struct ConfigFile: Decodable {
         }
     }
 
+    /// The known word nearest `word`; of words as near, the first in alphabetical order, so
+    /// that the hint is the same on every run (a set's order changes from run to run).
+    static func closest(to word: String, in known: Set<String>) -> String? {
+        known.min { (distance($0, word), $0) < (distance($1, word), $1) }
+    }
+
     /// Edit distance, for suggesting the setting a typo meant.
     private static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a.lowercased())
@@ -159,7 +165,7 @@ extension ConfigFile {
     /// `values`, each one of `known`; one that is not is refused with the closest that is.
     func checked(_ values: [String]?, _ key: String, _ known: Set<String>) throws(SettingsError) -> [String] {
         for value in values ?? [] where !known.contains(value) {
-            let closest = known.min { ConfigFile.distance($0, value) < ConfigFile.distance($1, value) }
+            let closest = ConfigFile.closest(to: value, in: known)
             let hint = closest.map { " (did you mean '\($0)'?)" } ?? ""
             throw SettingsError(origin: .file, message: "\(key): '\(value)' is not a value the bank uses\(hint)")
         }
