@@ -1,8 +1,10 @@
 /// The values the bank defines for account types and for a feed item's `source` and
-/// `spendingCategory`, as its API reference lists them: what `accountTypes`,
-/// `excludeSources` and `excludeSpendingCategories` may name.
+/// `spendingCategory`, as its OpenAPI description lists them (`AccountV2.accountType`,
+/// `FeedItem.source`, `FeedItem.spendingCategory`; a test holds them to it): what
+/// `accountTypes`, `excludeSources` and `excludeSpendingCategories` may name. The bank's
+/// answers may carry values not listed yet; only a config's names are held to these.
 enum BankValues {
-    static let accountTypes: Set<String> = ["PRIMARY", "ADDITIONAL", "LOAN", "FIXED_TERM_DEPOSIT"]
+    static let accountTypes: Set<String> = ["PRIMARY", "ADDITIONAL", "LOAN", "FIXED_TERM_DEPOSIT", "SAVINGS"]
 
     static let sources: Set<String> = [
         "BRITISH_BUSINESS_BANK_FEES", "CARD_FEE_CHARGE", "CASH_DEPOSIT", "CASH_DEPOSIT_CHARGE", "CASH_WITHDRAWAL",
@@ -13,7 +15,7 @@ enum BankValues {
         "ON_US_PAY_ME", "LOAN_PRINCIPAL_PAYMENT", "LOAN_REPAYMENT", "LOAN_OVERPAYMENT", "LOAN_LATE_PAYMENT",
         "LOAN_FEE_PAYMENT", "LOAN_INTEREST_CHARGE", "SEPA_CREDIT_TRANSFER", "SEPA_DIRECT_DEBIT",
         "TARGET2_CUSTOMER_PAYMENT", "FX_TRANSFER", "ISS_PAYMENT", "STARLING_PAYMENT", "SUBSCRIPTION_CHARGE",
-        "OVERDRAFT_FEE", "WITHHELD_TAX", "ERRORS_AND_OMISSIONS",
+        "OVERDRAFT_FEE", "WITHHELD_TAX", "ERRORS_AND_OMISSIONS", "MISSED_PAYMENT_FEE", "INTEREST_V2_PAYMENT",
     ]
 
     static let spendingCategories: Set<String> = [
@@ -27,6 +29,6 @@ enum BankValues {
         "STAFF", "TRAVEL", "WORKPLACE", "REPAIRS_AND_MAINTENANCE", "ADMIN", "MARKETING", "BUSINESS_ENTERTAINMENT",
         "INTEREST_PAYMENTS", "BANK_CHARGES", "OTHER", "FOOD_AND_DRINK", "EQUIPMENT", "PROFESSIONAL_SERVICES",
         "PHONE_AND_INTERNET", "VEHICLES", "DIRECTORS_WAGES", "VAT", "CORPORATION_TAX", "SELF_ASSESSMENT_TAX",
-        "INVESTMENT_CAPITAL", "TRANSFERS", "LOAN_PRINCIPAL", "PERSONAL", "DIVIDENDS",
+        "INVESTMENT_CAPITAL", "TRANSFERS", "LOAN_PRINCIPAL", "PERSONAL", "DIVIDENDS", "CLOTHES", "PERSONAL_CARE",
     ]
 }
