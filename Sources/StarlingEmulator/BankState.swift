@@ -106,9 +106,9 @@ public struct EmulatedGoal: Hashable, Sendable {
     public var currency: String
     public var target: Int64?
     public var totalSaved: Int64
-    /// CREATING, PENDING, ACTIVE, ARCHIVING, ARCHIVED or RESTORING; nil leaves the field
-    /// out, as older API versions did. Add-money is refused unless it is ACTIVE or nil.
-    public var state: String?
+    /// CREATING, PENDING, ACTIVE, ARCHIVING, ARCHIVED or RESTORING: the bank's spec requires
+    /// one on every goal. Add-money is refused unless it is ACTIVE.
+    public var state: String
     /// When the emulator created the goal, on its own clock; nil for seeded goals. A goal
     /// stored as CREATING with a creation instant is served as ACTIVE once the bank's
     /// `goalActivationDelay` has passed since then (see ``EmulatorBehaviour``); its stored
@@ -117,7 +117,7 @@ public struct EmulatedGoal: Hashable, Sendable {
 
     public init(
         uid: String, name: String, currency: String, target: Int64? = nil, totalSaved: Int64 = 0,
-        state: String? = "ACTIVE", createdAt: Instant? = nil
+        state: String = "ACTIVE", createdAt: Instant? = nil
     ) {
         self.uid = uid
         self.name = name

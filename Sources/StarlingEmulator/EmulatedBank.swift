@@ -134,7 +134,7 @@ public actor EmulatedBank {
 
     /// The state a goal is served in: a goal created CREATING becomes ACTIVE once the
     /// activation delay has passed on the bank's clock since its creation.
-    private func servedState(_ goal: EmulatedGoal) -> String? {
+    private func servedState(_ goal: EmulatedGoal) -> String {
         guard goal.state == "CREATING", let created = goal.createdAt else { return goal.state }
         let delay = behaviour.goalActivationDelay ?? .zero
         return bankNow() >= created.adding(milliseconds: delay.wholeMilliseconds) ? "ACTIVE" : goal.state
@@ -426,7 +426,7 @@ public actor EmulatedBank {
         // Without deduplication a used transfer uid is just another transfer.
         let goal = state.goals[accountUid]![goalIndex]
         let goalState = servedState(goal)
-        guard goalState == nil || goalState == "ACTIVE" else { return errors(400, "SAVINGS_GOAL_NOT_ACTIVE") }
+        guard goalState == "ACTIVE" else { return errors(400, "SAVINGS_GOAL_NOT_ACTIVE") }
         guard amount.minorUnits > 0 else { return errors(400, "AMOUNT_MUST_BE_POSITIVE") }
         guard amount.currency == goal.currency else { return errors(400, "CURRENCY_MISMATCH") }
         guard state.accounts[accountIndex].balance >= amount.minorUnits else {
@@ -519,7 +519,7 @@ private struct GoalBody: Encodable {
     var target: EmulatedAmount?
     var totalSaved: EmulatedAmount
     var savedPercentage: Int?
-    var state: String?
+    var state: String
 }
 
 private struct CreateGoalBody: Decodable {

@@ -407,14 +407,14 @@ import Testing
         #expect(try await servedGoals(bank, fixture.account)[goal] == goalState)
     }
 
-    @Test("add-money into a goal with no state, as older API versions served, is accepted")
-    func goalWithoutStateAccepts() async throws {
+    @Test("every goal is served with a state, as the bank's spec requires")
+    func everyGoalHasAState() async throws {
         var fixture = Fixture()
-        let goal = "90a10000-0000-4000-8000-0000000000bb"
-        fixture.bank.goal(fixture.account, name: "Old", uid: goal, state: nil)
+        fixture.bank.goal(fixture.account, name: "Old", uid: "90a10000-0000-4000-8000-0000000000bb", state: "ARCHIVED")
         let bank = EmulatedBank(state: fixture.bank.state)
-        let response = await addMoney(bank, fixture.account, goal, transfer: "3f2a1b4c-0000-4000-8000-000000000008", 5)
-        #expect(response.status == 200, "\(text(response))")
+        let served = try await servedGoals(bank, fixture.account)
+        #expect(served.count == 2)
+        #expect(served.values.allSatisfy { $0 != nil })
     }
 
     // MARK: - Deleted goals

@@ -93,7 +93,7 @@ public struct TestBank: Sendable {
     }
 
     /// Adds a goal to an account.
-    public mutating func goal(_ accountUid: String, name: String, uid: String, state goalState: String? = "ACTIVE") {
+    public mutating func goal(_ accountUid: String, name: String, uid: String, state goalState: String = "ACTIVE") {
         let currency = state.accounts.first { $0.uid == accountUid }!.currency
         state.goals[accountUid, default: []].append(
             EmulatedGoal(uid: uid, name: name, currency: currency, state: goalState))
