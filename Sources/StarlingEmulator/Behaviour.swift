@@ -4,8 +4,8 @@ import RoundUp
 /// trying the job against a bank that is less kind than the default one.
 public struct EmulatorBehaviour: Sendable, Hashable {
     /// Whether add-money with a transfer uid already used is answered as before and moves
-    /// nothing (the default). When false, each such request moves the money again, exactly
-    /// like a new transfer: the bank documents no deduplication, so the job must not rely on it.
+    /// nothing. Off by default: the bank documents no deduplication, so each such request
+    /// moves the money again, exactly like a new transfer, and the job must not rely on it.
     public var deduplicatesTransfers: Bool
     /// How far the bank's clock is from the real one: positive is ahead, negative behind.
     /// It shifts every instant the emulator stamps (transfers' feed items, goals' creation
@@ -20,7 +20,7 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     public var rateLimit: RateLimit?
 
     public init(
-        deduplicatesTransfers: Bool = true, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
+        deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
         rateLimit: RateLimit? = nil
     ) {
         self.deduplicatesTransfers = deduplicatesTransfers

@@ -70,10 +70,9 @@ public struct RecordedRequest: Sendable, Hashable {
 ///
 /// Like the bank it checks the bearer token and the token's scopes, serves the settled
 /// feed by settlement time and a category's feed by transaction time, creates goals by
-/// PUT, and refuses add-money into a goal that is not ACTIVE. By default it keys add-money
-/// on the caller's transfer uid, so repeating a transfer never moves money twice; the bank
-/// documents no such thing, and ``EmulatorBehaviour/deduplicatesTransfers`` switches it
-/// off. A transfer shows in the account's feed as a settled internal transfer to the goal,
+/// PUT, and refuses add-money into a goal that is not ACTIVE. As the bank documents no
+/// replay behaviour, repeating a transfer uid moves the money again; only
+/// ``EmulatorBehaviour/deduplicatesTransfers`` keys add-money on it. A transfer shows in the account's feed as a settled internal transfer to the goal,
 /// stamped with the emulator's clock, which ``EmulatorBehaviour/clockOffset`` can put
 /// ahead of or behind the real one.
 public actor EmulatedBank {

@@ -46,9 +46,9 @@ struct Emulator: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Move the money again when add-money repeats a transfer uid, like a bank that does not deduplicate "
-                + "transfers."))
-    var noTransferDedup = false
+            "Answer add-money that repeats a transfer uid as before and move nothing, which the bank does not "
+                + "promise; by default a repeat moves the money again."))
+    var dedup = false
 
     @Option(
         parsing: .unconditional,
@@ -105,7 +105,7 @@ struct Emulator: AsyncParsableCommand {
             state = Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)
         }
         let behaviour = EmulatorBehaviour(
-            deduplicatesTransfers: !noTransferDedup, clockOffset: .seconds(clockOffset),
+            deduplicatesTransfers: dedup, clockOffset: .seconds(clockOffset),
             goalActivationDelay: goalActivationDelay > 0 ? .seconds(goalActivationDelay) : nil,
             rateLimit: maxRequestsPerSecond > 0 || maxRequestsPerDay > 0
                 ? RateLimit(
@@ -123,7 +123,7 @@ struct Emulator: AsyncParsableCommand {
             rules.append(FaultRule(when: .always, faults: [.latency(.milliseconds(latency))]))
             seeded += ", \(latency) ms latency"
         }
-        if noTransferDedup { seeded += ", transfers not deduplicated" }
+        if dedup { seeded += ", repeated transfer uids deduplicated" }
         if clockOffset != 0 {
             seeded += ", clock \(abs(clockOffset)) s \(clockOffset > 0 ? "ahead" : "behind")"
         }

@@ -124,10 +124,10 @@ import Testing
 
     // MARK: - Deduplication
 
-    @Test("by default a repeated transfer uid is answered as before and moves the money once")
-    func defaultDeduplicates() async throws {
+    @Test("with --dedup a repeated transfer uid is answered as before and moves the money once")
+    func optInDeduplicates() async throws {
         let fixture = Fixture()
-        let bank = EmulatedBank(state: fixture.bank.state)
+        let bank = EmulatedBank(state: fixture.bank.state, behaviour: EmulatorBehaviour(deduplicatesTransfers: true))
         let transfer = "3f2a1b4c-0000-4000-8000-000000000001"
         for _ in 1...2 {
             let response = await addMoney(bank, fixture.account, fixture.goal, transfer: transfer, 37)
@@ -144,10 +144,10 @@ import Testing
         #expect(await bank.statistics.movedMinorUnits == 37)
     }
 
-    @Test("a bank that does not deduplicate moves the money again on a repeated transfer uid")
-    func withoutDeduplicationMovesTwice() async throws {
+    @Test("by default, as the bank documents no deduplication, a repeated transfer uid moves the money again")
+    func byDefaultARepeatMovesTwice() async throws {
         let fixture = Fixture()
-        let bank = EmulatedBank(state: fixture.bank.state, behaviour: EmulatorBehaviour(deduplicatesTransfers: false))
+        let bank = EmulatedBank(state: fixture.bank.state)
         let transfer = "3f2a1b4c-0000-4000-8000-000000000002"
         for _ in 1...2 {
             let response = await addMoney(bank, fixture.account, fixture.goal, transfer: transfer, 37)
@@ -169,7 +169,7 @@ import Testing
     @Test("deduplication can be switched off between runs, and on again")
     func switchingDeduplication() async throws {
         let fixture = Fixture()
-        let bank = EmulatedBank(state: fixture.bank.state)
+        let bank = EmulatedBank(state: fixture.bank.state, behaviour: EmulatorBehaviour(deduplicatesTransfers: true))
         let transfer = "3f2a1b4c-0000-4000-8000-000000000003"
         #expect(await addMoney(bank, fixture.account, fixture.goal, transfer: transfer, 10).status == 200)
         #expect(await addMoney(bank, fixture.account, fixture.goal, transfer: transfer, 10).status == 200)
@@ -178,7 +178,7 @@ import Testing
         #expect(await bank.behaviour.deduplicatesTransfers == false)
         #expect(await addMoney(bank, fixture.account, fixture.goal, transfer: transfer, 10).status == 200)
         #expect(await bank.transfers.count == 2)
-        await bank.setBehaviour(EmulatorBehaviour())
+        await bank.setBehaviour(EmulatorBehaviour(deduplicatesTransfers: true))
         #expect(await addMoney(bank, fixture.account, fixture.goal, transfer: transfer, 10).status == 200)
         #expect(await bank.transfers.count == 2)
         #expect(await bank.state.accounts[0].balance == 100_00 - 20)

@@ -288,7 +288,10 @@ import Testing
                 accountUid: account, weekEnd: weekEndDate, status: .pending, currency: "GBP", minorUnits: 99,
                 goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
             at: JobHarness.now)
-        try await withEmulator(bank.state) { server in
+        // The bank moved it but its feed does not show it: only a bank that recognises the
+        // transfer uid keeps this week from moving twice, and the job resends with the same
+        // uid so that such a bank can.
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(deduplicatesTransfers: true)) { server in
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .ok, "\(result.diagnostics)")
             #expect(result.report?.accounts.first?.status == .transferred)
