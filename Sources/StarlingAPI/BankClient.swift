@@ -90,13 +90,13 @@ public struct BankClient: Sendable {
     }
 
     /// `GET /api/v2/feed/account/{accountUid}/round-up` (needs `savings-goal:read`): whether
-    /// the bank's own round-up is switched on for the account. A 404 means it was never set
-    /// up; an answer without `active` counts as on when it names a round-up goal.
+    /// the bank's own round-up is switched on for the account. An answer without `active`
+    /// counts as on when it names a round-up goal; a 404 (never set up) as off.
     public func nativeRoundUpIsActive(accountUid: String) async throws(BankError) -> Bool {
         do throws(BankError) {
             let answer = try await get(
                 "/api/v2/feed/account/\(segment(accountUid))/round-up", as: RoundUpGoalResponse.self)
-            return answer.active ?? (answer.roundUpGoal != nil)
+            return answer.isActive
         } catch {
             if case .refused(_, 404, _) = error.underlying { return false }
             throw error

@@ -146,24 +146,31 @@ public struct SavingsGoal: Decodable, Sendable {
     public let state: String?
 }
 
-/// `GET /api/v2/feed/account/{accountUid}/round-up`: the bank's own round-up. A body with
-/// neither `active` nor `roundUpGoal` is not an answer to the question (and taking it for
-/// "off" could save the same spending twice): it fails to decode, like any garbled body.
+/// `GET /api/v2/feed/account/{accountUid}/round-up`: the bank's own round-up, whose goal the
+/// spec names both `roundUpGoal` and `roundUpGoalDetails`. A body with none of `active` and
+/// the goal is not an answer to the question (and taking it for "off" could save the same
+/// spending twice): it fails to decode, like any garbled body.
 struct RoundUpGoalResponse: Decodable {
     let active: Bool?
     let roundUpGoal: RoundUpGoalDetails?
 
+    /// Whether it is on: `active`, else whether the answer names a round-up goal.
+    var isActive: Bool { active ?? (roundUpGoal != nil) }
+
     enum CodingKeys: String, CodingKey {
-        case active, roundUpGoal
+        case active, roundUpGoal, roundUpGoalDetails
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         active = try container.decodeIfPresent(Bool.self, forKey: .active)
-        roundUpGoal = try container.decodeIfPresent(RoundUpGoalDetails.self, forKey: .roundUpGoal)
+        roundUpGoal =
+            try container.decodeIfPresent(RoundUpGoalDetails.self, forKey: .roundUpGoalDetails)
+            ?? container.decodeIfPresent(RoundUpGoalDetails.self, forKey: .roundUpGoal)
         guard active != nil || roundUpGoal != nil else {
             throw DecodingError.keyNotFound(
-                CodingKeys.active, .init(codingPath: [], debugDescription: "neither active nor roundUpGoal"))
+                CodingKeys.active,
+                .init(codingPath: [], debugDescription: "none of active, roundUpGoalDetails and roundUpGoal"))
         }
     }
 }

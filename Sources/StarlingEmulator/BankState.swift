@@ -21,8 +21,8 @@ public struct EmulatedAccount: Hashable, Sendable {
     public var balance: Int64
     /// `PRIMARY`, `ADDITIONAL`, `LOAN` or `FIXED_TERM_DEPOSIT`.
     public var accountType: String
-    /// The bank's own round-up: nil if it was never set up (its endpoint answers 404), else
-    /// whether it is switched on.
+    /// The bank's own round-up: nil if it was never set up (its endpoint answers that it is
+    /// not active), else whether it is switched on.
     public var nativeRoundUp: Bool?
 
     public init(

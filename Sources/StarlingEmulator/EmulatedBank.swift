@@ -348,18 +348,18 @@ public actor EmulatedBank {
         return json(200, ["feedItems": items])
     }
 
-    /// The bank's own round-up for the account: 404 if it was never set up, else whether it
-    /// is on, with the goal it saves into.
+    /// The bank's own round-up for the account, as the spec's `RoundUpGoalResponse`: whether
+    /// it is on (off when it was never set up), and, when on, the goal it saves into.
     private func roundUp(accountUid: String) -> EmulatorResponse {
         guard let account = state.accounts.first(where: { $0.uid == accountUid }) else {
             return errors(404, "UNKNOWN_ACCOUNT")
         }
-        guard let active = account.nativeRoundUp else { return errors(404, "ROUND_UP_GOAL_NOT_FOUND") }
+        let active = account.nativeRoundUp ?? false
         let goal = RoundUpGoalBody(
             roundUpGoalUid: "5a1e0000-0000-4000-8000-" + String(account.uid.suffix(12)), roundUpMultiplier: 1,
             primaryCategoryUid: account.defaultCategory, activatedAt: "2026-01-05T09:00:00.000Z",
             activatedBy: "a0000000-0000-4000-8000-000000000001")
-        return json(200, RoundUpBody(active: active, roundUpGoal: goal))
+        return json(200, RoundUpBody(active: active, roundUpGoalDetails: active ? goal : nil))
     }
 
     private func goals(accountUid: String) -> EmulatorResponse {
@@ -501,7 +501,7 @@ private struct BalanceBody: Encodable {
 
 private struct RoundUpBody: Encodable {
     var active: Bool
-    var roundUpGoal: RoundUpGoalBody
+    var roundUpGoalDetails: RoundUpGoalBody?
 }
 
 private struct RoundUpGoalBody: Encodable {

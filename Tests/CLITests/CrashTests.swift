@@ -139,8 +139,10 @@ import Testing
 
 /// Polls `condition` every millisecond until it holds (true) or the run ends (false).
 @discardableResult
-func waitFor(_ victim: LaunchedRoundup, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
+func waitFor(_ victim: LaunchedRoundup, within limit: Duration = .seconds(20), _ condition: () async -> Bool) async
+    -> Bool
+{
+    let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if await condition() { return true }
         if !victim.isRunning { return false }

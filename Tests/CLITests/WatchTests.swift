@@ -155,8 +155,11 @@ import Testing
             let run = try LaunchedRoundup(
                 ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],
                 environment: environment, output: home.path + "/run")
-            let told = await waitFor(run) { await monitor.pings.contains { $0.method == "POST" } }
-            #expect(told, "the monitor hears of the run's end")
+            // A whole run, on a machine busy with every other test.
+            let told = await waitFor(run, within: .seconds(90)) {
+                await monitor.pings.contains { $0.method == "POST" }
+            }
+            #expect(told, "the monitor hears of the run's end (still running: \(run.isRunning))")
             // The monitor is still answering the run's outcome: the run holds the lock, and
             // its row is finished.
             let meanwhile = try await RunLock.acquire(in: stateDirectory, wait: .zero)

@@ -36,6 +36,22 @@ func fixture(_ name: String) throws -> Data {
         #expect(identity.scopes.contains("transaction:read"))
     }
 
+    /// The spec names the round-up's goal both `roundUpGoalDetails` and `roundUpGoal`; either
+    /// without `active` means it is on, and a body with none of them is no answer.
+    @Test(
+        arguments: [
+            (#"{"active":true,"roundUpGoalDetails":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, true),
+            (#"{"active":false}"#, false),
+            (#"{"roundUpGoalDetails":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, true),
+            (#"{"roundUpGoal":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, true),
+            (#"{}"#, nil),
+            (#"{"success":true}"#, nil),
+        ] as [(String, Bool?)])
+    func theBanksOwnRoundUpDecodes(body: String, active: Bool?) {
+        let answer = try? JSONDecoder().decode(RoundUpGoalResponse.self, from: Data(body.utf8))
+        #expect(answer?.isActive == active)
+    }
+
     @Test func bothErrorShapesDecode() throws {
         #expect(
             try JSONDecoder().decode(ErrorBody.self, from: fixture("error-errors")).messages == ["INSUFFICIENT_FUNDS"])
