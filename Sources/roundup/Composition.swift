@@ -60,7 +60,8 @@ struct Composition {
     /// The run with its settings in hand. A real run opens and locks the state directory
     /// once, and the runner and `watch` both write its ledger through that one value; the
     /// run's row is finished before the lock is released, so no other run can be writing
-    /// the ledger meanwhile.
+    /// the ledger meanwhile, and the monitor is told after, so that a slow one keeps no
+    /// other run waiting.
     private func run(
         settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger, watch: RunWatch?
     ) async -> CommandResult {
@@ -73,35 +74,53 @@ struct Composition {
             token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
                 .mapError { CommandFailure(.configuration, $0.message) }.get().0
         } catch {
-            return await ended(.failure(error), watchedBy: watch)
+            return await told(finished(.failure(error), by: watch), by: watch)
         }
         let progress = RunProgress()
         let signals = InterruptWatch(progress: progress) { signal, status in
             watch?.stopped(by: signal, status: status)
         }
+        let result = await runHoldingTheState(
+            request, settings: settings, token: token, logger: logger, progress: progress, watch: watch)
+        signals.stop()
+        return await told(result, by: watch)
+    }
+
+    /// Opens and locks the state directory, runs, and finishes the run's row; the lock goes
+    /// when this returns.
+    private func runHoldingTheState(
+        _ request: RunRequest, settings: Settings, token: AccessToken, logger: Logger, progress: RunProgress,
+        watch: RunWatch?
+    ) async -> CommandResult {
         let state: StateDirectory
         do throws(CommandFailure) {
             state = try await Runner.stateDirectory(for: request, settings: settings)
         } catch {
-            signals.stop()
-            return await ended(.failure(error), watchedBy: watch)
+            return finished(.failure(error), by: watch)
         }
         watch?.record(in: state)
         let result = await Runner.run(
             request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
-        signals.stop()
-        let watched = await ended(result, watchedBy: watch)
-        // Only now may the lock go.
-        withExtendedLifetime(state) {}
-        return watched
+        return withExtendedLifetime(state) { finished(result, by: watch) }
     }
 
-    /// `result` once `watch` has heard how the run ended, with what went wrong in telling it.
-    private func ended(_ result: CommandResult, watchedBy watch: RunWatch?) async -> CommandResult {
+    /// `result` with its row in the run table finished, and what went wrong in doing so.
+    private func finished(_ result: CommandResult, by watch: RunWatch?) -> CommandResult {
         guard let watch else { return result }
         var result = result
-        result.watchProblems = await watch.end(result).map { "roundup: \($0)" }
-        result.diagnostics += result.watchProblems
+        let problems = watch.finish(result).map { "roundup: \($0)" }
+        result.watchProblems += problems
+        result.diagnostics += problems
+        return result
+    }
+
+    /// `result` once the monitor and the metrics file have heard how the run ended.
+    private func told(_ result: CommandResult, by watch: RunWatch?) async -> CommandResult {
+        guard let watch else { return result }
+        var result = result
+        let problems = await watch.tell(result).map { "roundup: \($0)" }
+        result.watchProblems += problems
+        result.diagnostics += problems
         return result
     }
 

@@ -146,10 +146,11 @@ import Testing
         #expect((json["lastSuccess"] as? [String: Any])?["weeks"] as? String == "2026-11-08")
     }
 
-    /// The run's row is finished, and the monitor told, while the run still holds the state
-    /// directory's lock: the next run cannot be writing the ledger meanwhile.
-    @Test func aRunFinishesItsRowBeforeItLetsGoOfTheLock() async throws {
-        let monitor = try await PingReceiver.start(outcomeDelay: .seconds(3))
+    /// The run's row is finished while the run still holds the state directory's lock, so
+    /// no other run writes the ledger meanwhile; the monitor is told after the lock is gone,
+    /// so a slow monitor keeps no other run waiting.
+    @Test func aRunFinishesItsRowBeforeItLetsGoOfTheLockAndTellsTheMonitorAfter() async throws {
+        let monitor = try await PingReceiver.start(outcomeDelay: .seconds(5))
         let config = try config(pingURL: monitor.url)
         try await withEmulator(state()) { server in
             let run = try LaunchedRoundup(
@@ -160,16 +161,16 @@ import Testing
                 await monitor.pings.contains { $0.method == "POST" }
             }
             #expect(told, "the monitor hears of the run's end (still running: \(run.isRunning))")
-            // The monitor is still answering the run's outcome: the run holds the lock, and
-            // its row is finished.
-            let meanwhile = try await RunLock.acquire(in: stateDirectory, wait: .zero)
-            #expect(meanwhile == nil, "the run lets go of the lock only once it has been recorded and told")
+            // The monitor is still answering the run's outcome: the row is finished, and the
+            // lock is free for the next run.
             let row = try Ledger.readOnlyCopy(of: Ledger.path(in: stateDirectory)).runs(limit: 1).first
             #expect(row?.exitCode == 0 && row?.endedAt != nil, "\(String(describing: row))")
+            #expect(run.isRunning, "the run still waits for the monitor's answer")
+            let meanwhile = try await RunLock.acquire(in: stateDirectory, wait: .zero)
+            #expect(meanwhile != nil, "a slow monitor does not hold the lock")
             #expect(await run.exit() == .exit(0))
         }
         await monitor.stop()
-        #expect(try await RunLock.acquire(in: stateDirectory, wait: .zero) != nil, "and then it lets go")
     }
 
     /// A run refused the lock (another run holds it) changed nothing, yet is recorded with

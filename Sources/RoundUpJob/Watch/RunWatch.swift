@@ -84,34 +84,39 @@ public final class RunWatch: Sendable {
         }
     }
 
-    /// Records how the run ended, pings success or failure with the run's one-line
-    /// summary, and writes the metrics; returns what to say on stderr.
-    public func end(_ result: CommandResult) async -> [String] {
+    /// Records how the run ended in its row, while the run still holds the state directory;
+    /// returns what to say on stderr. `tell` then tells the monitor and the metrics file.
+    public func finish(_ result: CommandResult) -> [String] {
         let recording = begunRecording()
         var notes = recording.problems
-        let ended = clock()
-        let summary = RunWatch.summary(of: result)
-        if let ledger = recording.ledger, let runId = recording.runId {
-            let tally = result.tally
-            let weeks =
-                tally.weeks.count > 1
-                ? "\(tally.weeks.first!) – \(tally.weeks.last!)" : tally.weeks.first?.description
-            var record = RunRecord(
-                id: runId, startedAt: startedAt, endedAt: ended, exitCode: result.status.rawValue, weeks: weeks,
-                accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed, summary: summary)
-            record.onlyHeld =
-                result.status == .configuration && tally.failed == 0 && tally.weekErrors == 0 && !tally.weeks.isEmpty
-            do {
-                try ledger.finishRun(record)
-            } catch {
-                notes.append("could not record the run in the ledger: \(plainDescription(error))")
-            }
+        guard let ledger = recording.ledger, let runId = recording.runId else { return notes }
+        let tally = result.tally
+        let weeks =
+            tally.weeks.count > 1 ? "\(tally.weeks.first!) – \(tally.weeks.last!)" : tally.weeks.first?.description
+        var record = RunRecord(
+            id: runId, startedAt: startedAt, endedAt: clock(), exitCode: result.status.rawValue, weeks: weeks,
+            accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed,
+            summary: RunWatch.summary(of: result))
+        record.onlyHeld =
+            result.status == .configuration && tally.failed == 0 && tally.weekErrors == 0 && !tally.weeks.isEmpty
+        do {
+            try ledger.finishRun(record)
+        } catch {
+            notes.append("could not record the run in the ledger: \(plainDescription(error))")
         }
-        await ping?.send(result.status == .ok ? .success : .failure, body: summary)
+        return notes
+    }
+
+    /// Pings success or failure with the run's one-line summary, and writes the metrics;
+    /// returns what to say on stderr. Called once the run has let go of the state directory,
+    /// so that a slow monitor never keeps the next run waiting.
+    public func tell(_ result: CommandResult) async -> [String] {
+        var notes: [String] = []
+        await ping?.send(result.status == .ok ? .success : .failure, body: RunWatch.summary(of: result))
         if let metricsFile {
             do {
                 try Metrics(
-                    exitCode: result.status.rawValue, tally: result.tally, at: ended, ledger: recording.ledger
+                    exitCode: result.status.rawValue, tally: result.tally, at: clock(), ledger: begunRecording().ledger
                 ).write(to: metricsFile)
             } catch {
                 notes.append("could not write the metrics file \(metricsFile): \(plainDescription(error))")
