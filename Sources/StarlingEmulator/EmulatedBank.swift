@@ -436,12 +436,19 @@ public actor EmulatedBank {
         state.transfers.append(
             EmulatedTransfer(transferUid: transferUid, accountUid: accountUid, goalUid: goalUid, amount: amount))
         let moment = bankNow()
-        state.feeds[accountUid, default: []].append(
+        let account = state.accounts[accountIndex]
+        // Both sides, as the bank shows a move between categories: out of the account's main
+        // category, and into the goal's own (a goal's uid is its category's).
+        state.feeds[accountUid, default: []] += [
             EmulatedFeedItem(
-                uid: makeUid(), categoryUid: state.accounts[accountIndex].defaultCategory, amount: amount,
-                transactionTime: moment, settlementTime: moment, source: "INTERNAL_TRANSFER",
-                counterPartyType: "CATEGORY", counterPartyUid: goalUid, counterPartyName: goal.name,
-                spendingCategory: "SAVING"))
+                uid: makeUid(), categoryUid: account.defaultCategory, amount: amount, transactionTime: moment,
+                settlementTime: moment, source: "INTERNAL_TRANSFER", counterPartyType: "CATEGORY",
+                counterPartyUid: goalUid, counterPartyName: goal.name, spendingCategory: "SAVING"),
+            EmulatedFeedItem(
+                uid: makeUid(), categoryUid: goalUid, amount: amount, direction: "IN", transactionTime: moment,
+                settlementTime: moment, source: "INTERNAL_TRANSFER", counterPartyType: "CATEGORY",
+                counterPartyUid: account.defaultCategory, counterPartyName: account.name, spendingCategory: "SAVING"),
+        ]
         return json(200, TransferBody(transferUid: transferUid, success: true))
     }
 

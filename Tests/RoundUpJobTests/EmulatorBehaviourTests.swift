@@ -118,8 +118,10 @@ import Testing
         return (try? JSONDecoder().decode(Errors.self, from: Data(response.body)))?.errors.first?.message
     }
 
+    /// The transfers out of the account's main category (each has its other side, into the
+    /// goal, too).
     func transferItems(_ bank: EmulatedBank, _ account: String) async -> [EmulatedFeedItem] {
-        (await bank.state.feeds[account] ?? []).filter { $0.source == "INTERNAL_TRANSFER" }
+        (await bank.state.feeds[account] ?? []).filter { $0.source == "INTERNAL_TRANSFER" && $0.direction == "OUT" }
     }
 
     // MARK: - Deduplication
@@ -317,9 +319,17 @@ import Testing
         #expect(item.transactionTime == stamped.iso8601)
         #expect(item.settlementTime == stamped.iso8601)
         #expect(item.updatedAt == stamped.iso8601)
-        // Both feeds serve it at the bank's instant.
+        // Into the goal's own category too, as the bank shows a move between categories.
+        let into = try #require(await bank.state.feeds[fixture.account]?.first { $0.direction == "IN" })
+        #expect(into.categoryUid == fixture.goal)
+        #expect(into.amount == item.amount && into.source == "INTERNAL_TRANSFER")
+        #expect(into.counterPartyType == "CATEGORY" && into.counterPartyUid == fixture.category)
+        #expect(into.settlementTime == stamped.iso8601)
+        // The feeds serve them at the bank's instant: each category its own side, the settled
+        // feed, which spans every category, both.
         #expect(try await categoryFeed(bank, fixture.account, fixture.category, from: stamped, to: stamped) == [item])
-        #expect(try await settledFeed(bank, fixture.account, from: stamped, to: stamped) == [item])
+        #expect(try await categoryFeed(bank, fixture.account, fixture.goal, from: stamped, to: stamped) == [into])
+        #expect(try await settledFeed(bank, fixture.account, from: stamped, to: stamped) == [item, into])
         if offsetSeconds != 0 {
             // Not at the real clock's instant: the offset moved it.
             #expect(try await categoryFeed(bank, fixture.account, fixture.category, from: start, to: start) == [])
