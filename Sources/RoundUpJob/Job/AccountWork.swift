@@ -11,9 +11,7 @@ extension WeeklyJob {
     {
         var found = AccountFindings()
         do throws(AccountFailure) {
-            let active = try await AccountFailure.bankCall { () async throws(BankError) in
-                try await bank.nativeRoundUpIsActive(accountUid: account.uid)
-            }
+            let active = try await nativeRoundUpIsActive(account)
             found.nativeRoundUp = active
             if active, let reason = try nativeRoundUpSkip(account, week: week) { return (.skipped(reason), found) }
             let plan = try await plan(for: account, week: week)
@@ -55,6 +53,16 @@ extension WeeklyJob {
             logger.error("\(account.label): \(error.message)")
             return (AccountOutcome(error), found)
         }
+    }
+
+    /// Whether the bank's own round-up is on for `account`: asked once per run.
+    private func nativeRoundUpIsActive(_ account: Account) async throws(AccountFailure) -> Bool {
+        if let known = memory.nativeRoundUp(of: account.uid) { return known }
+        let active = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.nativeRoundUpIsActive(accountUid: account.uid)
+        }
+        memory.remember(nativeRoundUp: active, of: account.uid)
+        return active
     }
 
     /// Why the week is skipped although the bank's own round-up is on, or nil to go on:

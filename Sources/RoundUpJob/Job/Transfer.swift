@@ -5,13 +5,20 @@ import StarlingAPI
 /// intent before sending, and the outcome after. A transfer whose outcome is unknown is
 /// never sent again blindly: the bank does not promise to recognise a repeated transfer uid.
 extension WeeklyJob {
-    /// The week's transfer with its goal: the goal found, or created unless `dryRun`. A goal
-    /// that did not become active holds the week (a real run records it for a person).
+    /// The week's transfer with its goal: the goal found (once per run), or created unless
+    /// `dryRun`. A goal that did not become active holds the week (a real run records it for
+    /// a person).
     func intent(_ amount: Money, note: String?, account: Account, week: Week, dryRun: Bool, scopes: Set<String>)
         async throws(AccountFailure) -> TransferIntent
     {
         do {
-            let goal = try await goals.resolve(for: account, dryRun: dryRun, scopes: scopes)
+            let goal: GoalChoice
+            if let known = memory.goal(of: account.uid) {
+                goal = known
+            } else {
+                goal = try await goals.resolve(for: account, dryRun: dryRun, scopes: scopes)
+                memory.remember(goal: goal, of: account.uid)
+            }
             return TransferIntent(amount: amount, note: note, account: account, week: week, goal: goal)
         } catch {
             if error.held, let waited = error.goal, waited.uid != nil, !dryRun {

@@ -34,6 +34,8 @@ public struct WeeklyJob: Sendable {
     let version: String
     let goals: GoalResolver
     let progress: RunProgress?
+    /// What the run has learnt of each account, for its later weeks.
+    let memory = AccountMemory()
 
     /// The job for `settings`' rules, goals and feed searches; the bank's own settings are
     /// already in `bank`.

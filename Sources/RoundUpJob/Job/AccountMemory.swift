@@ -1,0 +1,30 @@
+import Synchronization
+
+/// What a run has learnt of each account that does not change from one week to the next
+/// within the run: whether the bank's own round-up is on, and the goal the account saves
+/// into. A catch-up of several weeks then asks the bank once per account, not once per week.
+final class AccountMemory: Sendable {
+    private struct Known {
+        var nativeRoundUp: [String: Bool] = [:]
+        var goals: [String: GoalChoice] = [:]
+    }
+
+    private let known = Mutex(Known())
+
+    /// Whether the bank's own round-up is on for `accountUid`, if the run has asked.
+    func nativeRoundUp(of accountUid: String) -> Bool? { known.withLock { $0.nativeRoundUp[accountUid] } }
+
+    func remember(nativeRoundUp active: Bool, of accountUid: String) {
+        known.withLock { $0.nativeRoundUp[accountUid] = active }
+    }
+
+    /// The goal `accountUid` saves into, if the run has found it.
+    func goal(of accountUid: String) -> GoalChoice? { known.withLock { $0.goals[accountUid] } }
+
+    /// Remembers `goal` for later weeks, where it is found, not created, whichever week made it.
+    func remember(goal: GoalChoice, of accountUid: String) {
+        var found = goal
+        found.created = false
+        known.withLock { $0.goals[accountUid] = found }
+    }
+}
