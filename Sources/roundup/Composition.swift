@@ -107,21 +107,13 @@ struct Composition {
     /// `result` with its row in the run table finished, and what went wrong in doing so.
     private func finished(_ result: CommandResult, by watch: RunWatch?) -> CommandResult {
         guard let watch else { return result }
-        var result = result
-        let problems = watch.finish(result).map { "roundup: \($0)" }
-        result.watchProblems += problems
-        result.diagnostics += problems
-        return result
+        return result.adding(watchProblems: watch.finish(result))
     }
 
     /// `result` once the monitor and the metrics file have heard how the run ended.
     private func told(_ result: CommandResult, by watch: RunWatch?) async -> CommandResult {
         guard let watch else { return result }
-        var result = result
-        let problems = await watch.tell(result).map { "roundup: \($0)" }
-        result.watchProblems += problems
-        result.diagnostics += problems
-        return result
+        return result.adding(watchProblems: await watch.tell(result))
     }
 
     /// `roundup check`.

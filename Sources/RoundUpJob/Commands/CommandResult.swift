@@ -25,6 +25,16 @@ public struct CommandResult: Sendable {
         self.reportPath = reportPath
     }
 
+    /// The result with `problems` of recording or telling the run said on stderr, even by
+    /// `run --quiet`.
+    public func adding(watchProblems problems: [String]) -> CommandResult {
+        var result = self
+        let said = problems.map { "roundup: \($0)" }
+        result.watchProblems += said
+        result.diagnostics += said
+        return result
+    }
+
     /// A command that stopped before it could do its work, saying why on stderr.
     public static func failure(_ failure: CommandFailure) -> CommandResult {
         CommandResult(status: failure.status, output: "", diagnostics: ["roundup: \(failure.message)"])

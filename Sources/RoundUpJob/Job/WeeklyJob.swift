@@ -26,8 +26,6 @@ public struct WeeklyJob: Sendable {
     let bank: BankClient
     let ledger: Ledger
     let rules: RuleSettings
-    /// The goals configured by uid: the preflight refuses one for an account it cannot see.
-    let goalUids: [String: String]
     let feedSearch: FeedSearchWaits
     let logger: Logger
     let now: @Sendable () -> Instant
@@ -46,7 +44,6 @@ public struct WeeklyJob: Sendable {
         self.bank = bank
         self.ledger = ledger
         self.rules = settings.rules
-        self.goalUids = settings.goals.goalUids
         self.feedSearch = settings.bank.feedSearch
         self.logger = logger
         self.version = version
@@ -109,7 +106,7 @@ public struct WeeklyJob: Sendable {
         // A goal configured for an account the token cannot see is a mistake: stop before
         // any transfer rather than save that account's money into the default goal.
         let known = Set(accounts.map { $0.accountUid.lowercased() })
-        if let stray = goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
+        if let stray = goals.configured.goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
             throw CommandFailure(
                 .configuration,
                 "goals: in the config names the account \(stray), which is not one of this token's accounts; "
