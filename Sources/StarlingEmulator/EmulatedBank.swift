@@ -34,6 +34,8 @@ public struct EmulatorResponse: Sendable {
     public var delay: Duration = .zero
     /// Close the connection instead of answering.
     public var dropConnection = false
+    /// The fault injected into this answer, if any.
+    public internal(set) var fault: Fault?
 
     public init(status: Int, headers: [String: String] = ["Content-Type": "application/json"], body: [UInt8]) {
         self.status = status
@@ -233,6 +235,7 @@ public actor EmulatedBank {
                 query: request.query, status: response.status, userAgent: request.headers["user-agent"],
                 accept: request.headers["accept"],
                 authorized: request.headers["authorization"] == "Bearer \(state.token)"))
+        response.fault = fault
         return response
     }
 
@@ -546,7 +549,6 @@ private struct TopUpBody: Decodable {
 private struct TransferBody: Encodable {
     var transferUid: String
     var success: Bool
-    var errors: [ErrorsBody.Detail] = []
 }
 
 private struct ErrorsBody: Encodable {

@@ -10,25 +10,33 @@ public final class EmulatorServer: Sendable {
     public let port: UInt16
     private let server: HTTPServer
     private let task: Task<Void, any Error>
+    /// Where every exchange is written, when asked for.
+    public let traffic: TrafficLog?
 
     /// The base URL to give the job: `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(bank: EmulatedBank, port: UInt16, server: HTTPServer, task: Task<Void, any Error>) {
+    private init(
+        bank: EmulatedBank, port: UInt16, server: HTTPServer, task: Task<Void, any Error>, traffic: TrafficLog?
+    ) {
         self.bank = bank
         self.port = port
         self.server = server
         self.task = task
+        self.traffic = traffic
     }
 
-    /// Starts serving `bank` on 127.0.0.1:`port`; port 0 picks a free one.
-    public static func start(bank: EmulatedBank, port: UInt16 = 0) async throws -> EmulatorServer {
+    /// Starts serving `bank` on 127.0.0.1:`port`; port 0 picks a free one. With `traffic`,
+    /// every exchange is written there.
+    public static func start(bank: EmulatedBank, port: UInt16 = 0, traffic: TrafficLog? = nil) async throws
+        -> EmulatorServer
+    {
         let server = HTTPServer(
             config: HTTPServer.Configuration(
                 address: try sockaddr_in.inet(ip4: "127.0.0.1", port: port),
                 pool: NoDelayPool(inner: HTTPServer.defaultPool()), logger: .disabled))
         await server.appendRoute("*") { request in
-            try await EmulatorServer.respond(to: request, bank: bank)
+            try await EmulatorServer.respond(to: request, bank: bank, traffic: traffic)
         }
         let task = Task { try await server.run() }
         // Generous: on a busy machine the server's task may wait a while for a thread.
@@ -37,7 +45,7 @@ public final class EmulatorServer: Sendable {
             task.cancel()
             throw EmulatorError.notListening
         }
-        return EmulatorServer(bank: bank, port: boundPort, server: server, task: task)
+        return EmulatorServer(bank: bank, port: boundPort, server: server, task: task, traffic: traffic)
     }
 
     /// Stops listening and closes every connection at once.
@@ -51,7 +59,9 @@ public final class EmulatorServer: Sendable {
         try await task.value
     }
 
-    private static func respond(to request: FlyingFox.HTTPRequest, bank: EmulatedBank) async throws
+    private static func respond(
+        to request: FlyingFox.HTTPRequest, bank: EmulatedBank, traffic: TrafficLog?
+    ) async throws
         -> FlyingFox.HTTPResponse
     {
         var headers: [String: String] = [:]
@@ -74,10 +84,11 @@ public final class EmulatorServer: Sendable {
             case .unix(let path): path
             case nil: nil
             }
-        let answer = await bank.handle(
-            EmulatorRequest(
-                method: request.method.rawValue, path: request.path, query: query, headers: headers,
-                body: Array(body), connection: connection))
+        let asked = EmulatorRequest(
+            method: request.method.rawValue, path: request.path, query: query, headers: headers, body: Array(body),
+            connection: connection)
+        let answer = await bank.handle(asked)
+        traffic?.record(asked, queryItems: request.query.map { [$0.name, $0.value] }, answer: answer)
         if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
         if answer.dropConnection { return FlyingFox.HTTPResponse(webSocket: HangUp()) }
         var responseHeaders = HTTPHeaders()

@@ -23,7 +23,8 @@ import Testing
 
     @Test func aBaseURLThatIsNotTheBanksAPINeedsAPerson() async throws {
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
-        try await withEmulator(state) { server in
+        // A path the bank does not have, on purpose: the contract check leaves it out.
+        try await withEmulator(state, contract: .none) { server in
             let result = try await roundup(
                 ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL + "/wrong"],
                 environment: environment)

@@ -174,13 +174,14 @@ import Testing
         bank.spend(account, 299, settled: inside) { $0.status = "REVERSED" }
         bank.spend(account, 249, settled: inside) { $0.status = "PENDING" }
         bank.spend(account, 399, settled: inside) { $0.direction = "IN" }
-        bank.spend(account, 499, settled: inside) { $0.categoryUid = "some-space" }
+        bank.spend(account, 499, settled: inside) { $0.categoryUid = "5ace0000-0000-4000-8000-000000000001" }
         bank.spend(account, 599, settled: inside) {
             $0.source = "INTERNAL_TRANSFER"
             $0.counterPartyType = "CATEGORY"
         }
         bank.spend(account, 699, settled: inside) {
-            $0.roundUp = .init(goalCategoryUid: "g", amount: EmulatedAmount("GBP", 1))
+            $0.roundUp = .init(
+                goalCategoryUid: "90a10000-0000-4000-8000-0000000000f1", amount: EmulatedAmount("GBP", 1))
         }
         bank.spend(account, 350, settled: inside) {  // values the bank added later: counts, 0.50
             $0.source = "SOMETHING_NEW"
@@ -189,7 +190,7 @@ import Testing
             $0.counterPartyType = "NEW_KIND"
         }
         let harness = try JobHarness(token: bank.state.token)
-        try await withEmulator(bank.state) { server in
+        try await withEmulator(bank.state, contract: .requestsOnly) { server in
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .ok, "\(result.diagnostics)")
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [149])
@@ -255,7 +256,7 @@ import Testing
         bank.spend(negative, -250, settled: inside)
         bank.spend(unknown, 250, settled: inside)
         let harness = try JobHarness(token: bank.state.token)
-        try await withEmulator(bank.state) { server in
+        try await withEmulator(bank.state, contract: .requestsOnly) { server in
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .dataError)
             #expect(await server.bank.transfers.map(\.accountUid) == [good])

@@ -339,7 +339,7 @@ import Testing
         let unknown = bank.account("XXX", name: "Unknown")
         for account in [good, negative, unknown] { bank.spend(account, 2_50, settled: Self.inWeek(hours: 5)) }
         bank.spend(negative, -2_50, settled: Self.inWeek(hours: 6))
-        try await withEmulator(bank.state, now: run.clock.read) { server in
+        try await withEmulator(bank.state, contract: .requestsOnly, now: run.clock.read) { server in
             try run.step("1-run", await run.job(server, endDate: Self.weekEnd))
         }
     }

@@ -3,6 +3,16 @@ public import RoundUp
 public import StarlingEmulator
 import Synchronization
 
+/// How much of an emulator's traffic the contract check holds to the bank's description.
+public enum ContractCheck: Sendable {
+    /// Every request and every answer a fault did not alter: the default.
+    case whole
+    /// The requests only: the test serves, on purpose, values the bank does not define.
+    case requestsOnly
+    /// Nothing: the test sends, on purpose, requests the bank does not define.
+    case none
+}
+
 /// A directory under the system's temporary directory, removed when released.
 public final class TemporaryDirectory: Sendable {
     public let path: String
@@ -17,11 +27,20 @@ public final class TemporaryDirectory: Sendable {
 
 /// Starts the emulator with `state` (behaving as `behaviour` says, its clock read from
 /// `now`) on a free loopback port, runs `body`, stops it.
+///
+/// With `ROUNDUP_CONTRACT_TRAFFIC` naming a directory, as `scripts/test` sets it, the
+/// emulator writes every exchange there for `scripts/contract` to check against the
+/// bank's published description, as far as `contract` says.
 public func withEmulator<T>(
-    _ state: BankState, behaviour: EmulatorBehaviour = EmulatorBehaviour(),
+    _ state: BankState, behaviour: EmulatorBehaviour = EmulatorBehaviour(), contract: ContractCheck = .whole,
     now: @escaping @Sendable () -> Instant = { Instant.now }, _ body: (EmulatorServer) async throws -> T
 ) async throws -> T {
-    let server = try await EmulatorServer.start(bank: EmulatedBank(state: state, now: now, behaviour: behaviour))
+    let directory = ProcessInfo.processInfo.environment["ROUNDUP_CONTRACT_TRAFFIC"]
+    let traffic = try directory.flatMap { directory in
+        contract == .none ? nil : try TrafficLog(directory: directory, answersOffSpec: contract == .requestsOnly)
+    }
+    let server = try await EmulatorServer.start(
+        bank: EmulatedBank(state: state, now: now, behaviour: behaviour), traffic: traffic)
     do {
         let result = try await body(server)
         await server.stop()
@@ -75,7 +94,7 @@ public struct TestBank: Sendable {
     }
 
     /// The default category of an account added by `account(_:)`.
-    public func category(of accountUid: String) -> String { "cat" + accountUid.dropFirst(3) }
+    public func category(of accountUid: String) -> String { "ca7" + accountUid.dropFirst(3) }
 
     /// Adds a settled outgoing card payment, or whatever `change` makes of it.
     public mutating func spend(
