@@ -133,12 +133,12 @@ public struct BankClient: Sendable {
     /// goal. The bank does not promise to recognise a repeated `transferUid`, so the call
     /// is tried again only when the bank certainly did not act on it; a failure after
     /// which it may have (`BankError.mayHaveActed`) is left to the caller to look into.
-    public func addMoney(accountUid: String, goalUid: String, transferUid: String, amount: CurrencyAndAmount)
-        async throws(BankError) -> TransferResponse
-    {
+    public func addMoney(
+        accountUid: String, goalUid: String, transferUid: String, amount: CurrencyAndAmount, reference: String?
+    ) async throws(BankError) -> TransferResponse {
         let path =
             "/api/v2/account/\(segment(accountUid))/savings-goals/\(segment(goalUid))/add-money/\(segment(transferUid))"
-        let body = try encode(TopUpRequest(amount: amount), for: path)
+        let body = try encode(TopUpRequest(amount: amount, reference: reference), for: path)
         return try await retrying(
             "PUT \(path)", classify: { $0.mayHaveActed ? .mayHaveActed : $0.retryableFailure }
         ) { (_) async throws(BankError) -> TransferResponse in

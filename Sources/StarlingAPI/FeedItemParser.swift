@@ -45,6 +45,7 @@ extension JSONCursor {
         var counterPartyName: String??
         var spendingCategory: String??
         var roundUp: Bool?
+        var reference: String??
         // Each field the job uses, once, from a key without escapes; anything else is
         // checked and passed over.
         let read = members { cursor, start, end in
@@ -87,6 +88,9 @@ extension JSONCursor {
             } else if cursor.key(start, end, is: "spendingCategory") {
                 guard spendingCategory == nil, let value = cursor.optionalPlainString() else { return false }
                 spendingCategory = value
+            } else if cursor.key(start, end, is: "reference") {
+                guard reference == nil, let value = cursor.optionalPlainString() else { return false }
+                reference = value
             } else if cursor.key(start, end, is: "roundUp") {
                 // As `FeedItem.init(from:)`: any value but null means the bank rounded up.
                 guard roundUp == nil else { return false }
@@ -114,6 +118,6 @@ extension JSONCursor {
             sourceSubType: sourceSubType ?? nil, counterPartyType: counterPartyType ?? nil,
             counterPartyUid: counterPartyUid ?? nil,
             counterPartyName: counterPartyName ?? nil, spendingCategory: spendingCategory ?? nil,
-            hasBankRoundUp: roundUp ?? false)
+            hasBankRoundUp: roundUp ?? false, reference: reference ?? nil)
     }
 }

@@ -57,10 +57,13 @@ public struct FeedItem: Decodable, Equatable, Sendable {
     public let spendingCategory: String?
     /// Whether the bank's own round-up feature acted on this item.
     public let hasBankRoundUp: Bool
+    /// The item's reference: for a transfer this job made, the week it names, when the
+    /// bank shows it (it does not document whether it does).
+    public let reference: String?
 
     enum CodingKeys: String, CodingKey {
         case feedItemUid, categoryUid, amount, direction, status, transactionTime, settlementTime, source, sourceSubType
-        case counterPartyType, counterPartyUid, counterPartyName, spendingCategory, roundUp
+        case counterPartyType, counterPartyUid, counterPartyName, spendingCategory, roundUp, reference
     }
 
     /// Every property, with no defaults: a property added here then has to be given by
@@ -69,7 +72,8 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         feedItemUid: String, categoryUid: String, amount: CurrencyAndAmount, direction: String, status: String,
         transactionTime: String?, settlementTime: String?, source: String?, sourceSubType: String?,
         counterPartyType: String?,
-        counterPartyUid: String?, counterPartyName: String?, spendingCategory: String?, hasBankRoundUp: Bool
+        counterPartyUid: String?, counterPartyName: String?, spendingCategory: String?, hasBankRoundUp: Bool,
+        reference: String?
     ) {
         self.feedItemUid = feedItemUid
         self.categoryUid = categoryUid
@@ -85,6 +89,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         self.counterPartyName = counterPartyName
         self.spendingCategory = spendingCategory
         self.hasBankRoundUp = hasBankRoundUp
+        self.reference = reference
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +108,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         counterPartyName = try container.decodeIfPresent(String.self, forKey: .counterPartyName)
         spendingCategory = try container.decodeIfPresent(String.self, forKey: .spendingCategory)
         hasBankRoundUp = try !container.isAbsentOrNull(.roundUp)
+        reference = try container.decodeIfPresent(String.self, forKey: .reference)
     }
 }
 
@@ -196,6 +202,8 @@ struct CreateSavingsGoalResponse: Decodable {
 
 struct TopUpRequest: Encodable {
     let amount: CurrencyAndAmount
+    /// What the saver sees on the transfer; at most 100 characters. Left out when nil.
+    let reference: String?
 }
 
 /// `GET /api/v2/accounts/{accountUid}/balance`. Amounts are signed: an overdrawn account

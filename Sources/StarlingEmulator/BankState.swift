@@ -135,12 +135,17 @@ public struct EmulatedTransfer: Hashable, Sendable {
     public var accountUid: String
     public var goalUid: String
     public var amount: EmulatedAmount
+    /// The reference the transfer was sent with, if any.
+    public var reference: String?
 
-    public init(transferUid: String, accountUid: String, goalUid: String, amount: EmulatedAmount) {
+    public init(
+        transferUid: String, accountUid: String, goalUid: String, amount: EmulatedAmount, reference: String? = nil
+    ) {
         self.transferUid = transferUid
         self.accountUid = accountUid
         self.goalUid = goalUid
         self.amount = amount
+        self.reference = reference
     }
 }
 

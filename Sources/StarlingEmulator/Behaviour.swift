@@ -18,15 +18,19 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// When set, requests over the limit are refused with 429 and a `Retry-After`, as the
     /// bank does for a token that asks too often. When nil there is no limit.
     public var rateLimit: RateLimit?
+    /// Whether a transfer's feed items carry the reference it was sent with. Off by
+    /// default: the bank does not document whether they do, so the job must not need it.
+    public var feedReference: Bool
 
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
-        rateLimit: RateLimit? = nil
+        rateLimit: RateLimit? = nil, feedReference: Bool = false
     ) {
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset
         self.goalActivationDelay = goalActivationDelay
         self.rateLimit = rateLimit
+        self.feedReference = feedReference
     }
 }
 

@@ -418,6 +418,9 @@ public actor EmulatedBank {
             return errors(400, "INVALID_REQUEST_BODY")
         }
         let amount = request.amount
+        if let reference = request.reference, reference.count > 100 {
+            return errors(400, "INVALID_REFERENCE")
+        }
         if behaviour.deduplicatesTransfers, let done = state.transfers.first(where: { $0.transferUid == transferUid }) {
             // The same transfer again: answer as before, move nothing.
             guard done.accountUid == accountUid, done.goalUid == goalUid, done.amount == amount else {
@@ -437,20 +440,24 @@ public actor EmulatedBank {
         state.accounts[accountIndex].balance -= amount.minorUnits
         state.goals[accountUid]![goalIndex].totalSaved += amount.minorUnits
         state.transfers.append(
-            EmulatedTransfer(transferUid: transferUid, accountUid: accountUid, goalUid: goalUid, amount: amount))
+            EmulatedTransfer(
+                transferUid: transferUid, accountUid: accountUid, goalUid: goalUid, amount: amount,
+                reference: request.reference))
         let moment = bankNow()
         let account = state.accounts[accountIndex]
         // Both sides, as the bank shows a move between categories: out of the account's main
         // category, and into the goal's own (a goal's uid is its category's).
+        let reference = behaviour.feedReference ? request.reference : nil
         state.feeds[accountUid, default: []] += [
             EmulatedFeedItem(
                 uid: makeUid(), categoryUid: account.defaultCategory, amount: amount, transactionTime: moment,
                 settlementTime: moment, source: "INTERNAL_TRANSFER", counterPartyType: "CATEGORY",
-                counterPartyUid: goalUid, counterPartyName: goal.name, spendingCategory: "SAVING"),
+                counterPartyUid: goalUid, counterPartyName: goal.name, reference: reference, spendingCategory: "SAVING"),
             EmulatedFeedItem(
                 uid: makeUid(), categoryUid: goalUid, amount: amount, direction: "IN", transactionTime: moment,
                 settlementTime: moment, source: "INTERNAL_TRANSFER", counterPartyType: "CATEGORY",
-                counterPartyUid: account.defaultCategory, counterPartyName: account.name, spendingCategory: "SAVING"),
+                counterPartyUid: account.defaultCategory, counterPartyName: account.name, reference: reference,
+                spendingCategory: "SAVING"),
         ]
         return json(200, TransferBody(transferUid: transferUid, success: true))
     }
@@ -544,6 +551,7 @@ private struct CreatedGoalBody: Encodable {
 
 private struct TopUpBody: Decodable {
     var amount: EmulatedAmount
+    var reference: String?
 }
 
 private struct TransferBody: Encodable {

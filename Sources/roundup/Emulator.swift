@@ -50,6 +50,12 @@ struct Emulator: AsyncParsableCommand {
                 + "promise; by default a repeat moves the money again."))
     var dedup = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Show a transfer's reference on its feed items; the bank does not document whether it does, so by "
+                + "default they carry none."))
+    var feedReference = false
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
@@ -110,7 +116,8 @@ struct Emulator: AsyncParsableCommand {
             rateLimit: maxRequestsPerSecond > 0 || maxRequestsPerDay > 0
                 ? RateLimit(
                     perSecond: maxRequestsPerSecond > 0 ? maxRequestsPerSecond : Int.max,
-                    perDay: maxRequestsPerDay > 0 ? maxRequestsPerDay : Int.max) : nil)
+                    perDay: maxRequestsPerDay > 0 ? maxRequestsPerDay : Int.max) : nil,
+            feedReference: feedReference)
         let bank = EmulatedBank(state: state, behaviour: behaviour)
         var rules: [FaultRule] = []
         if faultRate > 0 {

@@ -186,6 +186,29 @@ import Testing
         #expect(await bank.state.accounts[0].balance == 100_00 - 20)
     }
 
+    @Test("a transfer's reference is kept, shown on its feed items only with --feed-reference, and capped at 100")
+    func references() async throws {
+        for shown in [false, true] {
+            let fixture = Fixture()
+            let bank = EmulatedBank(state: fixture.bank.state, behaviour: EmulatorBehaviour(feedReference: shown))
+            let path = "/api/v2/account/\(fixture.account)/savings-goals/\(fixture.goal)/add-money/"
+            let labelled = await send(
+                bank, "PUT", path + "3f2a1b4c-0000-4000-8000-000000000011",
+                body: #"{"amount":{"currency":"GBP","minorUnits":12},"reference":"Round-up w/e 15 Nov 2026"}"#)
+            #expect(labelled.status == 200, "\(text(labelled))")
+            #expect(await bank.transfers.map(\.reference) == ["Round-up w/e 15 Nov 2026"])
+            let items = (await bank.state.feeds[fixture.account] ?? []).filter { $0.source == "INTERNAL_TRANSFER" }
+            #expect(items.count == 2, "both sides of the move")
+            #expect(items.allSatisfy { $0.reference == (shown ? "Round-up w/e 15 Nov 2026" : nil) })
+            let long = String(repeating: "x", count: 101)
+            let refused = await send(
+                bank, "PUT", path + "3f2a1b4c-0000-4000-8000-000000000012",
+                body: #"{"amount":{"currency":"GBP","minorUnits":12},"reference":"\#(long)"}"#)
+            #expect(refused.status == 400)
+            #expect(await bank.transfers.count == 1)
+        }
+    }
+
     // MARK: - The category feed
 
     @Test("the category feed serves one category by transaction time, bounds included, whatever the status")

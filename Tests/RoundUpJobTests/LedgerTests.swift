@@ -47,6 +47,7 @@ import Testing
         decision.reason = String(repeating: "r", count: 600)
         decision.resolution = "never written by a decision"
         decision.earlierGoalUids = ["never", "written"]
+        decision.reference = "Round-up w/e 15 Nov 2026"
         try ledger.recordDecision(decision, at: decidedAt)
 
         let raw = try DatabaseQueue(path: path)
@@ -54,6 +55,7 @@ import Testing
         #expect(decided["weekEnd"] as String? == "2026-11-15")
         #expect(decided["status"] as String? == "pending")
         #expect(decided["confirmation"] as String? == "feed")
+        #expect(decided["reference"] as String? == "Round-up w/e 15 Nov 2026")
         #expect((decided["reason"] as String?)?.count == 500)
         #expect(decided["createdAt"] as String? == "2026-11-16T06:00:00.000Z")
         #expect(decided["updatedAt"] as String? == "2026-11-16T06:00:00.000Z")
@@ -79,6 +81,7 @@ import Testing
         expected.reason = String(repeating: "s", count: 500)
         expected.resolution = "to Rainy day"
         expected.earlierGoalUids = ["g1", "g2"]
+        expected.reference = "Round-up w/e 15 Nov 2026"
         expected.createdAt = "2026-11-16T06:00:00.000Z"
         expected.updatedAt = "2026-11-17T06:30:00.000Z"
         #expect(try ledger.entry(accountUid: "a", weekEnd: end) == expected)
@@ -146,6 +149,8 @@ import Testing
         #expect(entries.map(\.confirmation) == [.bank, nil])
         #expect(entries[1].lastError == "HTTP 503" && entries[1].note == "held back")
         #expect(entries[1].createdAt == "2026-11-16T06:00:00.000Z" && entries[0].transferUid == "t1")
+        // Weeks recorded before transfers carried a reference have none: a resend sends none either.
+        #expect(entries.map(\.reference) == [nil, nil])
         let now = Instant(millisecondsSince1970: 0)
         try ledger.recordHeld(accountUid: "a", weekEnd: entries[1].weekEnd, reason: "why", at: now)
         #expect(try ledger.entries()[1].status == .held)

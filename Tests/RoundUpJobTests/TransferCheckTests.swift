@@ -1,3 +1,4 @@
+import Foundation
 import RoundUp
 import RoundUpJob
 import Testing
@@ -58,6 +59,81 @@ import Testing
             TransferCheck.decide(
                 Self.week(703, goals: [Self.goal, Self.otherGoal]), feed: [elsewhere], ledger: [], margin: Self.margin)
                 == .arrived(elsewhere))
+    }
+
+    @Test func aTransferWhoseReferenceNamesAnotherWeekIsThatWeeks() {
+        var named = Self.item("f1", 703, at: "2026-11-16T06:00:01Z")
+        named.referencedWeek = LocalDate(iso: "2026-11-08")
+        #expect(TransferCheck.decide(Self.week(703), feed: [named], ledger: [], margin: Self.margin) == .absent)
+        named.referencedWeek = Self.weekEnd
+        #expect(TransferCheck.decide(Self.week(703), feed: [named], ledger: [], margin: Self.margin) == .arrived(named))
+    }
+
+    @Test func aReferenceNamingThisWeekNeverLoosensTheMatch() {
+        var named = Self.item("f1", 500, at: "2026-11-16T06:00:01Z")
+        named.referencedWeek = Self.weekEnd
+        // Another amount: still held, not taken as this week's.
+        guard case .unclear = TransferCheck.decide(Self.week(703), feed: [named], ledger: [], margin: Self.margin)
+        else {
+            Issue.record("a reference must not make another amount a match")
+            return
+        }
+        // Before the window, or into another goal: still not this week's.
+        var early = Self.item("f2", 703, at: "2026-11-16T05:59:59Z")
+        early.referencedWeek = Self.weekEnd
+        var elsewhere = Self.item("f3", 703, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
+        elsewhere.referencedWeek = Self.weekEnd
+        #expect(
+            TransferCheck.decide(Self.week(703), feed: [early, elsewhere], ledger: [], margin: Self.margin) == .absent)
+        // Two of them: still held for a person.
+        var twin = Self.item("f4", 703, at: "2026-11-16T06:00:02Z")
+        twin.referencedWeek = Self.weekEnd
+        var first = Self.item("f5", 703, at: "2026-11-16T06:00:01Z")
+        first.referencedWeek = Self.weekEnd
+        guard
+            case .unclear = TransferCheck.decide(Self.week(703), feed: [first, twin], ledger: [], margin: Self.margin)
+        else {
+            Issue.record("two transfers naming the week must not be guessed between")
+            return
+        }
+    }
+
+    @Test func aReferenceRulesATransferOutOfOtherWeeksToo() {
+        let pending = Self.other(
+            .pending, 703, weekEnd: "2026-11-08", created: "2026-11-16T06:00:00Z", updated: "2026-11-16T06:00:00Z")
+        let confirmed = Self.other(
+            .done, 703, weekEnd: "2026-11-08", created: "2026-11-16T06:00:00Z", updated: "2026-11-16T06:00:02Z")
+        let plain = Self.item("f1", 703, at: "2026-11-16T06:00:01Z")
+        var named = plain
+        named.referencedWeek = Self.weekEnd
+        // Without a reference, another week's unconfirmed transfer of the same amount and
+        // goal may be this one: held.
+        guard
+            case .unclear = TransferCheck.decide(Self.week(703), feed: [plain], ledger: [pending], margin: Self.margin)
+        else {
+            Issue.record("a transfer that may be another week's must be held")
+            return
+        }
+        // Naming this week, it is not the other week's.
+        #expect(
+            TransferCheck.decide(Self.week(703), feed: [named], ledger: [pending], margin: Self.margin)
+                == .arrived(named))
+        // Nor does a week the bank confirmed account for it.
+        #expect(
+            TransferCheck.decide(Self.week(703), feed: [plain], ledger: [confirmed], margin: Self.margin) == .absent)
+        #expect(
+            TransferCheck.decide(Self.week(703), feed: [named], ledger: [confirmed], margin: Self.margin)
+                == .arrived(named))
+    }
+
+    @Test func aTransferItemReadsTheWeekItsReferenceNames() throws {
+        let item = try JSONDecoder().decode(
+            FeedItem.self,
+            from: Data(
+                (#"{"feedItemUid":"f","categoryUid":"c","amount":{"currency":"GBP","minorUnits":703},"direction":"OUT","#
+                    + #""status":"SETTLED","source":"INTERNAL_TRANSFER","counterPartyUid":"g","#
+                    + #""reference":"Round-up w/e 8 Nov 2026"}"#).utf8))
+        #expect(FeedTransfer(item)?.referencedWeek == LocalDate(iso: "2026-11-08"))
     }
 
     @Test func twoMatchesAreHeldForAPerson() {
@@ -173,7 +249,8 @@ import Testing
                     direction: direction, status: status, transactionTime: "2026-11-16T06:00:01.000Z",
                     settlementTime: nil, source: source, sourceSubType: nil, counterPartyType: "CATEGORY",
                     counterPartyUid: goal,
-                    counterPartyName: "Round-ups", spendingCategory: "SAVING", hasBankRoundUp: false)) != nil
+                    counterPartyName: "Round-ups", spendingCategory: "SAVING", hasBankRoundUp: false, reference: nil))
+                != nil
         }
         #expect(taken == [true, false, false, false, false, false, true])
     }

@@ -146,3 +146,33 @@ import Testing
         #expect(Week.localDate(of: instant("2026-01-05T23:30:00Z"), in: london).description == "2026-01-05")
     }
 }
+
+@Suite struct TransferReferenceTests {
+    @Test(arguments: [
+        ("2026-11-22", "Round-up w/e 22 Nov 2026"), ("2026-03-01", "Round-up w/e 1 Mar 2026"),
+        ("2024-02-29", "Round-up w/e 29 Feb 2024"), ("0999-12-31", "Round-up w/e 31 Dec 999"),
+    ])
+    func namesTheWeekByItsLastDay(date: String, expected: String) throws {
+        #expect(TransferReference.forWeek(endingOn: try #require(LocalDate(iso: date))) == expected)
+    }
+
+    @Test func everyDayReadsBackAsItselfAndFitsTheBanksLimit() {
+        // Every day from 1 Jan 2000 to 31 Dec 2099.
+        for days in LocalDate(iso: "2000-01-01")!.daysSinceEpoch...LocalDate(iso: "2099-12-31")!.daysSinceEpoch {
+            let date = LocalDate(daysSinceEpoch: days)
+            let reference = TransferReference.forWeek(endingOn: date)
+            #expect(TransferReference.weekEnd(namedBy: reference) == date, "\(reference)")
+            #expect(reference.count <= TransferReference.maximumLength)
+        }
+    }
+
+    @Test(arguments: [
+        "Round-up w/e 31 Feb 2026", "Round-up w/e 07 Nov 2026", "round-up w/e 22 Nov 2026",
+        "Round-up w/e 22 Nov 2026 ", "Round-up w/e 22 nov 2026", "Round-up w/e 22  Nov 2026", "Round-up w/e 22 Nov",
+        "Round-up w/e +2 Nov 2026", "Round-up w/e 22 Nov 02026", "Round-up w/e 0 Nov 2026", "Holiday",
+        "Round-up w/e 22 Nov 2026\u{0}", "", "CORNER SHOP PARIS FRA",
+    ])
+    func otherTextNamesNoWeek(text: String) {
+        #expect(TransferReference.weekEnd(namedBy: text) == nil)
+    }
+}

@@ -114,16 +114,17 @@ import Testing
             direction: "OUT", status: "SETTLED", transactionTime: "t", settlementTime: nil, source: "s",
             sourceSubType: "ONLINE",
             counterPartyType: "t", counterPartyUid: nil, counterPartyName: "n", spendingCategory: "c",
-            hasBankRoundUp: false)
+            hasBankRoundUp: false, reference: nil)
         #expect(
-            Self.unfilled(partial) == ["settlementTime", "counterPartyUid", "hasBankRoundUp"],
+            Self.unfilled(partial) == ["settlementTime", "counterPartyUid", "hasBankRoundUp", "reference"],
             "the check itself sees what is missing")
     }
 
     @Test(arguments: [
         "", #","counterPartyType":null,"spendingCategory":null"#,
         #","counterPartyType":"MERCHANT","spendingCategory":"GROCERIES""#,
-        #","reference":"Café \u00e9 \"x\"","sourceAmount":{"currency":"EUR","minorUnits":1.5e3},"n":[1,[{}]]"#,
+        #","reference":"Round-up w/e 22 Nov 2026","sourceAmount":{"currency":"EUR","minorUnits":1.5e3},"n":[1,[{}]]"#,
+        #","note":"Café \u00e9 \"x\"","reference":null"#,
         #","hasAttachment":false,"x":1,"#, #" , "roundUp" : { "amount" : { "minorUnits" : 51 } } "#,
         #","amount2":{"currency":"GBP","minorUnits":1}"#,
     ])
@@ -200,6 +201,7 @@ import Testing
         (#""minorUnits""#, #""\u006dinorUnits""#),
         // A byte outside ASCII, in a value the item reads or in a key.
         (#""Shop""#, #""Café""#), (#""GBP""#, #""GB£""#), (#""status""#, #""statüs":1,"status""#),
+        (#""Shop"}"#, #""Shop","reference":"Caf\u00e9"}"#), (#""Shop"}"#, #""Shop","reference":"Café"}"#),
         // A number that is not a plain 64-bit integer.
         ("1234", "1234.0"), ("1234", "12.5"), ("1234", "1.234e3"), ("1234", "1234E0"), ("1234", "-0"),
         ("1234", "9223372036854775808"), ("1234", #""1234""#),
@@ -209,6 +211,7 @@ import Testing
         (#""currency":"GBP""#, #""currency":"GBP","currency":"GBP""#),
         (#""minorUnits":1234"#, #""minorUnits":1,"minorUnits":1234"#),
         (#""counterPartyName":"Shop""#, #""counterPartyName":"Shop","roundUp":null,"roundUp":{}"#),
+        (#""Shop"}"#, #""Shop","reference":"a","reference":"a"}"#),
         // Another type, a field missing, or not JSON.
         (#""status":"SETTLED""#, #""status":5"#), (#""source":"MASTER_CARD""#, #""source":true"#),
         (#""direction":"OUT","#, ""), (#""amount":{"currency":"GBP","minorUnits":1234}"#, #""amount":null"#),

@@ -55,7 +55,8 @@ struct CannedTransport: HTTPTransport {
         } catch { check(error) }
         do throws(BankError) {
             let amount = CurrencyAndAmount(currency: "GBP", minorUnits: 1)
-            _ = try await client.addMoney(accountUid: "a", goalUid: "g", transferUid: "t", amount: amount)
+            _ = try await client.addMoney(
+                accountUid: "a", goalUid: "g", transferUid: "t", amount: amount, reference: nil)
             decoded += 1
         } catch { check(error) }
         let week = Week(endingOn: LocalDate(iso: "2026-11-15")!, in: TimeZone(identifier: "Europe/London")!)

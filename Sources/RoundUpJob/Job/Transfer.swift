@@ -168,7 +168,8 @@ extension WeeklyJob {
         for attempt in 1...attempts {
             do throws(BankError) {
                 let answer = try await bank.addMoney(
-                    accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount)
+                    accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount,
+                    reference: entry.reference)
                 guard answer.success != false else {
                     throw BankError.refused(
                         endpoint: "PUT add-money", status: 200, messages: ["the bank answered success: false"])
@@ -219,11 +220,16 @@ struct TransferIntent {
     /// The note as the end of a sentence: " (reduced from …)".
     var reduced: String { note.map { " (\($0))" } ?? "" }
 
+    /// The reference the saver sees on the transfer: the week, in words.
+    var reference: String { TransferReference.forWeek(endingOn: week.endDate) }
+
     /// The ledger entry that records it, with `status`.
     func entry(status: WeekState) -> LedgerEntry {
-        LedgerEntry(
+        var entry = LedgerEntry(
             accountUid: account.uid, weekEnd: week.endDate, status: status, currency: amount.currency.code,
             minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,
             accountName: account.name, note: note)
+        entry.reference = reference
+        return entry
     }
 }

@@ -10,13 +10,19 @@ public struct FeedTransfer: Sendable, Equatable {
     public var minorUnits: Int64
     /// The transaction time; nil when the bank sent none that reads as a time.
     public var time: Instant?
+    /// The week the item's reference names, when it carries one this job writes.
+    public var referencedWeek: LocalDate?
 
-    public init(feedItemUid: String, goalUid: String, currency: String, minorUnits: Int64, time: Instant?) {
+    public init(
+        feedItemUid: String, goalUid: String, currency: String, minorUnits: Int64, time: Instant?,
+        referencedWeek: LocalDate? = nil
+    ) {
         self.feedItemUid = feedItemUid
         self.goalUid = goalUid
         self.currency = currency
         self.minorUnits = minorUnits
         self.time = time
+        self.referencedWeek = referencedWeek
     }
 
     /// The transfer `item` shows, or nil when it is not a transfer into a goal that moved money.
@@ -26,7 +32,15 @@ public struct FeedTransfer: Sendable, Equatable {
         else { return nil }
         self.init(
             feedItemUid: item.feedItemUid, goalUid: goalUid, currency: item.amount.currency,
-            minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)))
+            minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)),
+            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)))
+    }
+
+    /// Whether this can be the transfer of the week ending `weekEnd`: not when its
+    /// reference names another week. A reference only ever rules a transfer out of a week,
+    /// never into one: the goal, the amount and the time must match all the same.
+    func mayBelong(to weekEnd: LocalDate) -> Bool {
+        referencedWeek.map { $0 == weekEnd } ?? true
     }
 
     func amount(in currency: Currency) -> Money? {
@@ -77,7 +91,7 @@ public enum TransferCheck: Sendable, Equatable {
         let claimed = Set(others.compactMap(\.feedItemUid))
         var candidates = feed.filter { transfer in
             week.goalUids.contains(transfer.goalUid) && !claimed.contains(transfer.feedItemUid)
-                && (transfer.time.map { $0 >= week.since } ?? true)
+                && (transfer.time.map { $0 >= week.since } ?? true) && transfer.mayBelong(to: week.weekEnd)
         }
         candidates = withoutConfirmed(candidates, others: others, margin: margin)
         let matches = candidates.filter { $0.amount(in: week.amount.currency) == week.amount }
@@ -119,7 +133,8 @@ public enum TransferCheck: Sendable, Equatable {
             else { continue }
             let theirs = remaining.indices.filter { index in
                 let transfer = remaining[index]
-                guard let time = transfer.time, other.goalUids.contains(transfer.goalUid),
+                guard let time = transfer.time, transfer.mayBelong(to: other.weekEnd),
+                    other.goalUids.contains(transfer.goalUid),
                     other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
                 else { return false }
                 return from.adding(.zero - margin) <= time && time <= to.adding(margin)
@@ -140,7 +155,7 @@ public enum TransferCheck: Sendable, Equatable {
         others.first { other in
             // An abandoned week's transfer may have arrived after all.
             guard other.status == .pending || other.status == .held || other.status == .abandoned,
-                other.goalUids.contains(transfer.goalUid),
+                transfer.mayBelong(to: other.weekEnd), other.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
             guard let time = transfer.time, let from = other.recordedAt else {

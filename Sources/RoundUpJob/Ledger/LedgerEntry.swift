@@ -49,6 +49,10 @@ public struct LedgerEntry: Sendable, Equatable {
     public var reason: String?
     /// What a person decided with `roundup resolve`, and when.
     public var resolution: String?
+    /// The reference the transfer carries (`Round-up w/e 22 Nov 2026`), sent with every
+    /// attempt; nil for a week recorded before transfers carried one, which is then sent
+    /// without, as its first attempt was.
+    public var reference: String?
     /// Goals an earlier attempt of this week's transfer was sent to, before a person
     /// redirected it: the feed is searched for those too.
     public var earlierGoalUids: [String] = []
@@ -94,7 +98,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
     enum Columns: String, ColumnExpression {
         case accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid, lastError
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
-        case createdAt, updatedAt
+        case createdAt, updatedAt, reference
     }
 
     var entry: LedgerEntry
@@ -119,6 +123,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         entry.reason = row[Columns.reason]
         entry.resolution = row[Columns.resolution]
         entry.earlierGoalUids = TransferRow.goalList(row[Columns.earlierGoalUids])
+        entry.reference = row[Columns.reference]
         entry.createdAt = row[Columns.createdAt]
         entry.updatedAt = row[Columns.updatedAt]
     }
@@ -140,6 +145,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         container[Columns.reason] = entry.reason
         container[Columns.resolution] = entry.resolution
         container[Columns.earlierGoalUids] = TransferRow.goalText(entry.earlierGoalUids)
+        container[Columns.reference] = entry.reference
         container[Columns.createdAt] = entry.createdAt
         container[Columns.updatedAt] = entry.updatedAt
     }

@@ -35,6 +35,9 @@ extension Ledger {
         migrator.registerMigration("v4: held weeks and feed confirmations", migrate: addHeldWeeks)
         migrator.registerMigration("v5: requests per day", migrate: countRequests)
         migrator.registerMigration("v6: runs", migrate: recordRuns)
+        migrator.registerMigration("v7: transfer references") { db in
+            try db.execute(sql: "ALTER TABLE transfer ADD COLUMN reference TEXT")
+        }
         return migrator
     }
 
