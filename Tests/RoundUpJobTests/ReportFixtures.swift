@@ -1,3 +1,4 @@
+import Foundation
 import RoundUp
 
 @testable import RoundUpJob
@@ -31,7 +32,7 @@ enum ReportFixtures {
     static let full = RunReport(
         generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: false, week: week,
         accounts: [fullAccount(created: true), fullAccount(created: false)], error: "the bank said no",
-        exitCode: .unavailable, retries: 2, requests: 17)
+        exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
 
     static let bareTransaction = TransactionReport(
         feedItemUid: "feed-2", settlementTime: "2026-11-11T08:00:00.000Z", amount: "1.00", roundUp: "0.00")

@@ -139,7 +139,7 @@ public enum Runner {
             let retries = bank.retrier.budget.retries - retriesBefore
             if retries > 0 { report.retries = retries }
             let cost = await bank.pacer.sent - sentBefore
-            report.requests = cost
+            report.record(requests: cost)
             daily.record(cost)
             run.record(report)
             if report.error != nil {

@@ -62,6 +62,9 @@ private struct MarkdownReport {
         lines.append("| Generated | \(report.generatedAt) by \(report.generator) |")
         lines.append("| Exit code | \(report.exitCode.rawValue) |")
         if let requests = report.requests { lines.append("| Requests to the bank | \(requests) |") }
+        if let perAccount = report.requestsPerAccountWeek {
+            lines.append("| Requests per account-week | \(perAccount) |")
+        }
         if let retries = report.retries { lines.append("| Requests retried | \(retries) |") }
         if let error = report.error {
             lines.append("")

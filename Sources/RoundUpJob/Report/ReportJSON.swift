@@ -1,3 +1,5 @@
+import Foundation
+
 /// The report as JSON, written by hand: a week of a busy account has a hundred thousand
 /// transactions, and `JSONEncoder` spent more time on them than decoding the feed did.
 ///
@@ -76,6 +78,7 @@ struct ReportJSON {
         key("generatedAt", report.generatedAt)
         key("generator", report.generator)
         key("requests", report.requests.map(Int64.init))
+        key("requestsPerAccountWeek", report.requestsPerAccountWeek)
         key("retries", report.retries.map(Int64.init))
         key("schemaVersion", Int64(report.schemaVersion))
         key("week")
@@ -191,6 +194,13 @@ struct ReportJSON {
         guard let value else { return }
         key(name)
         bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A number as `JSONEncoder` writes a `Decimal`: its plain description.
+    private mutating func key(_ name: String, _ value: Decimal?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: value.description.utf8)
     }
 
     private mutating func key(_ name: String, _ value: Bool) {

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What a run did, written as `roundup-<end-date>.json` (this structure) and `.md`.
 /// Documented in `schema/report-v1.schema.json`: `schemaVersion` changes whenever a field
 /// changes meaning or goes away, and every new field goes into the schema.
@@ -16,6 +18,19 @@ public struct RunReport: Codable, Sendable {
     public var retries: Int?
     /// Requests sent to the bank for this week, retries included.
     public var requests: Int?
+    /// `requests` for each account the week covered, to one decimal place: what a week of
+    /// one account costs of the token's daily allowance. Absent when no account was seen.
+    public var requestsPerAccountWeek: Decimal?
+
+    /// Records `requests` for this week, and what they come to per account.
+    mutating func record(requests: Int) {
+        self.requests = requests
+        guard !accounts.isEmpty else { return }
+        var exact = Decimal(requests) / Decimal(accounts.count)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, 1, .plain)
+        requestsPerAccountWeek = rounded
+    }
 }
 
 /// The week a run covered, in local time and UTC.

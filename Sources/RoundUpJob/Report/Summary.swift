@@ -32,7 +32,10 @@ extension RunReport {
         if let retries, retries > 0 {
             lines.append("(\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
         }
-        if let requests { lines.append(style.dim("Requests to the bank: \(requests)")) }
+        if let requests {
+            let perAccount = requestsPerAccountWeek.map { ", \($0) per account-week" } ?? ""
+            lines.append(style.dim("Requests to the bank: \(requests)\(perAccount)"))
+        }
         if let reportPath { lines.append(style.dim("Report: \(reportPath)")) }
         return lines.joined(separator: "\n") + "\n"
     }
