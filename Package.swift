@@ -66,7 +66,7 @@ let package = Package(
         // The benchmark: roundup against a plain sequential client on the same emulator.
         .executableTarget(
             name: "roundup-bench",
-            dependencies: ["ChildProcess", "StarlingEmulator"],
+            dependencies: ["ChildProcess", "RoundUp", "StarlingEmulator"],
             swiftSettings: strict
         ),
         .executableTarget(name: "plain-client", swiftSettings: strict),

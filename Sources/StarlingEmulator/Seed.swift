@@ -155,16 +155,19 @@ public enum Seed {
     }
 
     /// A holder with `accounts` GBP accounts, each with an active "Round-ups" goal and
-    /// `items` settled card payments spread over the week ending `endDate` (London), for
-    /// benchmarks. Deterministic: amounts come from a fixed generator, so two clients run
-    /// against the same seed must move the same money. Returns the state and the total
-    /// round-up per account in pence.
-    public static func benchmark(accounts: Int, items: Int, endingOn endDate: LocalDate, token: String)
-        -> (state: BankState, roundUpPerAccount: [Int64])
-    {
+    /// `items` settled card payments spread over the week ending `endDate` (London), and as
+    /// many in each of the `weeks - 1` weeks before it, for benchmarks. Deterministic:
+    /// amounts come from a fixed generator, so two clients run against the same seed must
+    /// move the same money. Returns the state and the total round-up per account in pence.
+    public static func benchmark(
+        accounts: Int, items: Int, endingOn endDate: LocalDate, weeks: Int = 1, token: String
+    ) -> (state: BankState, roundUpPerAccount: [Int64]) {
         let zone = Week.defaultTimeZone ?? .gmt
-        let week = Week(endingOn: endDate, in: zone)
-        let span = max(1, week.end.millisecondsSince1970 - week.start.millisecondsSince1970 - 1)
+        // Oldest first; with one week, only the week ending `endDate`.
+        let spans = (0..<max(1, weeks)).reversed().map { back in
+            let week = Week(endingOn: endDate.adding(days: -7 * back), in: zone)
+            return (week.start, max(1, week.end.millisecondsSince1970 - week.start.millisecondsSince1970 - 1))
+        }
         var state = BankState(token: token)
         var totals: [Int64] = []
         var random = SeededRandom(seed: 2026)
@@ -181,21 +184,22 @@ public enum Seed {
                     currency: "GBP")
             ]
             var feed: [EmulatedFeedItem] = []
-            feed.reserveCapacity(items)
+            feed.reserveCapacity(items * spans.count)
             var total: Int64 = 0
-            for index in 0..<items {
-                let pence = Int64(random.next() % 20_000) + 1
-                total += (100 - pence % 100) % 100
-                let settled = Instant(
-                    millisecondsSince1970: week.start.millisecondsSince1970 + Int64(index) * span / Int64(max(1, items))
-                )
-                feed.append(
-                    EmulatedFeedItem(
-                        uid: String(format: "fe%06d-0000-4000-8000-%012d", number, index), categoryUid: category,
-                        amount: EmulatedAmount("GBP", pence), transactionTime: settled, settlementTime: settled,
-                        counterPartyUid: "c0000000-0000-4000-8000-000000000001",
-                        counterPartyName: "Shop \(index % 500)",
-                        reference: "CARD PAYMENT", spendingCategory: "SHOPPING"))
+            for (weekIndex, (start, span)) in spans.enumerated() {
+                for index in 0..<items {
+                    let pence = Int64(random.next() % 20_000) + 1
+                    total += (100 - pence % 100) % 100
+                    let settled = Instant(
+                        millisecondsSince1970: start.millisecondsSince1970 + Int64(index) * span / Int64(max(1, items)))
+                    feed.append(
+                        EmulatedFeedItem(
+                            uid: String(format: "fe%06d-0000-4000-8000-%012d", number, weekIndex * items + index),
+                            categoryUid: category, amount: EmulatedAmount("GBP", pence), transactionTime: settled,
+                            settlementTime: settled, counterPartyUid: "c0000000-0000-4000-8000-000000000001",
+                            counterPartyName: "Shop \(index % 500)", reference: "CARD PAYMENT",
+                            spendingCategory: "SHOPPING"))
+                }
             }
             state.feeds[uid] = feed
             totals.append(total)

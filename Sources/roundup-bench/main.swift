@@ -7,6 +7,7 @@
 
 import ChildProcess
 import Foundation
+import RoundUp
 import StarlingEmulator
 
 #if canImport(FoundationNetworking)
@@ -67,8 +68,9 @@ let scratch = NSTemporaryDirectory() + "roundup-bench-" + UUID().uuidString
 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: scratch) }
 
-/// Starts `roundup emulator` with generated accounts and returns it with its base URL.
-func startEmulator(accounts: Int, items: Int, latency: Int) throws -> (Child, String) {
+/// Starts `roundup emulator` with generated accounts (payments in `weeks` weeks) and
+/// returns it with its base URL.
+func startEmulator(accounts: Int, items: Int, latency: Int, weeks: Int = 1) throws -> (Child, String) {
     let out = try closeOnExecPipe()
     let log = open(scratch + "/emulator.err", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     defer { close(log) }
@@ -76,7 +78,7 @@ func startEmulator(accounts: Int, items: Int, latency: Int) throws -> (Child, St
         roundupBinary,
         [
             "emulator", "--port", "0", "--end-date", endDate, "--accounts", "\(accounts)", "--items", "\(items)",
-            "--latency", "\(latency)",
+            "--latency", "\(latency)", "--weeks", "\(weeks)",
         ],
         environment: ["PATH": "/usr/bin:/bin"], stdout: out.write, stderr: log)
     close(out.write)
@@ -153,6 +155,50 @@ func measure(_ client: Client, accounts: Int, items: Int, latency: Int, dryRun: 
         connections: stats.connections, requests: stats.requests, moved: stats.movedMinorUnits)
 }
 
+/// What a week of one account costs in requests: a catch-up of `weeks` weeks of `accounts`
+/// accounts (after a first run of the week before them), read from the catch-up's own
+/// `--json` reports and checked against the requests the emulator saw.
+func catchUpCost(accounts: Int, weeks: Int) async throws -> (accountWeeks: Int, requests: Int) {
+    let (emulator, baseURL) = try startEmulator(accounts: accounts, items: 20, latency: 0, weeks: weeks)
+    defer {
+        kill(emulator.pid, SIGTERM)
+        _ = emulator.wait()
+    }
+    let run = scratch + "/\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: run) }
+    let environment = [
+        "PATH": "/usr/bin:/bin", "HOME": run, "STARLING_ACCESS_TOKEN": token,
+        "ROUNDUP_MAX_REQUESTS_PER_SECOND": "10000",
+    ]
+    func roundup(_ arguments: [String]) throws -> Data {
+        let out = open(run + "/out", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        let child = try Child.spawn(
+            roundupBinary, arguments + ["--api-base-url", baseURL, "--state-dir", run + "/state"],
+            environment: environment, stdout: out, stderr: null)
+        close(out)
+        close(null)
+        guard child.wait() == .exit(0) else { throw BenchError(description: "roundup \(arguments) failed") }
+        return try Data(contentsOf: URL(fileURLWithPath: run + "/out"))
+    }
+    let before = String(LocalDate(iso: endDate)!.adding(days: -7 * weeks).description)
+    _ = try roundup(["run", "--end-date", before])
+    let seen = try await statistics(baseURL).requests
+    let output = try roundup(["run", "--catch-up", "--end-date", endDate, "--json"])
+    struct Report: Decodable {
+        struct Account: Decodable {}
+        var accounts: [Account]
+        var requests: Int
+    }
+    let reports = try JSONDecoder().decode([Report].self, from: output)
+    let requests = reports.reduce(0) { $0 + $1.requests }
+    guard reports.count == weeks, try await statistics(baseURL).requests - seen == requests else {
+        throw BenchError(description: "the catch-up's reports do not add up to what the emulator saw")
+    }
+    return (reports.reduce(0) { $0 + $1.accounts.count }, requests)
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
@@ -219,8 +265,16 @@ for accounts in [1, 10] {
             "connections opened, 10 accounts", results, { Double($0.connections) }, { String(Int($0)) },
             target: "roundup ≤ \(options.concurrency) + 1 per transfer")
         row("requests, 10 accounts", results, { Double($0.requests) }, { String(Int($0)) }, target: "")
+        row(
+            "requests per account-week, 1 week of 10 accounts", results, { Double($0.requests) / 10 },
+            { String(format: "%.1f", $0) }, target: "")
     }
 }
+let catchUp = try await catchUpCost(accounts: 10, weeks: 4)
+rows.append([
+    "requests per account-week, catch-up of 4 weeks × 10 accounts",
+    String(format: "%.1f", Double(catchUp.requests) / Double(catchUp.accountWeeks)), "—", "—", "",
+])
 for items in options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
     let results = try await compare(accounts: 1, items: items, latency: 0)
     let label = items.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_GB")))

@@ -38,8 +38,14 @@ struct Emulator: AsyncParsableCommand {
             valueName: "n"))
     var accounts: Int?
 
-    @Option(help: ArgumentHelp("Settled card payments per generated account.", valueName: "n"))
+    @Option(help: ArgumentHelp("Settled card payments per generated account and week.", valueName: "n"))
     var items: Int = 20
+
+    @Option(
+        help: ArgumentHelp(
+            "Generate payments for this many weeks, ending with the seeded one (1 to 52; for catch-up benchmarks).",
+            valueName: "n"))
+    var weeks: Int = 1
 
     @Option(help: ArgumentHelp("Answer every request this many milliseconds late.", valueName: "ms"))
     var latency: Int = 0
@@ -80,6 +86,7 @@ struct Emulator: AsyncParsableCommand {
     var maxRequestsPerDay: Int = 0
 
     func validate() throws {
+        guard weeks == 1 || accounts != nil else { throw ValidationError("--weeks needs --accounts") }
         guard maxRequestsPerSecond >= 0, maxRequestsPerDay >= 0 else {
             throw ValidationError("--max-requests-per-second and --max-requests-per-day must not be negative")
         }
@@ -101,12 +108,15 @@ struct Emulator: AsyncParsableCommand {
         let state: BankState
         var seeded = "week \(week)"
         if let accounts {
-            guard (1...1000).contains(accounts), (0...1_000_000).contains(items) else {
-                throw ValidationError("--accounts must be from 1 to 1000 and --items from 0 to 1000000")
+            guard (1...1000).contains(accounts), (0...1_000_000).contains(items), (1...52).contains(weeks) else {
+                throw ValidationError(
+                    "--accounts must be from 1 to 1000, --items from 0 to 1000000 and --weeks from 1 to 52")
             }
             state =
-                Seed.benchmark(accounts: accounts, items: items, endingOn: week.endDate, token: Seed.demoToken).state
-            seeded += ", \(accounts) account(s) of \(items) payments"
+                Seed.benchmark(
+                    accounts: accounts, items: items, endingOn: week.endDate, weeks: weeks, token: Seed.demoToken
+                ).state
+            seeded += ", \(accounts) account(s) of \(items) payments" + (weeks > 1 ? " a week for \(weeks) weeks" : "")
         } else {
             state = Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)
         }

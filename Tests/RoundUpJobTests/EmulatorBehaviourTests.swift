@@ -209,6 +209,29 @@ import Testing
         }
     }
 
+    @Test("the benchmark seed spreads each week's payments over its own week, the newest the seeded one")
+    func benchmarkWeeks() throws {
+        let end = try #require(LocalDate(iso: "2026-11-15"))
+        let one = Seed.benchmark(accounts: 1, items: 5, endingOn: end, token: "t")
+        let three = Seed.benchmark(accounts: 1, items: 5, endingOn: end, weeks: 3, token: "t")
+        let account = three.state.accounts[0].uid
+        let items = three.state.feeds[account] ?? []
+        #expect(items.count == 15)
+        #expect(Set(items.map(\.feedItemUid)).count == 15)
+        for (index, weekEnd) in ["2026-11-01", "2026-11-08", "2026-11-15"].enumerated() {
+            let week = londonWeek(weekEnd)
+            let inWeek = items.filter { item in
+                let settled = Instant(iso8601: item.settlementTime ?? "")!
+                return week.start <= settled && settled < week.end
+            }
+            #expect(inWeek.count == 5, "\(weekEnd)")
+            #expect(inWeek.map(\.feedItemUid) == Array(items[(index * 5)..<(index * 5 + 5)].map(\.feedItemUid)))
+        }
+        // One week gives the seeded week alone.
+        #expect((one.state.feeds[account] ?? []).count == 5)
+        #expect(one.roundUpPerAccount[0] <= three.roundUpPerAccount[0])
+    }
+
     // MARK: - The category feed
 
     @Test("the category feed serves one category by transaction time, bounds included, whatever the status")
