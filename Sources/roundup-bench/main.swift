@@ -4,6 +4,7 @@
 // emulator saw, and checks that both clients moved the same money.
 //
 // Usage: roundup-bench [--runs N] [--quick]     (scripts/bench builds it for release)
+// ROUNDUP_BENCH_ROUNDUP=<path> measures another build of roundup against this one's emulator.
 
 import ChildProcess
 import Foundation
@@ -57,7 +58,10 @@ struct BenchError: Error, CustomStringConvertible {
 
 let options = Options(CommandLine.arguments)
 let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-let roundupBinary = directory + "/roundup"
+/// The roundup measured: this build's, or another's (`ROUNDUP_BENCH_ROUNDUP`, to compare
+/// against an earlier commit). The emulator is always this build's.
+let roundupBinary = ProcessInfo.processInfo.environment["ROUNDUP_BENCH_ROUNDUP"] ?? directory + "/roundup"
+let emulatorBinary = directory + "/roundup"
 let plainBinary = directory + "/plain-client"
 let token = Seed.demoToken
 // A November week: London time is UTC, so the plain client's window is plain UTC midnights.
@@ -75,7 +79,7 @@ func startEmulator(accounts: Int, items: Int, latency: Int, weeks: Int = 1) thro
     let log = open(scratch + "/emulator.err", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     defer { close(log) }
     let child = try Child.spawn(
-        roundupBinary,
+        emulatorBinary,
         [
             "emulator", "--port", "0", "--end-date", endDate, "--accounts", "\(accounts)", "--items", "\(items)",
             "--latency", "\(latency)", "--weeks", "\(weeks)",
