@@ -49,6 +49,31 @@ import Testing
         }
     }
 
+    @Test func theTrafficLogKeepsEachExchangeWithoutTheToken() async throws {
+        let directory = try TemporaryDirectory()
+        let log = try TrafficLog(directory: directory.path)
+        let server = try await EmulatorServer.start(bank: EmulatedBank(state: state()), traffic: log)
+        let response = try await client.send(
+            HTTPRequest(
+                method: .get,
+                url: server.baseURL
+                    + "/api/v2/feed/account/x/settled-transactions-between?minTransactionTimestamp=a&maxTransactionTimestamp=b",
+                headers: [("Authorization", "Bearer curl-token"), ("Accept", "application/json")]))
+        await server.stop()
+        let text = try String(contentsOfFile: log.path, encoding: .utf8)
+        #expect(!text.contains("curl-token"))
+        let lines = text.split(separator: "\n")
+        try #require(lines.count == 1)
+        let exchange = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect((exchange["headers"] as? [String: String])?["authorization"] == "Bearer <redacted>")
+        #expect(exchange["status"] as? Int == response.status)
+        #expect(
+            exchange["query"] as? [[String]] == [["minTransactionTimestamp", "a"], ["maxTransactionTimestamp", "b"]])
+        #expect(exchange["altered"] as? Bool == false)
+        let mode = try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
     @Test func errorStatusesAreResponsesNotTransportErrors() async throws {
         // Without a token on purpose: outside the bank's description, so the contract
         // check leaves it out.
