@@ -204,6 +204,30 @@ import Testing
         }
     }
 
+    @Test func aCatchUpAsksTheBanksRoundUpAndTheGoalsOncePerAccount() async throws {
+        var bank = TestBank()
+        let accounts = [bank.account("GBP"), bank.account("EUR")]
+        for (index, account) in accounts.enumerated() {
+            bank.goal(account, name: "Round-ups", uid: "90a10000-0000-4000-8000-00000000010\(index)")
+            for week in ["2026-10-25", "2026-11-01", "2026-11-08", "2026-11-15"] {
+                bank.spend(account, 2_01, settled: londonWeek(week).start.adding(milliseconds: 3_600_000))
+            }
+        }
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let first = await harness.run(server, endDate: "2026-10-25")
+            #expect(first.status == .ok, "\(first.diagnostics)")
+            let before = await server.bank.requests.count
+            let caughtUp = await harness.run(server, endDate: weekEnd, catchUp: true)
+            #expect(caughtUp.status == .ok, "\(caughtUp.diagnostics)")
+            let asked = await server.bank.requests.dropFirst(before)
+            #expect(asked.filter { $0.endpoint == .roundUp }.count == 2, "once per account, not once per week")
+            #expect(asked.filter { $0.endpoint == .savingsGoals }.count == 2, "once per account, not once per week")
+            #expect(asked.filter { $0.endpoint == .settledFeed }.count == 6, "each week's feed, per account")
+            #expect(await server.bank.transfers.count == 8)
+        }
+    }
+
     @Test func wholeAmountsOnlyMeanNothingToDoAndNoRequestToMove() async throws {
         var bank = TestBank()
         let account = bank.account("GBP")
