@@ -51,8 +51,9 @@ public final class TrafficLog: Sendable {
     func record(_ request: EmulatorRequest, queryItems: [[String]], answer: EmulatorResponse) {
         var headers = request.headers
         if let authorization = headers["authorization"] {
-            let scheme = authorization.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
-            headers["authorization"] = scheme + " <redacted>"
+            // The scheme is kept only when it is exactly the one the job sends: anything
+            // else could be a token itself, and is written as nothing but the mark.
+            headers["authorization"] = authorization.hasPrefix("Bearer ") ? "Bearer <redacted>" : "<redacted>"
         }
         let exchange = Exchange(
             method: request.method, path: request.path, query: queryItems, headers: headers,

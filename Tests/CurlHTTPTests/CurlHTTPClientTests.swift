@@ -74,6 +74,25 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    /// However the header is written, the log keeps no part of the token: only the exact
+    /// scheme the job sends is kept beside the mark.
+    @Test(arguments: [
+        ("Bearer s3cr3t-tok", "Bearer <redacted>"), ("s3cr3t-tok", "<redacted>"), ("Bearer\ts3cr3t-tok", "<redacted>"),
+        ("bearer  s3cr3t-tok", "<redacted>"), ("s3cr3t-tok Bearer", "<redacted>"),
+    ])
+    func theTrafficLogKeepsNoPartOfAnAuthorizationHeader(header: String, logged: String) async throws {
+        let directory = try TemporaryDirectory()
+        let log = try TrafficLog(directory: directory.path)
+        let server = try await EmulatorServer.start(bank: EmulatedBank(state: state()), traffic: log)
+        _ = try await client.send(
+            HTTPRequest(method: .get, url: server.baseURL + "/api/v2/accounts", headers: [("Authorization", header)]))
+        await server.stop()
+        let text = try String(contentsOfFile: log.path, encoding: .utf8)
+        #expect(!text.contains("s3cr3t"))
+        let exchange = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect((exchange["headers"] as? [String: String])?["authorization"] == logged)
+    }
+
     @Test func errorStatusesAreResponsesNotTransportErrors() async throws {
         // Without a token on purpose: outside the bank's description, so the contract
         // check leaves it out.
