@@ -104,7 +104,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["roundup", "RoundUpJob", "TestSupport", "ChildProcess"],
+            dependencies: [
+                "roundup", "RoundUpJob", "TestSupport", "ChildProcess", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ]

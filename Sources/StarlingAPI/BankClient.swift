@@ -91,14 +91,15 @@ public struct BankClient: Sendable {
 
     /// `GET /api/v2/feed/account/{accountUid}/round-up` (needs `savings-goal:read`): whether
     /// the bank's own round-up is switched on for the account. An answer without `active`
-    /// counts as on when it names a round-up goal; a 404 (never set up) as off.
-    public func nativeRoundUpIsActive(accountUid: String) async throws(BankError) -> Bool {
+    /// counts as on when it names a round-up goal, and cannot tell when it names none; a
+    /// 404 (never set up) counts as off.
+    public func nativeRoundUp(accountUid: String) async throws(BankError) -> NativeRoundUpState {
         do throws(BankError) {
-            let answer = try await get(
-                "/api/v2/feed/account/\(segment(accountUid))/round-up", as: RoundUpGoalResponse.self)
-            return answer.isActive
+            return try await get(
+                "/api/v2/feed/account/\(segment(accountUid))/round-up", as: RoundUpGoalResponse.self
+            ).state
         } catch {
-            if case .refused(_, 404, _) = error.underlying { return false }
+            if case .refused(_, 404, _) = error.underlying { return .inactive }
             throw error
         }
     }

@@ -4,6 +4,8 @@
 // escapes) and gives up, with nil, on anything else, which `FeedDecoder` then hands to
 // `JSONDecoder`. Both paths give a `FeedItem`, so tests can compare them directly.
 
+import RoundUp
+
 extension JSONCursor {
     /// `{"currency": "GBP", "minorUnits": 1234, …}`.
     mutating func amount() -> CurrencyAndAmount? {
@@ -54,7 +56,7 @@ extension JSONCursor {
                 uid = value
             } else if cursor.key(start, end, is: "categoryUid") {
                 guard categoryUid == nil, let value = cursor.internedString(&categories) else { return false }
-                categoryUid = value
+                categoryUid = Uid.canonical(value)
             } else if cursor.key(start, end, is: "amount") {
                 guard amount == nil, let value = cursor.amount() else { return false }
                 amount = value
@@ -81,7 +83,7 @@ extension JSONCursor {
                 counterPartyType = value
             } else if cursor.key(start, end, is: "counterPartyUid") {
                 guard counterPartyUid == nil, let value = cursor.optionalPlainString() else { return false }
-                counterPartyUid = value
+                counterPartyUid = value.map { Uid.canonical($0) }
             } else if cursor.key(start, end, is: "counterPartyName") {
                 guard counterPartyName == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyName = value

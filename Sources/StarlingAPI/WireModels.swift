@@ -1,6 +1,9 @@
 // The bank's JSON bodies, decoded tolerantly: unknown fields are ignored, and enumerated
 // values (status, source, spending category…) stay strings, because the bank keeps adding
-// new ones. Only what the job relies on is required.
+// new ones. Only what the job relies on is required. Account, category and goal uids are
+// read in their one spelling (`Uid.canonical`), whatever case the bank wrote them in.
+
+import RoundUp
 
 /// `{"currency": "GBP", "minorUnits": 2375}`.
 public struct CurrencyAndAmount: Codable, Hashable, Sendable {
@@ -28,6 +31,19 @@ public struct BankAccount: Decodable, Sendable {
     public let currency: String
     public let name: String?
     public let accountType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accountUid, defaultCategory, currency, name, accountType
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accountUid = Uid.canonical(try container.decode(String.self, forKey: .accountUid))
+        defaultCategory = Uid.canonical(try container.decode(String.self, forKey: .defaultCategory))
+        currency = try container.decode(String.self, forKey: .currency)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        accountType = try container.decodeIfPresent(String.self, forKey: .accountType)
+    }
 }
 
 struct AccountList: Decodable {
@@ -95,7 +111,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         feedItemUid = try container.decode(String.self, forKey: .feedItemUid)
-        categoryUid = try container.decode(String.self, forKey: .categoryUid)
+        categoryUid = Uid.canonical(try container.decode(String.self, forKey: .categoryUid))
         amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
         direction = try container.decode(String.self, forKey: .direction)
         status = try container.decode(String.self, forKey: .status)
@@ -104,11 +120,13 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         source = try container.decodeIfPresent(String.self, forKey: .source)
         sourceSubType = try container.decodeIfPresent(String.self, forKey: .sourceSubType)
         counterPartyType = try container.decodeIfPresent(String.self, forKey: .counterPartyType)
-        counterPartyUid = try container.decodeIfPresent(String.self, forKey: .counterPartyUid)
+        counterPartyUid = Uid.canonical(try container.decodeIfPresent(String.self, forKey: .counterPartyUid))
         counterPartyName = try container.decodeIfPresent(String.self, forKey: .counterPartyName)
         spendingCategory = try container.decodeIfPresent(String.self, forKey: .spendingCategory)
         hasBankRoundUp = try !container.isAbsentOrNull(.roundUp)
-        reference = try container.decodeIfPresent(String.self, forKey: .reference)
+        // Only ever used to rule a transfer out of a week: a reference that is not text is
+        // none, rather than a reason to refuse the whole feed.
+        reference = (try? container.decodeIfPresent(String.self, forKey: .reference)) ?? nil
     }
 }
 
@@ -150,18 +168,42 @@ public struct SavingsGoal: Decodable, Sendable {
     public let totalSaved: CurrencyAndAmount?
     /// ACTIVE, ARCHIVED, … Absent on older responses, which list only active goals.
     public let state: String?
+
+    enum CodingKeys: String, CodingKey {
+        case savingsGoalUid, name, target, totalSaved, state
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        savingsGoalUid = Uid.canonical(try container.decode(String.self, forKey: .savingsGoalUid))
+        name = try container.decode(String.self, forKey: .name)
+        target = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .target)
+        totalSaved = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .totalSaved)
+        state = try container.decodeIfPresent(String.self, forKey: .state)
+    }
 }
 
-/// `GET /api/v2/feed/account/{accountUid}/round-up`: the bank's own round-up, whose goal the
-/// spec names both `roundUpGoal` and `roundUpGoalDetails`. A body with none of `active` and
-/// the goal is not an answer to the question (and taking it for "off" could save the same
-/// spending twice): it fails to decode, like any garbled body.
+/// Whether the bank's own round-up feature is on for an account.
+public enum NativeRoundUpState: String, Sendable {
+    case active, inactive
+    /// The bank's answer did not say: the feed's per-item `roundUp` field still shows
+    /// each payment the feature rounded up.
+    case unknown
+}
+
+/// `GET /api/v2/feed/account/{accountUid}/round-up`: the bank's own round-up. Every field
+/// of the spec's `RoundUpGoalResponse` is optional, and its goal is named both
+/// `roundUpGoal` and `roundUpGoalDetails`.
 struct RoundUpGoalResponse: Decodable {
     let active: Bool?
     let roundUpGoal: RoundUpGoalDetails?
 
-    /// Whether it is on: `active`, else whether the answer names a round-up goal.
-    var isActive: Bool { active ?? (roundUpGoal != nil) }
+    /// `active` decides; without it, an answer naming a round-up goal means on; an answer
+    /// with neither cannot tell.
+    var state: NativeRoundUpState {
+        if let active { return active ? .active : .inactive }
+        return roundUpGoal != nil ? .active : .unknown
+    }
 
     enum CodingKeys: String, CodingKey {
         case active, roundUpGoal, roundUpGoalDetails
@@ -173,11 +215,6 @@ struct RoundUpGoalResponse: Decodable {
         roundUpGoal =
             try container.decodeIfPresent(RoundUpGoalDetails.self, forKey: .roundUpGoalDetails)
             ?? container.decodeIfPresent(RoundUpGoalDetails.self, forKey: .roundUpGoal)
-        guard active != nil || roundUpGoal != nil else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.active,
-                .init(codingPath: [], debugDescription: "none of active, roundUpGoalDetails and roundUpGoal"))
-        }
     }
 }
 
@@ -198,6 +235,16 @@ struct CreateSavingsGoalRequest: Encodable {
 struct CreateSavingsGoalResponse: Decodable {
     let savingsGoalUid: String
     let success: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case savingsGoalUid, success
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        savingsGoalUid = Uid.canonical(try container.decode(String.self, forKey: .savingsGoalUid))
+        success = try container.decodeIfPresent(Bool.self, forKey: .success)
+    }
 }
 
 struct TopUpRequest: Encodable {

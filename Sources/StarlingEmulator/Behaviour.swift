@@ -21,17 +21,40 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// Whether a transfer's feed items carry the reference it was sent with. Off by
     /// default: the bank does not document whether they do, so the job must not need it.
     public var feedReference: Bool
+    /// Which of the fields of the round-up answer, all optional in the spec, are sent.
+    public var roundUpAnswer: RoundUpAnswer
+    /// Whether every uid in an answer is written in capitals, as the spec's pattern for
+    /// uids allows; uids in request paths are then read in either case.
+    public var upperCaseUids: Bool
 
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
-        rateLimit: RateLimit? = nil, feedReference: Bool = false
+        rateLimit: RateLimit? = nil, feedReference: Bool = false, roundUpAnswer: RoundUpAnswer = .full,
+        upperCaseUids: Bool = false
     ) {
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset
         self.goalActivationDelay = goalActivationDelay
         self.rateLimit = rateLimit
         self.feedReference = feedReference
+        self.roundUpAnswer = roundUpAnswer
+        self.upperCaseUids = upperCaseUids
     }
+}
+
+/// The shapes the spec allows for `GET /api/v2/feed/account/{accountUid}/round-up`, whose
+/// `RoundUpGoalResponse` makes `active`, `roundUpGoal` and `roundUpGoalDetails` all optional.
+public enum RoundUpAnswer: String, Sendable, Hashable, CaseIterable {
+    /// `active`, and the goal as `roundUpGoalDetails` when on, as the bank's examples show.
+    case full
+    /// `active` alone.
+    case activeOnly
+    /// No `active`: the goal as `roundUpGoalDetails` when on, nothing when off.
+    case detailsOnly
+    /// No `active`: the goal as `roundUpGoal` when on, nothing when off.
+    case goalOnly
+    /// An empty object, on or off: an answer that cannot tell.
+    case empty
 }
 
 /// How many requests the emulated bank answers: in any second (the second before each

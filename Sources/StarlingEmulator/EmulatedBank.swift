@@ -175,7 +175,9 @@ public actor EmulatedBank {
         arrivals += 1
         if let connection = request.connection { connections.insert(connection) }
         let arrived = now()
-        let (endpoint, segments) = Endpoint.parse(method: request.method, path: request.path)
+        var (endpoint, segments) = Endpoint.parse(method: request.method, path: request.path)
+        // The bank reads a uid in a path as a UUID, in either case.
+        if behaviour.upperCaseUids { segments = segments.map { Uid.canonical($0) } }
         var fault: Fault?
         for index in faultRules.indices {
             if let picked = faultRules[index].fault(for: endpoint, path: request.path) {
@@ -362,7 +364,16 @@ public actor EmulatedBank {
             roundUpGoalUid: "5a1e0000-0000-4000-8000-" + String(account.uid.suffix(12)), roundUpMultiplier: 1,
             primaryCategoryUid: account.defaultCategory, activatedAt: "2026-01-05T09:00:00.000Z",
             activatedBy: "a0000000-0000-4000-8000-000000000001")
-        return json(200, RoundUpBody(active: active, roundUpGoalDetails: active ? goal : nil))
+        let shown = active ? goal : nil
+        let body =
+            switch behaviour.roundUpAnswer {
+            case .full: RoundUpBody(active: active, roundUpGoalDetails: shown)
+            case .activeOnly: RoundUpBody(active: active)
+            case .detailsOnly: RoundUpBody(roundUpGoalDetails: shown)
+            case .goalOnly: RoundUpBody(roundUpGoal: shown)
+            case .empty: RoundUpBody()
+            }
+        return json(200, body)
     }
 
     private func goals(accountUid: String) -> EmulatorResponse {
@@ -473,7 +484,11 @@ public actor EmulatedBank {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return EmulatorResponse(status: status, body: Array(body))
+        guard behaviour.upperCaseUids else { return EmulatorResponse(status: status, body: Array(body)) }
+        let upper = String(decoding: body, as: UTF8.self).replacing(
+            /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
+        ) { $0.output.uppercased() }
+        return EmulatorResponse(status: status, body: Array(upper.utf8))
     }
 
     private func errors(_ status: Int, _ message: String) -> EmulatorResponse {
@@ -516,8 +531,10 @@ private struct BalanceBody: Encodable {
     var totalEffectiveBalance: EmulatedAmount
 }
 
+/// Fields that are nil are left out.
 private struct RoundUpBody: Encodable {
-    var active: Bool
+    var active: Bool?
+    var roundUpGoal: RoundUpGoalBody?
     var roundUpGoalDetails: RoundUpGoalBody?
 }
 

@@ -82,7 +82,8 @@ struct ResolveCommand: AsyncParsableCommand {
             try finish(composition.resolveList(settings.flags()))
         }
         let result = await composition.resolve(
-            resolution, accountUid: account, weekEnd: endDate, flags: settings.flags(), logger: logging.logger)
+            resolution, accountUid: Uid.canonical(account), weekEnd: endDate, flags: settings.flags(),
+            logger: logging.logger)
         try finish(result)
     }
 }

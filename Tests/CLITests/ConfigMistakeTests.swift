@@ -24,6 +24,10 @@ import Testing
         ("excludeSpendingCategories: [GAMBLNG]\n", "did you mean 'GAMBLING'?"),
         ("timeZone: GMT+5\n", "time zone 'GMT+5' is a fixed offset"),
         ("timeZone: Etc/GMT+5\n", "use a region name such as America/"),
+        (
+            "goals:\n  ACC00000-0000-4000-8000-000000000001: a\n  acc00000-0000-4000-8000-000000000001: b\n",
+            "goals: names the account acc00000-0000-4000-8000-000000000001 twice (uids are the same in either case)"
+        ),
     ])
     func aValueTheBankOrTheCalendarDoesNotKnowIsRefused(text: String, message: String) async throws {
         let path = try config(text)

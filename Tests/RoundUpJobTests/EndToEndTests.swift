@@ -228,6 +228,39 @@ import Testing
         }
     }
 
+    /// The goal a catch-up remembers for an account is forgotten when a week fails: a goal
+    /// deleted during the run holds the one week that found it gone, and the next week looks
+    /// for the goal again (and, finding none, creates it) instead of holding too.
+    @Test func aGoalDeletedDuringACatchUpHoldsOneWeekOnly() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP")
+        let goal = "90a10000-0000-4000-8000-000000000201"
+        bank.goal(account, name: "Round-ups", uid: goal)
+        for week in ["2026-10-25", "2026-11-01", "2026-11-08", "2026-11-15"] {
+            bank.spend(account, 4_01, settled: londonWeek(week).start.adding(milliseconds: 3_600_000))
+        }
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let first = await harness.run(server, endDate: "2026-10-25")
+            #expect(first.status == .ok, "\(first.diagnostics)")
+            // Time between the weeks for the goal to go.
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.settledFeed], when: .always, faults: [.latency(.milliseconds(400))])
+            ])
+            let deleter = Task {
+                while await server.bank.transfers.count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+                _ = await server.bank.deleteGoal(accountUid: account, goalUid: goal)
+            }
+            _ = await harness.run(server, endDate: weekEnd, catchUp: true)
+            try await deleter.value
+            let weeks = try harness.ledger().entries().map { "\($0.weekEnd) \($0.status)" }
+            #expect(weeks == ["2026-10-25 done", "2026-11-01 done", "2026-11-08 held", "2026-11-15 done"])
+            let transfers = await server.bank.transfers
+            #expect(transfers.count == 3)
+            #expect(transfers.last?.goalUid != goal, "into a goal made anew")
+        }
+    }
+
     @Test func wholeAmountsOnlyMeanNothingToDoAndNoRequestToMove() async throws {
         var bank = TestBank()
         let account = bank.account("GBP")

@@ -1,8 +1,9 @@
 import GRDB
 import RoundUp
-import RoundUpJob
 import TestSupport
 import Testing
+
+@testable import RoundUpJob
 
 @Suite struct LedgerTests {
     @Test func aCorruptRowIsDescribedWithoutRecursing() {
@@ -113,7 +114,7 @@ import Testing
         #expect {
             try ledger.entries()
         } throws: { error in
-            "\(error)" == "the ledger holds an unreadable row for week 'someday' with status 'done'"
+            "\(error)" == "the ledger holds an unreadable transfer.weekEnd value 'someday'"
         }
     }
 
@@ -158,5 +159,135 @@ import Testing
         #expect(throws: LedgerError.self) {
             try ledger.recordHeld(accountUid: "a", weekEnd: entries[0].weekEnd, reason: "why", at: now)
         }
+    }
+
+    /// A ledger edited by hand, or damaged, with a value of the wrong type in a column: the
+    /// read fails naming the table, the column and the value, and nothing crashes.
+    @Test(arguments: [
+        ("UPDATE transfer SET minorUnits = 'abc'", "transfer.minorUnits value 'abc'"),
+        ("UPDATE transfer SET minorUnits = 1.5", "transfer.minorUnits value 1.5"),
+        ("UPDATE transfer SET confirmation = NULL, goalName = x'00ff'", "transfer.goalName value a blob of 2 bytes"),
+        ("UPDATE transfer SET feedItemUid = x'01'", "transfer.feedItemUid value a blob of 1 bytes"),
+        ("UPDATE run SET exitCode = 99999999999", "run.exitCode value 99999999999"),
+        ("UPDATE run SET accountsDone = 'many'", "run.accountsDone value 'many'"),
+        ("UPDATE run SET startedAt = 'yesterday'", "run.startedAt value 'yesterday'"),
+        ("UPDATE run SET endedAt = 1.5", "run.endedAt value '1.5'"),
+    ])
+    func aValueOfTheWrongTypeIsNamedNotACrash(damage: String, named: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let ledger = try Ledger(path: path)
+        let now = Instant(millisecondsSince1970: 0)
+        try ledger.recordDecision(
+            LedgerEntry(
+                accountUid: "a", weekEnd: LocalDate(iso: "2026-11-15")!, status: .done, currency: "GBP", minorUnits: 5,
+                goalName: "Round-ups"),
+            at: now)
+        let id = try ledger.startRun(at: now)
+        try ledger.finishRun(
+            RunRecord(
+                id: id, startedAt: now, endedAt: now, exitCode: 0, weeks: "2026-11-15", accountsDone: 1,
+                accountsHeld: 0, accountsFailed: 0, summary: "moved"))
+        #expect(try ledger.entries().count == 1 && ledger.runs().count == 1)
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { db in try db.execute(sql: damage) }
+        try raw.close()
+        let read = { () throws -> Void in
+            if damage.contains("transfer") { _ = try ledger.entries() } else { _ = try ledger.runs() }
+        }
+        #expect {
+            try read()
+        } throws: { error in
+            (error as? LedgerError)?.description == "the ledger holds an unreadable \(named)"
+        }
+    }
+
+    /// A ledger whose schema a newer roundup changed is refused, naming both schemas, rather
+    /// than read or written by a roundup that does not know what the change means.
+    @Test func aLedgerFromANewerRoundupIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        _ = try Ledger(path: path)
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9: later'), ('v10: much later')")
+        }
+        try raw.close()
+        let known = try #require(Ledger.migrator.migrations.last)
+        for open in [{ _ = try Ledger(path: path) }, { _ = try Ledger.readOnlyCopy(of: path) }] {
+            #expect {
+                try open()
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains("written by a newer roundup") && text.contains("'v10: much later'")
+                    && text.contains("'\(known)'")
+            }
+        }
+    }
+
+    /// Uids an earlier version stored as the config or the bank spelt them are lower-cased
+    /// by the migration, and found by the one spelling every reader uses.
+    @Test func uidsStoredInCapitalsAreLowerCasedByTheMigration() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let week = try #require(LocalDate(iso: "2026-11-15"))
+        let ledger = try Ledger(path: path)
+        try ledger.recordDecision(
+            LedgerEntry(
+                accountUid: "a", weekEnd: week, status: .pending, currency: "GBP", minorUnits: 5, goalUid: "g",
+                transferUid: "T1"),
+            at: Instant(millisecondsSince1970: 0))
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET accountUid = 'AAAA-1', goalUid = 'GGGG-2', earlierGoalUids = 'EEEE-3 ffff-4';
+                    DELETE FROM grdb_migrations WHERE identifier = 'v8: one spelling per uid';
+                    """)
+        }
+        try raw.close()
+        let migrated = try Ledger(path: path)
+        let entry = try #require(try migrated.entry(accountUid: "aaaa-1", weekEnd: week))
+        #expect(entry.goalUid == "gggg-2")
+        #expect(entry.earlierGoalUids == ["eeee-3", "ffff-4"])
+        // A transfer uid is the bank's key as it was sent: kept.
+        #expect(entry.transferUid == "T1")
+        let stored = try DatabaseQueue(path: path)
+        #expect(try stored.read { db in try String.fetchOne(db, sql: "SELECT accountUid FROM transfer") } == "aaaa-1")
+        try stored.close()
+    }
+
+    /// Two rows of one week whose account uids differ only in case cannot both be kept: the
+    /// ledger is refused unchanged, naming them.
+    @Test func rowsThatDifferOnlyInCaseAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let week = try #require(LocalDate(iso: "2026-11-15"))
+        let ledger = try Ledger(path: path)
+        for uid in ["a", "b"] {
+            try ledger.recordDecision(
+                LedgerEntry(accountUid: uid, weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+                at: Instant(millisecondsSince1970: 0))
+        }
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET accountUid = 'A' WHERE accountUid = 'b';
+                    DELETE FROM grdb_migrations WHERE identifier = 'v8: one spelling per uid';
+                    """)
+        }
+        try raw.close()
+        #expect {
+            _ = try Ledger(path: path)
+        } throws: { error in
+            "\(error)".contains("the account a and the week 2026-11-15, whose uids differ only in case")
+        }
+        let stored = try DatabaseQueue(path: path)
+        #expect(
+            try stored.read { db in try String.fetchAll(db, sql: "SELECT accountUid FROM transfer ORDER BY 1") } == [
+                "A", "a",
+            ])
+        try stored.close()
     }
 }

@@ -133,16 +133,19 @@ import Testing
         let account = try JSONDecoder().decode(
             BankAccount.self,
             from: Data(#"{"accountUid":"a","defaultCategory":"c","currency":"GBP","name":"Personal"}"#.utf8))
-        func built(_ on: Bool) -> AccountReport {
+        func built(_ state: NativeRoundUpState) -> AccountReport {
             AccountReport(
-                account: account, outcome: .nothingToMove("nothing"), findings: AccountFindings(nativeRoundUp: on))
+                account: account, outcome: .nothingToMove("nothing"), findings: AccountFindings(nativeRoundUp: state))
         }
+        let states: [NativeRoundUpState] = [.active, .inactive, .unknown]
         let words = try #require(property("nativeRoundUp", of: "account")["enum"] as? [String])
-        #expect(words.sorted() == [built(true), built(false)].compactMap(\.nativeRoundUp).sorted())
-        for on in [true, false] {
+        #expect(words.sorted() == states.map(built).compactMap(\.nativeRoundUp).sorted())
+        for state in states {
             var report = ReportFixtures.bare
-            report.accounts = [built(on)]
-            #expect(report.markdown.contains("Starling's own round-up is on too") == on)
+            report.accounts = [built(state)]
+            #expect(report.markdown.contains("Starling's own round-up is on too") == (state == .active))
+            #expect(
+                report.markdown.contains("Starling did not say whether its own round-up is on") == (state == .unknown))
         }
     }
 }

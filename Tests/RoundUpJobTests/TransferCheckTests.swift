@@ -254,4 +254,67 @@ import Testing
         }
         #expect(taken == [true, false, false, false, false, false, true])
     }
+
+    /// Every status the spec gives a feed item, and one it does not: only settled or pending
+    /// money has moved; declined, reversed or cancelled never will; anything else may still,
+    /// so the week is held and nothing is sent.
+    static let statuses: [(String, String)] = [
+        ("SETTLED", "arrived"), ("PENDING", "arrived"),
+        ("DECLINED", "absent"), ("REVERSED", "absent"), ("UPCOMING_CANCELLED", "absent"),
+        ("UPCOMING", "unclear"), ("RETRYING", "unclear"), ("ACCOUNT_CHECK", "unclear"), ("REFUNDED", "unclear"),
+        ("SOMETHING_NEW", "unclear"),
+    ]
+
+    @Test(arguments: statuses)
+    func onlyMoneyThatMovedCounts(status: String, outcome: String) {
+        let item = FeedItem(
+            feedItemUid: "f", categoryUid: "c", amount: CurrencyAndAmount(currency: "GBP", minorUnits: 703),
+            direction: "OUT", status: status, transactionTime: "2026-11-16T06:00:01.000Z", settlementTime: nil,
+            source: "INTERNAL_TRANSFER", sourceSubType: nil, counterPartyType: "CATEGORY", counterPartyUid: Self.goal,
+            counterPartyName: "Round-ups", spendingCategory: "SAVING", hasBankRoundUp: false, reference: nil)
+        let feed = FeedTransfer(item).map { [$0] } ?? []
+        let check = TransferCheck.decide(Self.week(703), feed: feed, ledger: [], margin: Self.margin)
+        switch (check, outcome) {
+        case (.arrived(let found), "arrived"): #expect(found.feedItemUid == "f")
+        case (.absent, "absent"): break
+        case (.unclear(let reason), "unclear"):
+            #expect(reason.contains("whose status is \(status)"), "\(reason)")
+        default: Issue.record("\(status): \(check), expected \(outcome)")
+        }
+    }
+
+    /// A held week's reason shows the bank's status as plain text only.
+    @Test func aStatusFromTheBankIsQuotedAsPlainText() {
+        #expect(TransferCheck.quoted("UP\u{1b}[2JCOMING") == "UP[2JCOMING")
+        #expect(TransferCheck.quoted(" \n") == "(none)")
+        #expect(TransferCheck.quoted(String(repeating: "X", count: 99)).count == 40)
+    }
+
+    /// A confirmed later week's own transfer names it, and so is no candidate for this week;
+    /// the later week still accounts for it, not for this week's transfer (which has no
+    /// reference, as sent before transfers carried one).
+    @Test func aConfirmedWeekAccountsForTheTransferThatNamesIt() {
+        let week = TransferCheck.Week(
+            weekEnd: Self.weekEnd, amount: Money(minorUnits: 703, currency: Self.gbp), goalUids: [Self.goal],
+            since: Instant(iso8601: "2026-11-23T05:50:00Z")!)
+        var later = Self.other(
+            .done, 703, weekEnd: "2026-11-22", created: "2026-11-23T06:01:00Z", updated: "2026-11-23T06:01:02Z")
+        later.reference = TransferReference.forWeek(endingOn: LocalDate(iso: "2026-11-22")!)
+        let mine = Self.item("mine", 703, at: "2026-11-23T06:00:01Z")
+        var theirs = Self.item("theirs", 703, at: "2026-11-23T06:01:01Z")
+        theirs.referencedWeek = LocalDate(iso: "2026-11-22")
+        #expect(
+            TransferCheck.decide(week, feed: [mine, theirs], ledger: [later], margin: Self.margin) == .arrived(mine))
+        // The same without references: the later week takes the one closest to its confirmation.
+        theirs.referencedWeek = nil
+        #expect(
+            TransferCheck.decide(week, feed: [mine, theirs], ledger: [later], margin: Self.margin) == .arrived(mine))
+        // Its own transfer nearer the other's confirmation than the one that names it: the named one is its.
+        var named = Self.item("named", 703, at: "2026-11-23T06:00:30Z")
+        named.referencedWeek = LocalDate(iso: "2026-11-22")
+        let unnamed = Self.item("unnamed", 703, at: "2026-11-23T06:01:01Z")
+        #expect(
+            TransferCheck.decide(week, feed: [named, unnamed], ledger: [later], margin: Self.margin)
+                == .arrived(unnamed))
+    }
 }

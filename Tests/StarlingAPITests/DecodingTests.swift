@@ -36,20 +36,59 @@ func fixture(_ name: String) throws -> Data {
         #expect(identity.scopes.contains("transaction:read"))
     }
 
-    /// The spec names the round-up's goal both `roundUpGoalDetails` and `roundUpGoal`; either
-    /// without `active` means it is on, and a body with none of them is no answer.
+    /// The spec makes every field of the round-up answer optional and names its goal both
+    /// `roundUpGoalDetails` and `roundUpGoal`: `active` decides; without it a goal means
+    /// on; an answer with neither cannot tell. Only a field of the wrong type is no answer.
     @Test(
         arguments: [
-            (#"{"active":true,"roundUpGoalDetails":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, true),
-            (#"{"active":false}"#, false),
-            (#"{"roundUpGoalDetails":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, true),
-            (#"{"roundUpGoal":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, true),
-            (#"{}"#, nil),
-            (#"{"success":true}"#, nil),
-        ] as [(String, Bool?)])
-    func theBanksOwnRoundUpDecodes(body: String, active: Bool?) {
+            (
+                #"{"active":true,"roundUpGoalDetails":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#,
+                "active"
+            ),
+            (#"{"active":false}"#, "inactive"),
+            (#"{"active":false,"roundUpGoal":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, "inactive"),
+            (#"{"roundUpGoalDetails":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, "active"),
+            (#"{"roundUpGoal":{"roundUpGoalUid":"77887788-7788-7788-7788-778877887788"}}"#, "active"),
+            (#"{}"#, "unknown"),
+            (#"{"success":true}"#, "unknown"),
+            (#"{"active":"yes"}"#, nil),
+            (#"[]"#, nil),
+        ] as [(String, String?)])
+    func theBanksOwnRoundUpDecodes(body: String, state: String?) {
         let answer = try? JSONDecoder().decode(RoundUpGoalResponse.self, from: Data(body.utf8))
-        #expect(answer?.isActive == active)
+        #expect(answer?.state.rawValue == state)
+    }
+
+    /// Uids come in in one spelling, lower case, whatever case the bank writes them in.
+    @Test func uidsAreReadInLowerCase() throws {
+        let accounts = try JSONDecoder().decode(
+            AccountList.self,
+            from: Data(
+                #"{"accounts":[{"accountUid":"AAAAAAAA-0000-4000-8000-00000000000A","defaultCategory":"CA7E0000-0000-4000-8000-00000000000B","currency":"GBP"}]}"#
+                    .utf8)
+        ).accounts
+        #expect(accounts[0].accountUid == "aaaaaaaa-0000-4000-8000-00000000000a")
+        #expect(accounts[0].defaultCategory == "ca7e0000-0000-4000-8000-00000000000b")
+        let goals = try JSONDecoder().decode(
+            SavingsGoalList.self,
+            from: Data(
+                #"{"savingsGoalList":[{"savingsGoalUid":"90C00000-0000-4000-8000-0000000000B2","name":"Holiday"}]}"#
+                    .utf8)
+        ).savingsGoalList
+        #expect(goals[0].savingsGoalUid == "90c00000-0000-4000-8000-0000000000b2")
+        let created = try JSONDecoder().decode(
+            CreateSavingsGoalResponse.self,
+            from: Data(#"{"savingsGoalUid":"90C00000-0000-4000-8000-0000000000B3","success":true}"#.utf8))
+        #expect(created.savingsGoalUid == "90c00000-0000-4000-8000-0000000000b3")
+        let item = try JSONDecoder().decode(
+            FeedItem.self,
+            from: Data(
+                #"{"feedItemUid":"F1","categoryUid":"CA7E0000-0000-4000-8000-00000000000B","amount":{"currency":"GBP","minorUnits":1},"direction":"OUT","status":"SETTLED","counterPartyUid":"90C00000-0000-4000-8000-0000000000B2"}"#
+                    .utf8))
+        #expect(item.categoryUid == "ca7e0000-0000-4000-8000-00000000000b")
+        #expect(item.counterPartyUid == "90c00000-0000-4000-8000-0000000000b2")
+        // A feed item's own uid is compared only with what the bank said of it: kept as sent.
+        #expect(item.feedItemUid == "F1")
     }
 
     @Test func bothErrorShapesDecode() throws {

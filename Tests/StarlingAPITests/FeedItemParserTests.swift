@@ -134,6 +134,22 @@ import Testing
         #expect(parsed == Self.decoded(text), "\(text)")
     }
 
+    /// Category and goal uids in capitals are read in lower case, as `JSONDecoder` reads
+    /// them, also when the category was seen before in another spelling.
+    @Test func upperCaseUidsAreReadInLowerCaseAsJSONDecoderReadsThem() throws {
+        let upper = Self.item.replacing(#""categoryUid":"c1""#, with: #""categoryUid":"CA7E-C1""#)
+        let text = String(upper.dropLast()) + #","counterPartyUid":"90C0-B2"}"#
+        var categories: [String] = []
+        _ = try #require(
+            Self.fast(Array(Self.item.replacing(#""c1""#, with: #""ca7e-c1""#).utf8), categories: &categories))
+        for _ in 1...2 {
+            let parsed = try #require(Self.fast(Array(text.utf8), categories: &categories))
+            #expect(parsed == Self.decoded(text))
+            #expect(parsed.categoryUid == "ca7e-c1")
+            #expect(parsed.counterPartyUid == "90c0-b2")
+        }
+    }
+
     @Test func valuesAndSpacingAreReadAsJSONDecoderReadsThem() throws {
         let changes = [
             ("1234", "0"), ("1234", "-1234"), ("1234", "9223372036854775807"), ("1234", "-9223372036854775808"),

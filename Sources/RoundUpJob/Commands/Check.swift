@@ -137,14 +137,22 @@ public enum Check {
     private static func checkNativeRoundUp(
         of account: Account, bank: BankClient, rules: RuleSettings, in list: inout Checklist
     ) async -> String? {
-        let active: Bool
+        let state: NativeRoundUpState
         do throws(BankError) {
-            active = try await bank.nativeRoundUpIsActive(accountUid: account.uid)
+            state = try await bank.nativeRoundUp(accountUid: account.uid)
         } catch {
             list.problem(ExitStatus(error), "\(account.label): the bank's own round-up: \(error.description)")
             return nil
         }
-        guard active else { return "off" }
+        switch state {
+        case .inactive: return "off"
+        case .unknown:
+            list.warn(
+                "\(account.label): the bank's answer does not say whether Starling's own round-up is on; runs leave "
+                    + "out the payments its feed shows as rounded up by Starling")
+            return nil
+        case .active: break
+        }
         if rules.nativeRoundUp == .skip {
             list.warn(
                 "\(account.label): Starling's own round-up is on, so runs skip this account (nativeRoundUp: skip); "

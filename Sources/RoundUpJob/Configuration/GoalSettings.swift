@@ -26,8 +26,23 @@ extension GoalSettings {
                 origin: origin == .flag ? .flag : .file, message: "the savings goal name must have 1 to 255 characters")
         }
         return GoalSettings(
-            savingsGoalName: name, goalUids: file.goals ?? [:],
+            savingsGoalName: name, goalUids: try goalUids(file.goals ?? [:]),
             newGoalTargets: try file.amounts("newGoalTarget", file.newGoalTarget),
             activationWait: .seconds(try file.bounded(file.goalWaitSeconds, "goalWaitSeconds", 0...600) ?? 60))
+    }
+
+    /// `goals:` with every uid in its one spelling. Two keys naming one account in
+    /// different cases are a mistake, even when they agree.
+    private static func goalUids(_ written: [String: String]) throws(SettingsError) -> [String: String] {
+        var result: [String: String] = [:]
+        for (account, goal) in written.sorted(by: { $0.key < $1.key }) {
+            let key = Uid.canonical(account)
+            guard result[key] == nil else {
+                throw SettingsError(
+                    origin: .file, message: "goals: names the account \(key) twice (uids are the same in either case)")
+            }
+            result[key] = Uid.canonical(goal)
+        }
+        return result
     }
 }

@@ -1,4 +1,5 @@
 import RoundUp
+import StarlingAPI
 
 /// How one account's week ended, with the sentence that says so.
 enum AccountOutcome: Sendable, Equatable {
@@ -64,7 +65,7 @@ enum AccountOutcome: Sendable, Equatable {
 /// report: each is set once it is known, and a week that stops early has only the first.
 struct AccountFindings: Sendable {
     /// Whether the bank's own round-up is on, once read.
-    var nativeRoundUp: Bool?
+    var nativeRoundUp: NativeRoundUpState?
     /// The week's counted payments and their round-up.
     var plan: RoundUpPlan?
     /// What a minimum balance did to the round-up, when one is configured and was applied.

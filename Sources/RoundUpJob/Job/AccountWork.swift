@@ -11,9 +11,11 @@ extension WeeklyJob {
     {
         var found = AccountFindings()
         do throws(AccountFailure) {
-            let active = try await nativeRoundUpIsActive(account)
-            found.nativeRoundUp = active
-            if active, let reason = try nativeRoundUpSkip(account, week: week) { return (.skipped(reason), found) }
+            let native = try await nativeRoundUp(of: account)
+            found.nativeRoundUp = native
+            if native == .active, let reason = try nativeRoundUpSkip(account, week: week) {
+                return (.skipped(reason), found)
+            }
             let plan = try await plan(for: account, week: week)
             found.plan = plan
             var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun)
@@ -51,18 +53,26 @@ extension WeeklyJob {
             }
         } catch {
             logger.error("\(account.label): \(error.message)")
+            memory.forgetGoal(of: account.uid)
             return (AccountOutcome(error), found)
         }
     }
 
-    /// Whether the bank's own round-up is on for `account`: asked once per run.
-    private func nativeRoundUpIsActive(_ account: Account) async throws(AccountFailure) -> Bool {
+    /// Whether the bank's own round-up is on for `account`: asked once per run. An answer
+    /// that cannot tell does not fail the account: the feed marks each payment the bank
+    /// rounded up, and those are left out all the same.
+    private func nativeRoundUp(of account: Account) async throws(AccountFailure) -> NativeRoundUpState {
         if let known = memory.nativeRoundUp(of: account.uid) { return known }
-        let active = try await AccountFailure.bankCall { () async throws(BankError) in
-            try await bank.nativeRoundUpIsActive(accountUid: account.uid)
+        let state = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.nativeRoundUp(accountUid: account.uid)
         }
-        memory.remember(nativeRoundUp: active, of: account.uid)
-        return active
+        if state == .unknown {
+            logger.warning(
+                "\(account.label): the bank's answer does not say whether Starling's own round-up is on; the payments its feed shows as rounded up by Starling are left out"
+            )
+        }
+        memory.remember(nativeRoundUp: state, of: account.uid)
+        return state
     }
 
     /// Why the week is skipped although the bank's own round-up is on, or nil to go on:
@@ -75,11 +85,8 @@ extension WeeklyJob {
             )
             return nil
         }
-        let recorded: LedgerEntry?
-        do {
-            recorded = try ledger.entry(accountUid: account.uid, weekEnd: week.endDate)
-        } catch {
-            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(plainDescription(error))")
+        let recorded = try AccountFailure.ledgerRead {
+            try ledger.entry(accountUid: account.uid, weekEnd: week.endDate)
         }
         guard recorded == nil else { return nil }
         let reason =
@@ -121,13 +128,11 @@ extension WeeklyJob {
     private func facts(for account: Account, week: Week, plan: RoundUpPlan, dryRun: Bool) throws(AccountFailure)
         -> AccountFacts
     {
-        do {
-            return AccountFacts(
+        try AccountFailure.ledgerRead {
+            AccountFacts(
                 total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
                 overlapping: try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate),
                 minimum: rules.minimumBalances[plan.currency.code], dryRun: dryRun)
-        } catch {
-            throw AccountFailure(.temporaryFailure, "could not read the ledger: \(plainDescription(error))")
         }
     }
 
@@ -196,6 +201,20 @@ struct AccountFailure: Error {
             return try await body()
         } catch {
             throw AccountFailure(ExitStatus(error), error.description)
+        }
+    }
+
+    /// `body`'s reading of the ledger. A damaged ledger (a row this code never writes) needs
+    /// a person: 78, not a failure a scheduler would retry for ever. Anything else (a busy
+    /// or unreadable file) may pass: 75.
+    static func ledgerRead<T>(_ body: () throws -> T) throws(AccountFailure) -> T {
+        do {
+            return try body()
+        } catch let error as LedgerError {
+            throw AccountFailure(.configuration, "the ledger is damaged: \(error.description); nothing was moved")
+        } catch {
+            throw AccountFailure(
+                .temporaryFailure, "could not read the ledger: \(plainDescription(error)); nothing was moved")
         }
     }
 

@@ -83,13 +83,7 @@ extension WeeklyJob {
         }
         // The bank's bounds are not documented as inclusive or exact: filtered again here.
         let feed = items.compactMap(FeedTransfer.init).filter { $0.time.map { from <= $0 && $0 <= to } ?? true }
-        let others: [LedgerEntry]
-        do {
-            others = try ledger.entries(accountUid: account.uid)
-        } catch {
-            throw AccountFailure(
-                .temporaryFailure, "could not read the ledger: \(plainDescription(error)); nothing was moved")
-        }
+        let others = try AccountFailure.ledgerRead { try ledger.entries(accountUid: account.uid) }
         guard let currency = Currency(code: entry.currency) else {
             throw AccountFailure(
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
@@ -122,7 +116,7 @@ extension WeeklyJob {
         guard let goalUid = entry.goalUid, let goals = try? await bank.savingsGoals(accountUid: account.uid) else {
             return false
         }
-        return !goals.contains { $0.savingsGoalUid.lowercased() == goalUid.lowercased() }
+        return !goals.contains { $0.savingsGoalUid == goalUid }
     }
 }
 

@@ -55,7 +55,7 @@ public struct GoalResolver: Sendable {
             try await liveGoals(of: account)
         }
         if let wanted = configured.goalUids[account.uid] {
-            guard let goal = goals.first(where: { $0.savingsGoalUid.lowercased() == wanted.lowercased() }) else {
+            guard let goal = goals.first(where: { $0.savingsGoalUid == wanted }) else {
                 throw AccountFailure(
                     .configuration,
                     "the goal \(wanted) configured for this account is not one of its \(account.currencyCode) goals "
@@ -90,7 +90,7 @@ public struct GoalResolver: Sendable {
         let goals = try await AccountFailure.bankCall { () async throws(BankError) in
             try await liveGoals(of: account)
         }
-        let byUid = goals.first { $0.savingsGoalUid.lowercased() == wanted.lowercased() }
+        let byUid = goals.first { $0.savingsGoalUid == Uid.canonical(wanted) }
         guard let goal = byUid ?? goals.first(where: { $0.isNamed(wanted) }) else {
             throw AccountFailure(
                 .configuration,
@@ -122,7 +122,7 @@ public struct GoalResolver: Sendable {
             let goals = try await AccountFailure.bankCall { () async throws(BankError) in
                 try await bank.savingsGoals(accountUid: account.uid)
             }
-            guard let goal = goals.first(where: { $0.savingsGoalUid.lowercased() == choice.uid?.lowercased() })
+            guard let goal = goals.first(where: { $0.savingsGoalUid == choice.uid })
             else {
                 // Just created: the bank may not list it yet.
                 state = "not listed yet"

@@ -12,7 +12,7 @@ extension WeeklyJob {
         } catch {
             throw CommandFailure(ExitStatus(error), error.description)
         }
-        guard let account = accounts.first(where: { $0.accountUid.lowercased() == uid.lowercased() }) else {
+        guard let account = accounts.first(where: { $0.accountUid == uid }) else {
             throw CommandFailure(.configuration, "the bank lists no account \(uid) for this token")
         }
         return account.account

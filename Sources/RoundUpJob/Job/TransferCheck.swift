@@ -2,7 +2,7 @@ public import RoundUp
 public import StarlingAPI
 
 /// A transfer into a savings goal as the account's feed shows it: OUT, an internal
-/// transfer, to a goal, neither declined nor reversed.
+/// transfer, to a goal, and not one the bank says did not happen.
 public struct FeedTransfer: Sendable, Equatable {
     public var feedItemUid: String
     public var goalUid: String
@@ -12,10 +12,18 @@ public struct FeedTransfer: Sendable, Equatable {
     public var time: Instant?
     /// The week the item's reference names, when it carries one this job writes.
     public var referencedWeek: LocalDate?
+    /// The feed item's status. Only `SETTLED` and `PENDING` are money that moved
+    /// (`hasMoved`); any other this type keeps (`UPCOMING`, `RETRYING`, …) may still move it.
+    public var status: String
+
+    /// The statuses of money that moved.
+    static let movedStatuses: Set<String> = ["SETTLED", "PENDING"]
+    /// The statuses of a transfer that did not happen and never will: it is no transfer.
+    static let goneStatuses: Set<String> = ["DECLINED", "REVERSED", "UPCOMING_CANCELLED"]
 
     public init(
         feedItemUid: String, goalUid: String, currency: String, minorUnits: Int64, time: Instant?,
-        referencedWeek: LocalDate? = nil
+        referencedWeek: LocalDate? = nil, status: String = "SETTLED"
     ) {
         self.feedItemUid = feedItemUid
         self.goalUid = goalUid
@@ -23,18 +31,23 @@ public struct FeedTransfer: Sendable, Equatable {
         self.minorUnits = minorUnits
         self.time = time
         self.referencedWeek = referencedWeek
+        self.status = status
     }
 
-    /// The transfer `item` shows, or nil when it is not a transfer into a goal that moved money.
+    /// The transfer `item` shows, or nil when it is not a transfer into a goal, or is one
+    /// the bank says did not happen (declined, reversed, cancelled before it moved).
     public init?(_ item: FeedItem) {
         guard item.direction == "OUT", item.source == "INTERNAL_TRANSFER", let goalUid = item.counterPartyUid,
-            item.status != "DECLINED", item.status != "REVERSED"
+            !FeedTransfer.goneStatuses.contains(item.status)
         else { return nil }
         self.init(
             feedItemUid: item.feedItemUid, goalUid: goalUid, currency: item.amount.currency,
             minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)),
-            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)))
+            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)), status: item.status)
     }
+
+    /// Whether the money moved: settled, or pending (taken from the balance).
+    public var hasMoved: Bool { FeedTransfer.movedStatuses.contains(status) }
 
     /// Whether this can be the transfer of the week ending `weekEnd`: not when its
     /// reference names another week. A reference only ever rules a transfer out of a week,
@@ -56,11 +69,13 @@ public struct FeedTransfer: Sendable, Equatable {
 /// from the feed and the ledger alone. It never guesses: when the feed could be read more
 /// than one way, a person decides.
 public enum TransferCheck: Sendable, Equatable {
-    /// Exactly one transfer in the feed, claimed by no other week, is this week's.
+    /// Exactly one transfer in the feed, claimed by no other week, is this week's, and its
+    /// money moved (settled or pending).
     case arrived(FeedTransfer)
     /// No sign of it: sending it (with the same transfer uid) cannot move money twice.
     case absent
-    /// The feed could be read more than one way; the week is held for a person.
+    /// The feed could be read more than one way, or shows this week's transfer in a state
+    /// that may still move money; the week is held for a person.
     case unclear(String)
 
     /// The week whose transfer is looked for.
@@ -89,11 +104,15 @@ public enum TransferCheck: Sendable, Equatable {
     {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
         let claimed = Set(others.compactMap(\.feedItemUid))
-        var candidates = feed.filter { transfer in
-            week.goalUids.contains(transfer.goalUid) && !claimed.contains(transfer.feedItemUid)
-                && (transfer.time.map { $0 >= week.since } ?? true) && transfer.mayBelong(to: week.weekEnd)
+        // Other weeks account for their own transfers first, from the whole feed: a week's
+        // own transfer, excluded from this week by its reference, must not leave that week
+        // to take another transfer (this week's) in its place.
+        let unclaimed = withoutConfirmed(
+            feed.filter { !claimed.contains($0.feedItemUid) }, others: others, margin: margin)
+        let candidates = unclaimed.filter { transfer in
+            week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
+                && transfer.mayBelong(to: week.weekEnd)
         }
-        candidates = withoutConfirmed(candidates, others: others, margin: margin)
         let matches = candidates.filter { $0.amount(in: week.amount.currency) == week.amount }
         if matches.count > 1 {
             let times = matches.compactMap(\.time).map(\.iso8601).joined(separator: ", ")
@@ -102,6 +121,12 @@ public enum TransferCheck: Sendable, Equatable {
                     + "\(week.since.iso8601) (\(times)), and none is recorded for another week")
         }
         if let match = matches.first {
+            guard match.hasMoved else {
+                return .unclear(
+                    "the feed shows a transfer of \(week.amount) into the goal on \(match.time?.iso8601 ?? "an unknown date") "
+                        + "whose status is \(TransferCheck.quoted(match.status)): it has not moved the money yet and "
+                        + "may still, so nothing is sent until it settles or is cancelled")
+            }
             if let other = unconfirmed(others, couldBe: match, margin: margin) {
                 return .unclear(
                     "the feed's transfer of \(week.amount) on \(match.time?.iso8601 ?? "an unknown date") may be "
@@ -120,9 +145,16 @@ public enum TransferCheck: Sendable, Equatable {
         return .absent
     }
 
+    /// A status from the bank, as a reason shows it: short, and without what could drive a terminal.
+    public static func quoted(_ status: String) -> String {
+        let kept = status.unicodeScalars.prefix(40).filter { (0x21..<0x7F).contains($0.value) }
+        return kept.isEmpty ? "(none)" : String(String.UnicodeScalarView(kept))
+    }
+
     /// `candidates` less those other weeks the bank confirmed (with no feed item recorded)
     /// account for: each such week accounts for one transfer at most, of its goal and
-    /// amount, made between its intent and its confirmation (the closest to its confirmation).
+    /// amount, made between its intent and its confirmation: one whose reference names it
+    /// if there is one, else the closest to its confirmation.
     private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [LedgerEntry], margin: Duration)
         -> [FeedTransfer]
     {
@@ -142,7 +174,10 @@ public enum TransferCheck: Sendable, Equatable {
             let distance = { (index: Int) in
                 abs(remaining[index].time!.millisecondsSince1970 - to.millisecondsSince1970)
             }
-            if let closest = theirs.min(by: { distance($0) < distance($1) }) { remaining.remove(at: closest) }
+            let named = theirs.filter { remaining[$0].referencedWeek == other.weekEnd }
+            if let closest = (named.isEmpty ? theirs : named).min(by: { distance($0) < distance($1) }) {
+                remaining.remove(at: closest)
+            }
         }
         return remaining
     }

@@ -105,8 +105,8 @@ public struct WeeklyJob: Sendable {
         logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
         // A goal configured for an account the token cannot see is a mistake: stop before
         // any transfer rather than save that account's money into the default goal.
-        let known = Set(accounts.map { $0.accountUid.lowercased() })
-        if let stray = goals.configured.goalUids.keys.sorted().first(where: { !known.contains($0.lowercased()) }) {
+        let known = Set(accounts.map(\.accountUid))
+        if let stray = goals.configured.goalUids.keys.sorted().first(where: { !known.contains($0) }) {
             throw CommandFailure(
                 .configuration,
                 "goals: in the config names the account \(stray), which is not one of this token's accounts; "

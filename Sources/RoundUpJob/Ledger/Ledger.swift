@@ -65,7 +65,18 @@ public struct Ledger: Sendable {
 
     private init(database: DatabaseQueue) throws {
         self.database = database
-        try Ledger.migrator.migrate(database)
+        let migrator = Ledger.migrator
+        let unknown = try database.read { db in try migrator.appliedIdentifiers(db) }.subtracting(migrator.migrations)
+        if let newest = unknown.sorted(by: Ledger.schemaOrder).last {
+            throw LedgerError.newer(schema: newest, known: migrator.migrations.last ?? "none")
+        }
+        try migrator.migrate(database)
+    }
+
+    /// Orders migration names by their number: `v10: …` after `v9: …`.
+    private static func schemaOrder(_ a: String, _ b: String) -> Bool {
+        let number = { (name: String) in Int(name.dropFirst().prefix { $0.isNumber }) ?? 0 }
+        return (number(a), a) < (number(b), b)
     }
 
     /// Returns once no write is under way (a write that starts later waits for nothing).
@@ -82,6 +93,9 @@ public enum LedgerError: Error, CustomStringConvertible {
     case unchanged(String)
     /// The ledger file has no bytes at all.
     case empty(String)
+    /// A newer roundup changed the ledger's schema (`schema`, its newest change) beyond
+    /// what this one knows (`known`): reading or writing it could lose what it added.
+    case newer(schema: String, known: String)
 
     public var description: String {
         switch self {
@@ -90,6 +104,9 @@ public enum LedgerError: Error, CustomStringConvertible {
         case .empty(let path):
             "the ledger \(path) is empty (0 bytes): it was cut short or damaged; restore it from a backup, or move "
                 + "it aside to start a new one"
+        case .newer(let schema, let known):
+            "the ledger was written by a newer roundup: its schema is at '\(schema)', and this roundup (\(roundupVersion)) "
+                + "knows up to '\(known)'; run the newer roundup, or restore a ledger this one wrote"
         }
     }
 }

@@ -105,27 +105,27 @@ struct TransferRow: FetchableRecord, PersistableRecord {
 
     init(_ entry: LedgerEntry) { self.entry = entry }
 
-    /// A row whose week or status this code never writes is corrupt: refused, rather than
-    /// read as some other week or state.
+    /// A row whose week or status this code never writes, or with a value of the wrong
+    /// type, is corrupt: refused, naming the column and the value, rather than read as
+    /// some other week or state.
     init(row: Row) throws {
-        let weekText: String = row[Columns.weekEnd]
-        let statusText: String = row[Columns.status]
-        guard let weekEnd = LocalDate(iso: weekText), let status = WeekState(rawValue: statusText) else {
-            throw LedgerError.corrupt("row for week '\(weekText)' with status '\(statusText)'")
-        }
+        let read = LedgerRow(row: row, table: TransferRow.databaseTableName)
         entry = LedgerEntry(
-            accountUid: row[Columns.accountUid], weekEnd: weekEnd, status: status, currency: row[Columns.currency],
-            minorUnits: row[Columns.minorUnits], goalUid: row[Columns.goalUid], goalName: row[Columns.goalName],
-            transferUid: row[Columns.transferUid], lastError: row[Columns.lastError],
-            accountName: row[Columns.accountName], note: row[Columns.note])
-        entry.confirmation = (row[Columns.confirmation] as String?).flatMap(Confirmation.init(rawValue:))
-        entry.feedItemUid = row[Columns.feedItemUid]
-        entry.reason = row[Columns.reason]
-        entry.resolution = row[Columns.resolution]
-        entry.earlierGoalUids = TransferRow.goalList(row[Columns.earlierGoalUids])
-        entry.reference = row[Columns.reference]
-        entry.createdAt = row[Columns.createdAt]
-        entry.updatedAt = row[Columns.updatedAt]
+            accountUid: Uid.canonical(try read.requiredText(Columns.accountUid)),
+            weekEnd: try read.required(Columns.weekEnd, LocalDate.init(iso:)),
+            status: try read.required(Columns.status, WeekState.init(rawValue:)),
+            currency: try read.requiredText(Columns.currency), minorUnits: try read.requiredInteger(Columns.minorUnits),
+            goalUid: Uid.canonical(try read.text(Columns.goalUid)), goalName: try read.text(Columns.goalName),
+            transferUid: try read.text(Columns.transferUid), lastError: try read.text(Columns.lastError),
+            accountName: try read.text(Columns.accountName), note: try read.text(Columns.note))
+        entry.confirmation = try read.parsed(Columns.confirmation, Confirmation.init(rawValue:))
+        entry.feedItemUid = try read.text(Columns.feedItemUid)
+        entry.reason = try read.text(Columns.reason)
+        entry.resolution = try read.text(Columns.resolution)
+        entry.earlierGoalUids = TransferRow.goalList(try read.text(Columns.earlierGoalUids))
+        entry.reference = try read.text(Columns.reference)
+        entry.createdAt = try read.text(Columns.createdAt)
+        entry.updatedAt = try read.text(Columns.updatedAt)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -154,5 +154,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
     static func goalText(_ uids: [String]) -> String? { uids.isEmpty ? nil : uids.joined(separator: " ") }
 
     /// The goal uids in an `earlierGoalUids` column.
-    static func goalList(_ text: String?) -> [String] { (text ?? "").split(separator: " ").map(String.init) }
+    static func goalList(_ text: String?) -> [String] {
+        (text ?? "").split(separator: " ").map { Uid.canonical(String($0)) }
+    }
 }

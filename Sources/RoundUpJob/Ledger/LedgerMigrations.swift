@@ -38,7 +38,33 @@ extension Ledger {
         migrator.registerMigration("v7: transfer references") { db in
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN reference TEXT")
         }
+        migrator.registerMigration("v8: one spelling per uid", migrate: lowerCaseUids)
         return migrator
+    }
+
+    /// v8: account and goal uids in lower case (`Uid.canonical`), as every reader compares
+    /// them. Earlier versions stored them as the config or the bank spelt them. SQLite's
+    /// `lower` changes ASCII letters only, as `Uid.canonical` does. Two rows of one week
+    /// whose account uids differ only in case cannot both be kept: such a ledger is refused
+    /// as it is, unchanged, for a person to look at.
+    private static func lowerCaseUids(_ db: Database) throws {
+        if let clash = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT lower(accountUid) AS account, weekEnd FROM transfer
+                GROUP BY lower(accountUid), weekEnd HAVING count(*) > 1 LIMIT 1
+                """)
+        {
+            let account: String = clash["account"] ?? "?"
+            let week: String = clash["weekEnd"] ?? "?"
+            throw LedgerError.corrupt(
+                "pair of rows for the account \(account) and the week \(week), whose uids differ only in case")
+        }
+        try db.execute(
+            sql: """
+                UPDATE transfer SET accountUid = lower(accountUid), goalUid = lower(goalUid),
+                                    earlierGoalUids = lower(earlierGoalUids)
+                """)
     }
 
     /// v4: held and abandoned weeks, and how a week's arrival was established. SQLite

@@ -48,20 +48,16 @@ struct RunRow: FetchableRecord, TableRecord {
     var run: RunRecord
 
     init(row: Row) throws {
-        func instant(_ column: Columns) throws -> Instant? {
-            guard let text: String = row[column] else { return nil }
-            guard let value = Instant(iso8601: text) else {
-                throw LedgerError.corrupt("run.\(column.rawValue) '\(text)'")
-            }
-            return value
-        }
-        guard let started = try instant(.startedAt) else { throw LedgerError.corrupt("run.startedAt") }
+        let read = LedgerRow(row: row, table: RunRow.databaseTableName)
         run = RunRecord(
-            id: row[Columns.id], startedAt: started, endedAt: try instant(.endedAt),
-            exitCode: (row[Columns.exitCode] as Int?).map(Int32.init), weeks: row[Columns.weeks],
-            accountsDone: row[Columns.accountsDone], accountsHeld: row[Columns.accountsHeld],
-            accountsFailed: row[Columns.accountsFailed], summary: row[Columns.summary])
-        run.onlyHeld = row[Columns.onlyHeld]
+            id: try read.requiredInteger(Columns.id),
+            startedAt: try read.required(Columns.startedAt, Instant.init(iso8601:)),
+            endedAt: try read.parsed(Columns.endedAt, Instant.init(iso8601:)),
+            exitCode: try read.int32(Columns.exitCode),
+            weeks: try read.text(Columns.weeks), accountsDone: try read.count(Columns.accountsDone),
+            accountsHeld: try read.count(Columns.accountsHeld), accountsFailed: try read.count(Columns.accountsFailed),
+            summary: try read.text(Columns.summary))
+        run.onlyHeld = try read.flag(Columns.onlyHeld)
     }
 }
 

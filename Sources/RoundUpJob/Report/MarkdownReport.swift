@@ -104,6 +104,11 @@ private struct MarkdownReport {
             lines.append(
                 "- Starling's own round-up is on too (nativeRoundUp: allow): the payments it rounded up are left out")
         }
+        if account.nativeRoundUp == "unknown" {
+            lines.append(
+                "- Starling did not say whether its own round-up is on: the payments its feed marks as rounded up are left out"
+            )
+        }
         if let total = account.total {
             var line = "- Round-up: \(account.roundUpSum ?? total) \(account.currency)"
             if let step = account.roundTo { line += " (each payment to the next \(step) \(account.currency))" }

@@ -8,7 +8,7 @@ extension AccountReport {
         self.init(
             accountUid: account.accountUid, name: account.name, currency: account.currency, status: outcome.status)
         accountType = account.accountType
-        nativeRoundUp = findings.nativeRoundUp.map { $0 ? "active" : "inactive" }
+        nativeRoundUp = findings.nativeRoundUp?.rawValue
         detail = outcome.detail
         exitCode = outcome.exitCode
         if let plan = findings.plan { show(plan) }

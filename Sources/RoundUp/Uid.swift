@@ -1,0 +1,18 @@
+/// The one spelling of a uid inside the job: lower-case.
+///
+/// The bank's uids are UUIDs, whose hex digits are the same in either case, and its own
+/// pattern for them accepts both. A uid is brought to this spelling once, where it comes in
+/// (the config, a flag, a ledger row, a bank answer), so that everything inside compares
+/// one form. Only ASCII letters change: a uid is ASCII, and anything else in one is left
+/// as it is rather than folded by rules a UUID does not have.
+public enum Uid {
+    /// `uid` with its ASCII capitals made small; `uid` itself, not a copy, when it has none.
+    public static func canonical(_ uid: String) -> String {
+        let isCapital = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        guard uid.utf8.contains(where: isCapital) else { return uid }
+        return String(decoding: uid.utf8.map { isCapital($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// `uid` canonical, or nil.
+    public static func canonical(_ uid: String?) -> String? { uid.map { canonical($0) } }
+}

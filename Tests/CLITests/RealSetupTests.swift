@@ -1,0 +1,244 @@
+import Foundation
+import GRDB
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// Money in the setups real people have, not only the tidy one: uids in capitals wherever
+/// a uid is written, goal transfers in every state the bank gives, every shape of the
+/// round-up answer the spec allows, and a ledger that was damaged or written by a newer
+/// roundup. Each runs the built binary against the emulator, which does not deduplicate
+/// transfers, and prints a line for `scripts/robustness`.
+@Suite struct RealSetupTests {
+    static let week = "2026-11-15"
+    static let settled = londonWeek(week).start.adding(milliseconds: 3_600_000)
+    static let roundUps = "90c00000-0000-4000-8000-0000000000d1"
+    static let holiday = "90c00000-0000-4000-8000-0000000000d2"
+
+    /// One GBP account that spent 1.50 and 2.43 (round-up 1.07) and 3.20, which Starling's
+    /// own round-up already rounded up (left out), with the goals "Round-ups" and "Holiday".
+    static func bank(token: String, nativeRoundUp: Bool? = nil) -> (state: BankState, account: String) {
+        var bank = TestBank(token: token)
+        let gbp = bank.account("GBP", name: "Personal", nativeRoundUp: nativeRoundUp)
+        bank.goal(gbp, name: "Round-ups", uid: roundUps)
+        bank.goal(gbp, name: "Holiday", uid: holiday)
+        bank.spend(gbp, 1_50, settled: settled)
+        bank.spend(gbp, 2_43, settled: settled)
+        bank.spend(gbp, 3_20, settled: settled) {
+            $0.roundUp = .init(
+                goalCategoryUid: "5a1e0000-0000-4000-8000-000000000001", amount: EmulatedAmount("GBP", 80))
+        }
+        return (bank.state, gbp)
+    }
+
+    static func run(_ server: EmulatorServer, _ home: TemporaryDirectory, _ extra: [String] = []) async throws
+        -> Execution
+    {
+        try await roundup(
+            ["run", "--end-date", week, "--api-base-url", server.baseURL] + extra,
+            environment: binaryEnvironment(home, token: await server.bank.state.token))
+    }
+
+    /// Changes the ledger in `home` with `sql`, as a person with `sqlite3` might.
+    static func edit(_ home: TemporaryDirectory, _ sql: String) throws {
+        let ledger = try DatabaseQueue(path: home.path + "/.local/state/roundup/ledger.sqlite")
+        try ledger.write { db in try db.execute(sql: sql) }
+        try ledger.close()
+    }
+
+    // MARK: - One spelling per uid
+
+    @Test func anUpperCaseUidInGoalsSavesIntoTheGoalItNames() async throws {
+        let home = try TemporaryDirectory()
+        let bank = Self.bank(token: "upper-goals")
+        let config = try writeConfig(
+            "goals:\n  \(bank.account.uppercased()): \(Self.holiday.uppercased())\n", in: home)
+        try await withEmulator(bank.state) { server in
+            let dry = try await Self.run(server, home, ["--config", config, "--dry-run"])
+            #expect(dry.stdout.contains("a real run would move 1.07 GBP into \"Holiday\""), "\(dry.stdout)")
+            let result = try await Self.run(server, home, ["--config", config])
+            #expect(result.status == 0, "\(result.stderr)")
+            let transfers = await server.bank.transfers
+            #expect(transfers.map(\.goalUid) == [Self.holiday])
+            robustnessLine(
+                "an upper-case account and goal uid in goals:",
+                "saved into the goal it names, \"Holiday\" (exit \(result.status))",
+                moneyExactlyOnce: transfers.map(\.goalUid) == [Self.holiday] && transfers.count == 1)
+        }
+    }
+
+    @Test func uidsTheBankWritesInCapitalsAreOneSpelling() async throws {
+        let home = try TemporaryDirectory()
+        let other = try TemporaryDirectory()
+        let bank = Self.bank(token: "upper-bank")
+        let config = try writeConfig("goals:\n  \(bank.account): \(Self.holiday)\n", in: home)
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(upperCaseUids: true)) { server in
+            let first = try await Self.run(server, home, ["--config", config])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(await server.bank.transfers.map(\.goalUid) == [Self.holiday])
+            // Again, and from another state directory, which finds it in the feed.
+            let again = try await Self.run(server, home, ["--config", config])
+            let elsewhere = try await Self.run(server, other, ["--config", config])
+            #expect(again.status == 0 && elsewhere.status == 0, "\(again.stderr)\(elsewhere.stderr)")
+            #expect(elsewhere.stdout.contains("found in the feed"), "\(elsewhere.stdout)")
+            let transfers = await server.bank.transfers
+            #expect(transfers.count == 1)
+            robustnessLine(
+                "the bank writes every uid in capitals",
+                "saved into the configured goal once; a rerun and another state directory moved nothing",
+                moneyExactlyOnce: transfers.count == 1)
+        }
+    }
+
+    /// An unconfirmed transfer recorded by an earlier version with the uids in capitals is
+    /// the same account's week: finished with the same transfer uid, not begun again.
+    @Test func anUpperCaseUidStoredInTheLedgerIsTheSameWeek() async throws {
+        let home = try TemporaryDirectory()
+        let bank = Self.bank(token: "upper-ledger")
+        try await withEmulator(bank.state) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])
+            ])
+            let failed = try await Self.run(server, home)
+            #expect(failed.status == 69, "\(failed.stderr)")
+            #expect(await server.bank.transfers.isEmpty)
+            try Self.edit(
+                home,
+                """
+                UPDATE transfer SET accountUid = upper(accountUid), goalUid = upper(goalUid);
+                DELETE FROM grdb_migrations WHERE identifier LIKE 'v8:%';
+                """)
+            await server.bank.injectFaults([])
+            let finished = try await Self.run(server, home)
+            #expect(finished.status == 0, "\(finished.stderr)")
+            #expect(finished.stdout.contains("begun by an earlier run"), "\(finished.stdout)")
+            let transfers = await server.bank.transfers
+            #expect(transfers.count == 1)
+            robustnessLine(
+                "an unconfirmed week stored with upper-case uids",
+                "finished with its own transfer uid (exit \(finished.status))", moneyExactlyOnce: transfers.count == 1)
+        }
+    }
+
+    // MARK: - Only money that moved counts
+
+    /// Another state directory moved the week's money; the feed then shows that transfer in
+    /// `status`. A run from a fresh state directory sees it: settled or pending is done,
+    /// declined, reversed or cancelled is sent, anything else is held for a person, whom
+    /// `resolve` tells why (asked with the account's uid in capitals).
+    @Test(arguments: [
+        ("SETTLED", "done"), ("PENDING", "done"), ("DECLINED", "sent"), ("REVERSED", "sent"),
+        ("UPCOMING_CANCELLED", "sent"), ("UPCOMING", "held"), ("RETRYING", "held"), ("ACCOUNT_CHECK", "held"),
+        ("REFUNDED", "held"), ("SOMETHING_NEW", "held"),
+    ])
+    func aGoalTransferInTheFeedCountsOnlyOnceItMoved(status: String, outcome: String) async throws {
+        let first = try TemporaryDirectory()
+        let home = try TemporaryDirectory()
+        let bank = Self.bank(token: "status-\(status)")
+        // A status the spec does not list is off its description on purpose.
+        let onSpec = status != "SOMETHING_NEW"
+        try await withEmulator(bank.state, contract: onSpec ? .whole : .requestsOnly) { server in
+            #expect(try await Self.run(server, first).status == 0)
+            await server.bank.update { state in
+                for index in state.feeds[bank.account, default: []].indices
+                where state.feeds[bank.account]![index].source == "INTERNAL_TRANSFER" {
+                    state.feeds[bank.account]![index].status = status
+                }
+            }
+            let result = try await Self.run(server, home)
+            let transfers = await server.bank.transfers.count
+            switch outcome {
+            case "done":
+                #expect(result.status == 0 && transfers == 1, "\(result.stdout)\(result.stderr)")
+                #expect(result.stdout.contains("found in the feed"))
+            case "sent":
+                #expect(result.status == 0 && transfers == 2, "\(result.stdout)\(result.stderr)")
+            default:
+                #expect(result.status == 78 && transfers == 1, "\(result.stdout)\(result.stderr)")
+                let check = try await roundup(
+                    [
+                        "resolve", "--account", bank.account.uppercased(), "--end-date", Self.week, "--check",
+                        "--api-base-url", server.baseURL,
+                    ],
+                    environment: binaryEnvironment(home, token: bank.state.token))
+                #expect(check.stdout.contains("whose status is \(status)"), "\(check.stdout)\(check.stderr)")
+                let list = try await roundup(["resolve"], environment: binaryEnvironment(home, token: bank.state.token))
+                #expect(list.stdout.contains("whose status is \(status)"), "\(list.stdout)")
+            }
+            let moved = outcome == "sent" ? transfers == 2 : transfers == 1
+            robustnessLine(
+                "a goal transfer in the feed whose status is \(status)",
+                outcome == "done"
+                    ? "taken as arrived" : outcome == "sent" ? "taken as not made; sent" : "held for a person",
+                moneyExactlyOnce: moved)
+        }
+    }
+
+    // MARK: - The round-up answer as the spec writes it
+
+    @Test(arguments: RoundUpAnswer.allCases, [true, false])
+    func everyShapeOfTheRoundUpAnswerIsRead(answer: RoundUpAnswer, on: Bool) async throws {
+        let home = try TemporaryDirectory()
+        let bank = Self.bank(token: "shape-\(answer)-\(on)", nativeRoundUp: on)
+        // Off and without `active`, the detail-only shapes say nothing either.
+        let tells = answer == .full || answer == .activeOnly || on && answer != .empty
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(roundUpAnswer: answer)) { server in
+            let result = try await Self.run(server, home, ["--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let transfers = await server.bank.transfers
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let account = try #require((report?["accounts"] as? [[String: Any]])?.first)
+            if tells && on {
+                #expect(transfers.isEmpty && account["status"] as? String == "skipped", "\(result.stdout)")
+            } else {
+                // The 3.20 Starling rounded up is left out either way: 1.07 moves.
+                #expect(transfers.map(\.amount.minorUnits) == [107], "\(result.stdout)")
+                #expect(account["leftOut"] as? [String: Int] == ["rounded-up-by-bank": 1])
+            }
+            #expect(account["nativeRoundUp"] as? String == (tells ? (on ? "active" : "inactive") : "unknown"))
+            #expect(result.stderr.contains("does not say whether Starling's own round-up is on") == !tells)
+            robustnessLine(
+                "the round-up answer \(answer.rawValue), round-up \(on ? "on" : "off")",
+                tells ? (on ? "skipped, as on" : "moved, as off") : "warned it cannot tell; moved what the feed left",
+                moneyExactlyOnce: transfers.count <= 1)
+        }
+    }
+
+    // MARK: - A damaged ledger
+
+    /// A ledger damaged by hand: each command refuses it with 78, naming the column and the
+    /// value, or for `status` says UNKNOWN (3) with the reason; nothing moves and nothing crashes.
+    @Test(arguments: [
+        ("UPDATE transfer SET minorUnits = 'abc'", "transfer.minorUnits value 'abc'"),
+        ("UPDATE transfer SET weekEnd = 'someday'", "transfer.weekEnd value 'someday'"),
+        ("UPDATE run SET exitCode = 99999999999", "run.exitCode value 99999999999"),
+        ("INSERT INTO grdb_migrations VALUES ('v99: from a newer roundup')", "written by a newer roundup"),
+    ])
+    func aDamagedLedgerIsAClear78(damage: String, named: String) async throws {
+        let home = try TemporaryDirectory()
+        let bank = Self.bank(token: "damaged")
+        try await withEmulator(bank.state) { server in
+            #expect(try await Self.run(server, home).status == 0)
+            try Self.edit(home, damage)
+            let environment = binaryEnvironment(home, token: bank.state.token)
+            let status = try await roundup(["status"], environment: environment)
+            let history = try await roundup(["history"], environment: environment)
+            let again = try await Self.run(server, home)
+            let transfers = await server.bank.transfers.count
+            #expect(status.status == 3 && status.stdout.contains(named), "\(status.stdout)\(status.stderr)")
+            // A damaged row of the run table is seen by `status`, which reads the last run;
+            // `run` and `history` read the weeks, which are whole.
+            if damage.contains("UPDATE run") {
+                #expect(again.status == 0 && history.status == 0, "\(again.stderr)\(history.stderr)")
+            } else {
+                #expect(again.status == 78 && again.stderr.contains(named), "\(again.stderr)")
+                #expect(history.status == 78 && history.stderr.contains(named), "\(history.stderr)")
+            }
+            robustnessLine(
+                "a ledger with \(named)",
+                "run \(again.status), status \(status.status), history \(history.status); nothing crashed",
+                moneyExactlyOnce: transfers == 1)
+        }
+    }
+}
