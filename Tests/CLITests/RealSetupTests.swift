@@ -121,6 +121,69 @@ import Testing
         }
     }
 
+    // MARK: - One process per account
+
+    /// A crontab and a systemd timer, or two configs: two processes with their own HOME and
+    /// state directory, started together, 20 times, against a bank that does not
+    /// deduplicate. The second waits for the first, then finds its transfer in the feed.
+    @Test func twoProcessesStartedTogetherMoveEachAccountOnce() async throws {
+        var doubled = 0
+        for round in 1...20 {
+            var bank = TestBank(token: "race-\(round)")
+            let accounts = [bank.account("GBP", name: "Personal"), bank.account("EUR", name: "Euro")]
+            for account in accounts {
+                bank.spend(account, 1_50, settled: Self.settled)
+                bank.spend(account, 2_43, settled: Self.settled)
+            }
+            let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+            try await withEmulator(bank.state) { server in
+                async let one = Self.run(server, first)
+                async let two = Self.run(server, second)
+                let results = try await [one, two]
+                #expect(results.map(\.status) == [0, 0], "\(results.map(\.stderr))")
+                let transfers = await server.bank.transfers
+                for account in accounts {
+                    let moved = transfers.filter { $0.accountUid == account }.map(\.amount.minorUnits)
+                    #expect(moved == [107], "round \(round): \(moved)")
+                    if moved.count > 1 { doubled += 1 }
+                }
+            }
+        }
+        robustnessLine(
+            "two processes for the same accounts started together, 20 times",
+            "each account's week moved once; the second process found it in the feed",
+            moneyExactlyOnce: doubled == 0)
+    }
+
+    /// A second process that may not wait (lockWaitSeconds: 0) skips the account with 75,
+    /// naming the process that holds it, and moves nothing.
+    @Test func theProcessThatMayNotWaitNamesTheHolder() async throws {
+        let bank = Self.bank(token: "holder")
+        let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let impatient = try writeConfig("lockWaitSeconds: 0\n", in: second)
+        try await withEmulator(bank.state) { server in
+            // The first process reads the week's feed slowly, with the lock taken: its fourth
+            // request, after the token, the accounts and the bank's round-up.
+            await server.bank.injectFaults([.first(1, [.settledFeed], .stall(.seconds(3)))])
+            async let holding = Self.run(server, first)
+            while await server.bank.arrivals < 4 { try await Task.sleep(for: .milliseconds(20)) }
+            let skipped = try await Self.run(server, second, ["--config", impatient])
+            let held = try await holding
+            #expect(held.status == 0, "\(held.stderr)")
+            #expect(skipped.status == 75, "\(skipped.stderr)")
+            let named =
+                skipped.stderr.contains(#/roundup process [0-9]+ of user [0-9]+ is working on this account/#)
+                && skipped.stderr.contains(" of user \(getuid()) ")
+            #expect(named, "\(skipped.stderr)")
+            let transfers = await server.bank.transfers
+            #expect(transfers.count == 1)
+            robustnessLine(
+                "a second process that may not wait while the first transfers",
+                "skipped the account, exit \(skipped.status), naming the holder's pid and uid",
+                moneyExactlyOnce: transfers.count == 1)
+        }
+    }
+
     // MARK: - Only money that moved counts
 
     /// Another state directory moved the week's money; the feed then shows that transfer in

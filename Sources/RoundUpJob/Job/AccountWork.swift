@@ -11,6 +11,9 @@ extension WeeklyJob {
     {
         var found = AccountFindings()
         do throws(AccountFailure) {
+            // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
+            let lock = dryRun ? nil : try await lock(account)
+            defer { withExtendedLifetime(lock) {} }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
             if native == .active, let reason = try nativeRoundUpSkip(account, week: week) {
@@ -55,6 +58,28 @@ extension WeeklyJob {
             logger.error("\(account.label): \(error.message)")
             memory.forgetGoal(of: account.uid)
             return (AccountOutcome(error), found)
+        }
+    }
+
+    /// The lock on `account` for this machine (`AccountLock`), waiting up to `lockWaitSeconds`
+    /// for another roundup process that works on it. Still held after that, the account is
+    /// skipped (75) naming the holder; once taken, the feed is read first, as always, and
+    /// shows what the other process moved.
+    func lock(_ account: Account) async throws(AccountFailure) -> AccountLock {
+        let name = AccountLock.name(baseURL: bank.baseURL, accountUid: account.uid)
+        let outcome: Result<AccountLock, AccountLock.Holder>
+        do {
+            outcome = try await AccountLock.acquire(name, wait: accountLockWait)
+        } catch {
+            throw AccountFailure(.configuration, "\(plainDescription(error)); nothing was moved")
+        }
+        switch outcome {
+        case .success(let lock): return lock
+        case .failure(let holder):
+            throw AccountFailure(
+                .temporaryFailure,
+                "skipped: \(holder) is working on this account, and still was after \(accountLockWait.inSeconds) "
+                    + "(lockWaitSeconds); nothing was moved, and the next run looks at the feed first")
         }
     }
 

@@ -57,6 +57,8 @@ extension WeeklyJob {
         var entry = entry
         let at = now().iso8601
         do throws(AccountFailure) {
+            let lock = try await lock(account)
+            defer { withExtendedLifetime(lock) {} }
             let since = entry.recordedAt ?? now()
             switch try await lookInFeed(for: entry, account: account, since: since) {
             case .arrived(let found):

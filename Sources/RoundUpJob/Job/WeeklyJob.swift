@@ -34,6 +34,8 @@ public struct WeeklyJob: Sendable {
     let progress: RunProgress?
     /// What the run has learnt of each account, for its later weeks.
     let memory = AccountMemory()
+    /// How long a real run waits for another roundup process working on the same account.
+    let accountLockWait: Duration
 
     /// The job for `settings`' rules, goals and feed searches; the bank's own settings are
     /// already in `bank`.
@@ -50,6 +52,7 @@ public struct WeeklyJob: Sendable {
         self.now = now
         self.goals = GoalResolver(bank: bank, goals: settings.goals, logger: logger)
         self.progress = progress
+        self.accountLockWait = settings.state.lockWait
     }
 
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
