@@ -89,6 +89,17 @@ public struct BankClient: Sendable {
         try await get("/api/v2/accounts/\(segment(accountUid))/balance", as: AccountBalance.self)
     }
 
+    /// `GET /api/v2/accounts/{accountUid}/confirmation-of-funds` (needs
+    /// `confirmation-of-funds:read`): whether paying `minorUnits` would overdraw the account.
+    /// An answer that does not say counts as yes: `requestedAmountAvailableToSpend` is true
+    /// inside an arranged overdraft, so it cannot stand in.
+    public func wouldOverdraw(accountUid: String, minorUnits: Int64) async throws(BankError) -> Bool {
+        try await get(
+            "/api/v2/accounts/\(segment(accountUid))/confirmation-of-funds",
+            query: "targetAmountInMinorUnits=\(minorUnits)", as: ConfirmationOfFunds.self
+        ).accountWouldBeInOverdraftIfRequestedAmountSpent ?? true
+    }
+
     /// `GET /api/v2/feed/account/{accountUid}/round-up` (needs `savings-goal:read`): whether
     /// the bank's own round-up is switched on for the account. An answer without `active`
     /// counts as on when it names a round-up goal, and cannot tell when it names none; a

@@ -261,6 +261,31 @@ public struct AccountBalance: Decodable, Sendable {
     public let clearedBalance: CurrencyAndAmount?
 }
 
+/// `GET /api/v2/accounts/{accountUid}/confirmation-of-funds`. Both fields are optional in
+/// the spec; a body with neither is not an answer (a garbled one, say) and fails to decode,
+/// so that it is asked again rather than taken to hold the week's money back for good.
+struct ConfirmationOfFunds: Decodable {
+    let requestedAmountAvailableToSpend: Bool?
+    let accountWouldBeInOverdraftIfRequestedAmountSpent: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case requestedAmountAvailableToSpend, accountWouldBeInOverdraftIfRequestedAmountSpent
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requestedAmountAvailableToSpend = try container.decodeIfPresent(
+            Bool.self, forKey: .requestedAmountAvailableToSpend)
+        accountWouldBeInOverdraftIfRequestedAmountSpent = try container.decodeIfPresent(
+            Bool.self, forKey: .accountWouldBeInOverdraftIfRequestedAmountSpent)
+        guard requestedAmountAvailableToSpend != nil || accountWouldBeInOverdraftIfRequestedAmountSpent != nil else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.accountWouldBeInOverdraftIfRequestedAmountSpent,
+                .init(codingPath: [], debugDescription: "neither of the answer's fields"))
+        }
+    }
+}
+
 /// The bank's answer to add-money.
 public struct TransferResponse: Decodable, Sendable {
     public let transferUid: String

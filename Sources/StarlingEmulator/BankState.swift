@@ -24,10 +24,13 @@ public struct EmulatedAccount: Hashable, Sendable {
     /// The bank's own round-up: nil if it was never set up (its endpoint answers that it is
     /// not active), else whether it is switched on.
     public var nativeRoundUp: Bool?
+    /// The arranged overdraft in minor units: how far below zero the balance may go,
+    /// add-money included.
+    public var arrangedOverdraft: Int64
 
     public init(
         uid: String, defaultCategory: String, currency: String, name: String, balance: Int64,
-        accountType: String = "PRIMARY", nativeRoundUp: Bool? = nil
+        accountType: String = "PRIMARY", nativeRoundUp: Bool? = nil, arrangedOverdraft: Int64 = 0
     ) {
         self.uid = uid
         self.defaultCategory = defaultCategory
@@ -36,6 +39,7 @@ public struct EmulatedAccount: Hashable, Sendable {
         self.balance = balance
         self.accountType = accountType
         self.nativeRoundUp = nativeRoundUp
+        self.arrangedOverdraft = arrangedOverdraft
     }
 }
 
@@ -168,7 +172,7 @@ public struct BankState: Sendable {
     /// Every scope the round-up job can use.
     public static let allScopes = [
         "account:read", "account-list:read", "transaction:read", "savings-goal:read", "savings-goal:create",
-        "savings-goal-transfer:create", "balance:read",
+        "savings-goal-transfer:create", "balance:read", "confirmation-of-funds:read",
     ]
 
     public init(

@@ -264,6 +264,10 @@ public actor EmulatedBank {
             return requiring(["account:read", "account-list:read"]) { accounts() }
         case .balance:
             return requiring(["balance:read"]) { balance(accountUid: rest[1]) }
+        case .confirmationOfFunds:
+            return requiring(["confirmation-of-funds:read"]) {
+                confirmationOfFunds(accountUid: rest[1], query: request.query)
+            }
         case .settledFeed:
             return requiring(["transaction:read"]) { settledFeed(accountUid: rest[2], query: request.query) }
         case .categoryFeed:
@@ -314,8 +318,26 @@ public actor EmulatedBank {
             BalanceBody(
                 clearedBalance: amount, effectiveBalance: amount,
                 pendingTransactions: EmulatedAmount(account.currency, 0),
-                acceptedOverdraft: EmulatedAmount(account.currency, 0), amount: amount, totalClearedBalance: amount,
-                totalEffectiveBalance: amount))
+                acceptedOverdraft: EmulatedAmount(account.currency, account.arrangedOverdraft), amount: amount,
+                totalClearedBalance: amount, totalEffectiveBalance: amount))
+    }
+
+    /// Whether the account can pay `targetAmountInMinorUnits`: available to spend counts
+    /// the arranged overdraft; whether it would then be overdrawn does not.
+    private func confirmationOfFunds(accountUid: String, query: [String: String]) -> EmulatorResponse {
+        guard let account = state.accounts.first(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        guard let text = query["targetAmountInMinorUnits"], let target = Int64(text), target >= 0 else {
+            return errors(400, "INVALID_TARGET_AMOUNT")
+        }
+        let (left, overflow) = account.balance.subtractingReportingOverflow(target)
+        let overdrawn = overflow || left < 0
+        return json(
+            200,
+            FundsBody(
+                requestedAmountAvailableToSpend: !overflow && left >= -account.arrangedOverdraft,
+                accountWouldBeInOverdraftIfRequestedAmountSpent: overdrawn))
     }
 
     private func settledFeed(accountUid: String, query: [String: String]) -> EmulatorResponse {
@@ -445,7 +467,9 @@ public actor EmulatedBank {
         guard goalState == "ACTIVE" else { return errors(400, "SAVINGS_GOAL_NOT_ACTIVE") }
         guard amount.minorUnits > 0 else { return errors(400, "AMOUNT_MUST_BE_POSITIVE") }
         guard amount.currency == goal.currency else { return errors(400, "CURRENCY_MISMATCH") }
-        guard state.accounts[accountIndex].balance >= amount.minorUnits else {
+        let payer = state.accounts[accountIndex]
+        let (left, overflow) = payer.balance.subtractingReportingOverflow(amount.minorUnits)
+        guard !overflow, left >= -payer.arrangedOverdraft else {
             return errors(400, "INSUFFICIENT_FUNDS")
         }
         state.accounts[accountIndex].balance -= amount.minorUnits
@@ -519,6 +543,11 @@ private struct AccountBody: Encodable {
     var currency: String
     var createdAt: String
     var name: String
+}
+
+private struct FundsBody: Encodable {
+    var requestedAmountAvailableToSpend: Bool
+    var accountWouldBeInOverdraftIfRequestedAmountSpent: Bool
 }
 
 private struct BalanceBody: Encodable {

@@ -1,6 +1,7 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
-    case identity, accounts, balance, settledFeed, categoryFeed, roundUp, savingsGoals, createGoal, addMoney, unknown
+    case identity, accounts, balance, confirmationOfFunds, settledFeed, categoryFeed, roundUp, savingsGoals, createGoal
+    case addMoney, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -13,6 +14,7 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             case ("GET", 2) where rest == ["identity", "token"]: .identity
             case ("GET", 1) where rest[0] == "accounts": .accounts
             case ("GET", 3) where rest[0] == "accounts" && rest[2] == "balance": .balance
+            case ("GET", 3) where rest[0] == "accounts" && rest[2] == "confirmation-of-funds": .confirmationOfFunds
             case ("GET", 4)
             where rest[0] == "feed" && rest[1] == "account" && rest[3] == "settled-transactions-between":
                 .settledFeed

@@ -184,6 +184,71 @@ import Testing
         }
     }
 
+    // MARK: - Never into overdraft
+
+    /// A balance of 0.40, a round-up of 1.16 and an arranged overdraft of 500.00: under
+    /// `overdraft: avoid` the transfer is held back, whichever scope the token has for
+    /// checking it, reported, and not moved by a later run; with neither scope the run
+    /// stops with 77 naming the scope; `overdraft: allow` moves it into the overdraft.
+    @Test(arguments: [
+        (["confirmation-of-funds:read", "balance:read"], "avoid", "held back"),
+        (["confirmation-of-funds:read"], "avoid", "held back"),
+        (["balance:read"], "avoid", "held back"),
+        ([], "avoid", "refused"),
+        ([], "allow", "moved"),
+    ])
+    func aTransferThatWouldOverdrawIsHeldBack(scopes: [String], overdraft: String, outcome: String) async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "overdraft-\(scopes.count)-\(overdraft)")
+        let gbp = bank.account("GBP", name: "Personal", balance: 40, overdraft: 500_00)
+        bank.goal(gbp, name: "Round-ups", uid: Self.roundUps)
+        bank.spend(gbp, 2_50, settled: Self.settled)
+        bank.spend(gbp, 3_34, settled: Self.settled)
+        bank.state.scopes =
+            BankState.allScopes.filter { $0 != "confirmation-of-funds:read" && $0 != "balance:read" } + scopes
+        let config = try writeConfig("overdraft: \(overdraft)\n", in: home)
+        let environment = binaryEnvironment(home, token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = try await Self.run(server, home, ["--config", config, "--json"])
+            let check = try await roundup(
+                ["check", "--config", config, "--api-base-url", server.baseURL], environment: environment)
+            let transfers = await server.bank.transfers
+            switch outcome {
+            case "held back":
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(transfers.isEmpty)
+                let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                let account = try #require((report?["accounts"] as? [[String: Any]])?.first)
+                #expect(account["heldBack"] as? String == "1.16" && account["total"] as? String == "0.00")
+                #expect((account["detail"] as? String ?? "").contains("held back 1.16 GBP: "), "\(account)")
+                #expect((account["detail"] as? String ?? "").contains("(overdraft: avoid)"))
+                let history = try await roundup(["history"], environment: environment)
+                #expect(history.stdout.contains("held back"), "\(history.stdout)")
+                // Money that comes in later does not bring the week back.
+                await server.bank.update { $0.accounts[0].balance = 100_00 }
+                let again = try await Self.run(server, home, ["--config", config])
+                #expect(
+                    again.status == 0 && again.stdout.contains("an earlier run found nothing to move"),
+                    "\(again.stdout)")
+                #expect(await server.bank.transfers.isEmpty)
+            case "refused":
+                #expect(result.status == 77, "\(result.stderr)")
+                #expect(
+                    result.stderr.contains("neither confirmation-of-funds:read nor balance:read"), "\(result.stderr)")
+                #expect(check.status == 77 && check.stdout.contains("confirmation-of-funds:read"), "\(check.stdout)")
+                #expect(transfers.isEmpty)
+            default:
+                #expect(result.status == 0 && transfers.map(\.amount.minorUnits) == [116], "\(result.stderr)")
+                #expect(await server.bank.state.accounts[0].balance == -76)
+            }
+            robustnessLine(
+                "0.40 in the account, a round-up of 1.16, an arranged overdraft, overdraft: \(overdraft), scopes "
+                    + (scopes.isEmpty ? "neither" : scopes.joined(separator: " and ")),
+                outcome == "refused" ? "exit \(result.status), naming the scope" : "\(outcome) (exit \(result.status))",
+                moneyExactlyOnce: outcome == "moved" ? transfers.count == 1 : transfers.isEmpty)
+        }
+    }
+
     // MARK: - Only money that moved counts
 
     /// Another state directory moved the week's money; the feed then shows that transfer in

@@ -19,7 +19,8 @@ import Testing
         try (token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
         let config = home.path + "/config.yaml"
-        try "tokenFile: \(tokenFile)\nretryFirstDelayMilliseconds: 1\n".write(
+        // overdraft: allow, so that the poor account's transfer reaches the bank and is refused.
+        try "tokenFile: \(tokenFile)\nretryFirstDelayMilliseconds: 1\noverdraft: allow\n".write(
             toFile: config, atomically: true, encoding: .utf8)
 
         try await withEmulator(bank.state) { server in

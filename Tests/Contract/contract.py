@@ -36,6 +36,7 @@ JOB_OPERATIONS = {
     "getTokenIdentity",
     "getAccounts",
     "getAccountBalance",
+    "getConfirmationOfFunds",
     "queryFeedItemsWithTransactionTimesBetween",
     "queryFeedItemsByCategoryWithTransactionTimesBetween",
     "fetchRoundUpGoal",
@@ -95,6 +96,21 @@ def _as_json_schema(node):
     if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
         out["additionalProperties"] = False
     return out
+
+
+_INTEGER = re.compile(r"^-?(0|[1-9][0-9]*)$")
+
+
+def _typed(text, schema):
+    """A path, query or header value (always text on the wire) as the value its schema's
+    type reads it as: `12` for an integer, `true` for a boolean. Text that is not
+    written as that type stays text, so the schema refuses it."""
+    kind = schema.get("type")
+    if kind == "integer" and _INTEGER.match(text):
+        return int(text)
+    if kind == "boolean" and text in ("true", "false"):
+        return text == "true"
+    return text
 
 
 def _pointer(*parts):
@@ -193,7 +209,7 @@ def check_request(spec, exchange):
             continue
         if "schema" in parameter and id(parameter) in index:
             pointer = _pointer("paths", template, method, "parameters", index[id(parameter)], "schema")
-            for error in spec.errors(pointer, source[lookup]):
+            for error in spec.errors(pointer, _typed(source[lookup], parameter["schema"])):
                 problems.append(f"{where} parameter {key}: {error}")
     known = {parameter["name"] for parameter in parameters if parameter["in"] == "query"}
     for key in query:

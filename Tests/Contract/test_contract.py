@@ -214,6 +214,19 @@ class ContractTests(unittest.TestCase):
         malformed = changed(settled_feed(), lambda item: item["query"][0].__setitem__(1, "2026-11-16 00:00:00"))
         self.assertFails(malformed, "date-time")
 
+    def test_an_integer_query_parameter_is_read_as_its_schema_types_it(self):
+        funds = exchange(
+            "GET",
+            f"/api/v2/accounts/{ACCOUNT}/confirmation-of-funds",
+            query=[("targetAmountInMinorUnits", "116")],
+            answer={"requestedAmountAvailableToSpend": True, "accountWouldBeInOverdraftIfRequestedAmountSpent": True},
+        )
+        self.assertEqual(self.problems(funds), [])
+        for text, words in (("1.5", "is not of type 'integer'"), ("0x10", "is not of type 'integer'"),
+                            ("-1", "less than the minimum"), ("", "is not of type 'integer'")):
+            item = changed(funds, lambda item: item["query"][0].__setitem__(1, text))
+            self.assertFails(item, words)
+
     def test_a_path_parameter_that_is_not_a_uid_fails(self):
         item = changed(goals(), lambda item: item.update(path="/api/v2/account/acc-1/savings-goals"))
         self.assertFails(item, "accountUid")

@@ -114,6 +114,69 @@ struct AccountDecisionTests {
             #expect(outcome.note?.contains("is not above the minimum") == true)
         }
     }
+
+    // MARK: - Never into overdraft
+
+    /// With only the balance to go by, all of the round-up moves when the balance covers
+    /// it, and none when it does not: a part would still leave the saver short.
+    @Test func withTheBalanceOnlyATransferThatWouldOverdrawIsHeldBack() {
+        var facts = AccountFacts(total: Self.money(116), overdraft: .balance)
+        #expect(AccountDecision.decide(facts) == .readBalance)
+        facts.balance = Self.money(116)
+        #expect(AccountDecision.decide(facts) == .transfer(amount: Self.money(116), nil))
+        facts.balance = Self.money(40)
+        guard case .nothingToMove(let outcome?) = AccountDecision.decide(facts) else {
+            Issue.record("expected the round-up held back")
+            return
+        }
+        #expect(outcome.heldBack == Self.money(116) && outcome.move == Self.money(0))
+        #expect(outcome.balance == Self.money(40) && outcome.minimum == nil)
+        #expect(outcome.note == "held back 1.16 GBP: the balance of 0.40 GBP would go below zero (overdraft: avoid)")
+        facts.balance = Self.money(-500)
+        #expect(AccountDecision.decide(facts) == .nothingToMove(outcome.with(balance: Self.money(-500))))
+    }
+
+    /// The bank is asked about the amount that would move, after the minimum balance; a
+    /// missing or yes answer holds it all back, and an answer about another amount is asked again.
+    @Test func theBanksWordOnTheAmountDecides() {
+        var facts = AccountFacts(
+            total: Self.money(116), minimum: Self.minimum(100), balance: Self.money(150), overdraft: .askBank)
+        #expect(AccountDecision.decide(facts) == .confirmFunds(Self.money(50)))
+        facts.fundsAsked = Self.money(116)
+        facts.wouldOverdraw = false
+        #expect(AccountDecision.decide(facts) == .confirmFunds(Self.money(50)), "asked about another amount")
+        facts.fundsAsked = Self.money(50)
+        guard case .transfer(let amount, let minimum?) = AccountDecision.decide(facts) else {
+            Issue.record("expected a transfer")
+            return
+        }
+        #expect(amount == Self.money(50) && minimum.heldBack == Self.money(66))
+        facts.wouldOverdraw = true
+        guard case .nothingToMove(let outcome?) = AccountDecision.decide(facts) else {
+            Issue.record("expected the round-up held back")
+            return
+        }
+        #expect(outcome.heldBack == Self.money(116) && outcome.minimum == Self.money(100))
+        #expect(
+            outcome.note
+                == "held back 1.16 GBP: the bank says moving 0.50 GBP would overdraw the account (overdraft: avoid)")
+    }
+
+    /// overdraft: allow asks nothing.
+    @Test func allowAsksNothing() {
+        #expect(
+            AccountDecision.decide(AccountFacts(total: Self.money(116), overdraft: .none))
+                == .transfer(amount: Self.money(116), nil))
+    }
+}
+
+extension BalanceOutcome {
+    fileprivate func with(balance: Money) -> BalanceOutcome {
+        var copy = self
+        copy.balance = balance
+        copy.note = note?.replacingOccurrences(of: "0.40 GBP", with: "\(balance)")
+        return copy
+    }
 }
 
 /// Which weeks a catch-up run covers, from the ledger's entries alone.

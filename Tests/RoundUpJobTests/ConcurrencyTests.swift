@@ -24,8 +24,8 @@ import Testing
             // that libcurl never sends it twice on its own.
             #expect(statistics.connections >= 1 && statistics.connections <= concurrency + statistics.transfers)
             #expect(
-                statistics.requests == 2 + 12 * 5,
-                "identity, accounts, then the bank's own round-up, feed, goals, a look for the transfer, and the transfer per account"
+                statistics.requests == 2 + 12 * 6,
+                "identity, accounts, then the bank's own round-up, feed, whether the transfer would overdraw, goals, a look for the transfer, and the transfer per account"
             )
             // The generator's own total for each account, moved once each.
             let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()

@@ -68,10 +68,11 @@ import Testing
             #expect(result.status == .ok)
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
             // Token, accounts, then each account's own round-up, feed and goals; the account that
-            // has its goal also looks in its category feed for a transfer made elsewhere.
+            // has its goal also looks in its category feed for a transfer made elsewhere, and
+            // each asks whether its transfer would overdraw it.
             let requests = await server.bank.requests
             #expect(
-                requests.count == 9, "\(requests.map { "\($0.path) \($0.status) \($0.fault.map { "\($0)" } ?? "")" })")
+                requests.count == 11, "\(requests.map { "\($0.path) \($0.status) \($0.fault.map { "\($0)" } ?? "")" })")
             #expect(await server.bank.requests.filter { $0.endpoint == .categoryFeed }.count == 1)
             #expect(result.report?.accounts.map(\.status) == [.dryRun, .dryRun])
             #expect(result.output.contains("a real run would create the goal \"Round-ups\" and move 2.98 GBP"))
@@ -369,14 +370,16 @@ import Testing
         bank.goal(account, name: "Round-ups", uid: "90000000-0000-4000-8000-0000000000bb")
         bank.spend(account, 101, settled: londonWeek(weekEnd).start)
         let harness = try JobHarness(token: bank.state.token)
+        // overdraft: allow, so that the transfer reaches the bank, which refuses it.
+        let config = JobHarness.quickRetries + "overdraft: allow\n"
         try await withEmulator(bank.state) { server in
-            let refused = await harness.run(server, endDate: weekEnd)
+            let refused = await harness.run(server, endDate: weekEnd, config: config)
             #expect(refused.status == .temporaryFailure)
             #expect(refused.diagnostics.joined().contains("INSUFFICIENT_FUNDS"))
             let entries = try harness.ledger().entries()
             #expect(entries.map(\.status) == [.pending])
             await server.bank.update { $0.accounts[0].balance = 5_00 }
-            let retried = await harness.run(server, endDate: weekEnd)
+            let retried = await harness.run(server, endDate: weekEnd, config: config)
             #expect(retried.status == .ok)
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [99])
         }

@@ -253,14 +253,16 @@ import Testing
         let short = bank.account("GBP", name: "Joint", balance: 50, type: "ADDITIONAL")
         bank.goal(short, name: "Round-ups", uid: "90d00000-0000-4000-8000-0000000000b1")
         bank.spend(short, 3_25, settled: Self.inWeek(hours: 4))
+        // overdraft: allow, so that the short account's transfer reaches the bank and is refused.
+        let config = JobHarness.quickRetries + "overdraft: allow\n"
         try await withEmulator(bank.state, now: run.clock.read) { server in
             await server.bank.injectFaults([
                 FaultRule(
                     endpoints: [.savingsGoals], when: .always, faults: [.rewrittenBody(#""CREATING""#, #""ACTIVE""#)])
             ])
-            try run.step("1-run", await run.job(server, endDate: Self.weekEnd))
+            try run.step("1-run", await run.job(server, endDate: Self.weekEnd, config: config))
             run.clock.set(Self.at("2026-11-21T11:00:00Z"))
-            try run.step("2-rerun", await run.job(server, endDate: Self.weekEnd))
+            try run.step("2-rerun", await run.job(server, endDate: Self.weekEnd, config: config))
             run.clock.set(Self.at("2026-11-21T12:00:00Z"))
             try run.step(
                 "3-abandon",
@@ -269,7 +271,7 @@ import Testing
                     clock: run.clock.read))
             await server.bank.update { state in state.accounts[1].balance = 10_00 }
             run.clock.set(Self.at("2026-11-21T13:00:00Z"))
-            try run.step("4-rerun", await run.job(server, endDate: Self.weekEnd))
+            try run.step("4-rerun", await run.job(server, endDate: Self.weekEnd, config: config))
         }
     }
 

@@ -59,6 +59,26 @@ func fixture(_ name: String) throws -> Data {
         #expect(answer?.state.rawValue == state)
     }
 
+    /// Whether a transfer would overdraw the account: only the bank's yes-or-no on exactly
+    /// that counts, a missing one is a yes; a body with neither field is no answer.
+    @Test(
+        arguments: [
+            (
+                #"{"requestedAmountAvailableToSpend":true,"accountWouldBeInOverdraftIfRequestedAmountSpent":false}"#,
+                false
+            ),
+            (#"{"requestedAmountAvailableToSpend":true,"accountWouldBeInOverdraftIfRequestedAmountSpent":true}"#, true),
+            (#"{"requestedAmountAvailableToSpend":true}"#, true),
+            (#"{"accountWouldBeInOverdraftIfRequestedAmountSpent":false}"#, false),
+            (#"{}"#, nil),
+            (#"{"accounts":"none"}"#, nil),
+            (#"{"accountWouldBeInOverdraftIfRequestedAmountSpent":"no"}"#, nil),
+        ] as [(String, Bool?)])
+    func confirmationOfFundsDecodes(body: String, wouldOverdraw: Bool?) {
+        let answer = try? JSONDecoder().decode(ConfirmationOfFunds.self, from: Data(body.utf8))
+        #expect(answer.map { $0.accountWouldBeInOverdraftIfRequestedAmountSpent ?? true } == wouldOverdraw)
+    }
+
     /// Uids come in in one spelling, lower case, whatever case the bank writes them in.
     @Test func uidsAreReadInLowerCase() throws {
         let accounts = try JSONDecoder().decode(

@@ -77,11 +77,12 @@ public struct TestBank: Sendable {
     }
 
     /// Adds an account in `currency`; returns its uid. `nativeRoundUp` is the bank's own
-    /// round-up: nil never set up, else whether it is on.
+    /// round-up: nil never set up, else whether it is on. `overdraft` is the arranged
+    /// overdraft, in minor units.
     @discardableResult
     public mutating func account(
         _ currency: String, name: String? = nil, balance: Int64 = 1_000_000_00, type: String = "PRIMARY",
-        nativeRoundUp: Bool? = nil
+        nativeRoundUp: Bool? = nil, overdraft: Int64 = 0
     ) -> String {
         let index = state.accounts.count + 1
         let uid = String(format: "acc00000-0000-4000-8000-%012d", index)
@@ -89,7 +90,7 @@ public struct TestBank: Sendable {
             EmulatedAccount(
                 uid: uid, defaultCategory: category(of: uid), currency: currency,
                 name: name ?? "\(currency) account", balance: balance, accountType: type,
-                nativeRoundUp: nativeRoundUp))
+                nativeRoundUp: nativeRoundUp, arrangedOverdraft: overdraft))
         return uid
     }
 

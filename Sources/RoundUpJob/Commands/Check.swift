@@ -64,7 +64,11 @@ public enum Check {
         do throws(BankError) {
             let identity = try await bank.tokenIdentity()
             let scopes = Set(identity.scopes)
-            let missing = WeeklyJob.neededScopes(rules: settings.rules, dryRun: false).filter { !scopes.contains($0) }
+            var missing = WeeklyJob.neededScopes(rules: settings.rules, dryRun: false).filter { !scopes.contains($0) }
+            if let overdraft = WeeklyJob.missingOverdraftScope(rules: settings.rules, scopes: scopes) {
+                missing.append(
+                    "\(overdraft) (or \(WeeklyJob.balanceScope)) for overdraft: avoid, or set overdraft: allow")
+            }
             if missing.isEmpty {
                 list.ok(
                     "scopes: everything a run needs" + (identity.expiresAt.map { "; the token expires at \($0)" } ?? "")

@@ -36,6 +36,7 @@ struct ConfigFile: Decodable {
     var spending: String?
     var accountTypes: [String]?
     var nativeRoundUp: String?
+    var overdraft: String?
     var maxRequestsPerSecond: Int?
     var maxRequestsPerDay: Int?
     var notify: Notify?

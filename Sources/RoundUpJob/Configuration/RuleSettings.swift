@@ -13,8 +13,20 @@ public struct RuleSettings: Sendable {
     public var nativeRoundUp: NativeRoundUp
     /// The types of account worked on (`PRIMARY`, `ADDITIONAL`…); others are skipped.
     public var accountTypes: [String]
+    /// Whether a transfer may take the account into its overdraft.
+    public var overdraft: Overdraft
 
     public static let defaultAccountTypes = ["PRIMARY", "ADDITIONAL"]
+}
+
+/// Whether the week's transfer may take the account into its overdraft, where the saver
+/// would pay fees to save pennies.
+public enum Overdraft: String, CaseIterable, Sendable {
+    /// Move only what leaves the account out of overdraft: the bank is asked first
+    /// (confirmation of funds), or with only `balance:read` the balance is read.
+    case avoid
+    /// Move without asking.
+    case allow
 }
 
 /// What to do with an account where the bank's own round-up is switched on: running both
@@ -52,7 +64,8 @@ extension RuleSettings {
                 MinimumBalance(minimum: $0, whenBelow: whenBelow)
             },
             nativeRoundUp: try file.choice(file.nativeRoundUp, "nativeRoundUp", default: .skip),
-            accountTypes: try accountTypes(file))
+            accountTypes: try accountTypes(file),
+            overdraft: try file.choice(file.overdraft, "overdraft", default: .avoid))
     }
 
     /// The account types to work on (`PRIMARY` and `ADDITIONAL` unless the file says), each

@@ -13,25 +13,44 @@ public struct AccountFacts: Sendable, Equatable {
     public var minimum: MinimumBalance?
     /// The account's effective balance, once read; it is read only when the decision asks.
     public var balance: Money?
+    /// How the transfer is kept out of the account's overdraft.
+    public var overdraft: OverdraftGuard
+    /// Whether moving `fundsAsked` would overdraw the account, as the bank answered.
+    public var wouldOverdraw: Bool?
+    /// The amount the bank was asked about.
+    public var fundsAsked: Money?
     public var dryRun: Bool
 
     public init(
         total: Money, recorded: LedgerEntry? = nil, overlapping: [LedgerEntry] = [], minimum: MinimumBalance? = nil,
-        balance: Money? = nil, dryRun: Bool = false
+        balance: Money? = nil, overdraft: OverdraftGuard = .none, dryRun: Bool = false
     ) {
         self.total = total
         self.recorded = recorded
         self.overlapping = overlapping
         self.minimum = minimum
         self.balance = balance
+        self.overdraft = overdraft
         self.dryRun = dryRun
     }
 }
 
-/// What a minimum balance did to the week's round-up.
-public struct MinimumBalanceOutcome: Sendable, Equatable {
-    public var balance: Money
-    public var minimum: Money
+/// How a week's transfer is kept out of the account's overdraft (`overdraft: avoid`).
+public enum OverdraftGuard: Sendable, Equatable {
+    /// Not at all (`overdraft: allow`).
+    case none
+    /// The bank is asked whether the amount would overdraw the account (confirmation of funds).
+    case askBank
+    /// The balance is read: what moves must leave it at zero or above.
+    case balance
+}
+
+/// What the balance did to the week's round-up: a minimum balance, or keeping out of overdraft.
+public struct BalanceOutcome: Sendable, Equatable {
+    /// The effective balance, when it was read.
+    public var balance: Money?
+    /// The minimum balance, when one is configured.
+    public var minimum: Money?
     /// What may move: all of the round-up, part of it, or nothing.
     public var move: Money
     public var heldBack: Money
@@ -44,6 +63,8 @@ public struct MinimumBalanceOutcome: Sendable, Equatable {
 public enum AccountDecision: Sendable, Equatable {
     /// The balance must be read before the week can be decided.
     case readBalance
+    /// The bank must be asked whether moving this amount would overdraw the account.
+    case confirmFunds(Money)
     /// Another week in the ledger shares days with this one: refuse, or those days'
     /// spending would be rounded up twice.
     case overlaps(LedgerEntry)
@@ -59,10 +80,10 @@ public enum AccountDecision: Sendable, Equatable {
     /// feed, and send it again with the same transfer uid and amount only if it is not
     /// there (a dry run only says what it would do).
     case finishUnconfirmed(LedgerEntry)
-    /// Nothing moves this week: no round-up, or the minimum balance held all of it back.
-    case nothingToMove(MinimumBalanceOutcome?)
+    /// Nothing moves this week: no round-up, or the balance held all of it back.
+    case nothingToMove(BalanceOutcome?)
     /// Move `amount` into the account's goal.
-    case transfer(amount: Money, MinimumBalanceOutcome?)
+    case transfer(amount: Money, BalanceOutcome?)
 
     /// Decides the week from `facts`.
     public static func decide(_ facts: AccountFacts) -> AccountDecision {
@@ -77,19 +98,48 @@ public enum AccountDecision: Sendable, Equatable {
         }
         if let other = facts.overlapping.first { return .overlaps(other) }
         guard facts.total.minorUnits > 0 else { return .nothingToMove(nil) }
-        guard let minimum = facts.minimum else { return .transfer(amount: facts.total, nil) }
-        guard let balance = facts.balance else { return .readBalance }
-        let outcome = minimum.outcome(total: facts.total, balance: balance)
-        return outcome.move.minorUnits > 0 ? .transfer(amount: outcome.move, outcome) : .nothingToMove(outcome)
+        var outcome: BalanceOutcome?
+        if let minimum = facts.minimum {
+            guard let balance = facts.balance else { return .readBalance }
+            outcome = minimum.outcome(total: facts.total, balance: balance)
+        }
+        let move = outcome?.move ?? facts.total
+        guard move.minorUnits > 0 else { return .nothingToMove(outcome) }
+        switch facts.overdraft {
+        case .none:
+            break
+        case .balance:
+            guard let balance = facts.balance else { return .readBalance }
+            let (left, overflow) = balance.minorUnits.subtractingReportingOverflow(move.minorUnits)
+            if overflow || left < 0 {
+                return .nothingToMove(overdrawn(facts, outcome, "the balance of \(balance) would go below zero"))
+            }
+        case .askBank:
+            guard let wouldOverdraw = facts.wouldOverdraw, facts.fundsAsked == move else { return .confirmFunds(move) }
+            if wouldOverdraw {
+                return .nothingToMove(
+                    overdrawn(facts, outcome, "the bank says moving \(move) would overdraw the account"))
+            }
+        }
+        return .transfer(amount: move, outcome)
+    }
+
+    /// All of the week's round-up held back, because moving what the minimum balance left
+    /// would take the account into its overdraft (`why`, in words).
+    private static func overdrawn(_ facts: AccountFacts, _ outcome: BalanceOutcome?, _ why: String) -> BalanceOutcome {
+        BalanceOutcome(
+            balance: facts.balance, minimum: outcome?.minimum,
+            move: Money(minorUnits: 0, currency: facts.total.currency),
+            heldBack: facts.total, note: "held back \(facts.total): \(why) (overdraft: avoid)")
     }
 }
 
 extension MinimumBalance {
     /// What this minimum does to `total` when the account holds `balance`, with the reason
     /// in words when it holds anything back.
-    func outcome(total: Money, balance: Money) -> MinimumBalanceOutcome {
+    func outcome(total: Money, balance: Money) -> BalanceOutcome {
         let (move, heldBack) = apply(total: total, balance: balance)
-        var outcome = MinimumBalanceOutcome(balance: balance, minimum: minimum, move: move, heldBack: heldBack)
+        var outcome = BalanceOutcome(balance: balance, minimum: minimum, move: move, heldBack: heldBack)
         guard heldBack.minorUnits > 0 else { return outcome }
         outcome.note =
             if move.minorUnits > 0 {

@@ -68,8 +68,8 @@ struct AccountFindings: Sendable {
     var nativeRoundUp: NativeRoundUpState?
     /// The week's counted payments and their round-up.
     var plan: RoundUpPlan?
-    /// What a minimum balance did to the round-up, when one is configured and was applied.
-    var minimumBalance: MinimumBalanceOutcome?
+    /// What the balance did to the round-up: a minimum balance, or keeping out of overdraft.
+    var balance: BalanceOutcome?
     /// The transfer the week is about: the amount, goal and transfer uid, once chosen or
     /// read from the ledger.
     var movement: Movement?

@@ -21,15 +21,22 @@ extension WeeklyJob {
             }
             let plan = try await plan(for: account, week: week)
             found.plan = plan
-            var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun)
+            var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun, scopes: scopes)
             var decision = AccountDecision.decide(facts)
-            if decision == .readBalance {
-                facts.balance = try await balance(of: account, in: plan.currency)
+            // decide asks for the balance, then the bank's word on the amount, each at most once.
+            for _ in 1...2 {
+                if decision == .readBalance, facts.balance == nil {
+                    facts.balance = try await balance(of: account, in: plan.currency)
+                } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
+                    facts.wouldOverdraw = try await wouldOverdraw(account, amount)
+                    facts.fundsAsked = amount
+                } else {
+                    break
+                }
                 decision = AccountDecision.decide(facts)
             }
             switch decision {
-            case .readBalance:
-                // decide asks for the balance only while it is unread.
+            case .readBalance, .confirmFunds:
                 throw AccountFailure(
                     .temporaryFailure, "the balance could not be taken into account; nothing was moved")
             case .overlaps(let other):
@@ -43,12 +50,12 @@ extension WeeklyJob {
                 found.movement = Movement(recorded: entry, currency: plan.currency)
                 return (try await resume(entry, plan: plan, account: account, week: week, dryRun: dryRun), found)
             case .nothingToMove(let minimum):
-                found.minimumBalance = minimum
+                found.balance = minimum
                 try recordNothing(account: account, week: week, plan: plan, note: minimum?.note, dryRun: dryRun)
                 let why = minimum?.note ?? "no round-up this week: nothing to move"
                 return (dryRun ? .wouldDo(why) : .nothingToMove(why), found)
             case .transfer(let amount, let minimum):
-                found.minimumBalance = minimum
+                found.balance = minimum
                 let intent = try await intent(
                     amount, note: minimum?.note, account: account, week: week, dryRun: dryRun, scopes: scopes)
                 found.movement = intent.movement
@@ -149,15 +156,26 @@ extension WeeklyJob {
         return plan
     }
 
-    /// What the ledger says of the week, with the plan's total and the configured minimum.
-    private func facts(for account: Account, week: Week, plan: RoundUpPlan, dryRun: Bool) throws(AccountFailure)
-        -> AccountFacts
+    /// What the ledger says of the week, with the plan's total, the configured minimum and
+    /// how the transfer is kept out of overdraft (the bank asked when the token may, else
+    /// the balance read).
+    private func facts(for account: Account, week: Week, plan: RoundUpPlan, dryRun: Bool, scopes: Set<String>)
+        throws(AccountFailure) -> AccountFacts
     {
-        try AccountFailure.ledgerRead {
+        let overdraft: OverdraftGuard =
+            rules.overdraft == .allow ? .none : scopes.contains(WeeklyJob.fundsScope) ? .askBank : .balance
+        return try AccountFailure.ledgerRead {
             AccountFacts(
                 total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
                 overlapping: try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate),
-                minimum: rules.minimumBalances[plan.currency.code], dryRun: dryRun)
+                minimum: rules.minimumBalances[plan.currency.code], overdraft: overdraft, dryRun: dryRun)
+        }
+    }
+
+    /// Whether moving `amount` would overdraw `account`, as the bank says.
+    private func wouldOverdraw(_ account: Account, _ amount: Money) async throws(AccountFailure) -> Bool {
+        try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.wouldOverdraw(accountUid: account.uid, minorUnits: amount.minorUnits)
         }
     }
 

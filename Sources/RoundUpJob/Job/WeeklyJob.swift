@@ -15,8 +15,19 @@ public struct WeeklyJob: Sendable {
     public static let writeScopes = ["savings-goal-transfer:create"]
     /// Needed only when a goal has to be created.
     public static let createGoalScope = "savings-goal:create"
-    /// Needed only when a minimum balance is configured.
+    /// Needed when a minimum balance is configured, and under `overdraft: avoid` without `fundsScope`.
     public static let balanceScope = "balance:read"
+    /// Under `overdraft: avoid`, for asking the bank whether a transfer would overdraw the account.
+    public static let fundsScope = "confirmation-of-funds:read"
+
+    /// Under `overdraft: avoid`, the scope the token lacks to keep transfers out of
+    /// overdraft (it needs `fundsScope` or `balanceScope`), or nil.
+    public static func missingOverdraftScope(rules: RuleSettings, scopes: Set<String>) -> String? {
+        guard rules.overdraft == .avoid, !scopes.contains(fundsScope), !scopes.contains(balanceScope) else {
+            return nil
+        }
+        return fundsScope
+    }
 
     /// The scopes a run under `rules` cannot do without.
     public static func neededScopes(rules: RuleSettings, dryRun: Bool) -> [String] {
@@ -100,6 +111,13 @@ public struct WeeklyJob: Sendable {
             throw CommandFailure(
                 .permissionDenied,
                 "the access token lacks the scopes \(missing.joined(separator: ", ")); create a token that has them")
+        }
+        if let missing = WeeklyJob.missingOverdraftScope(rules: rules, scopes: scopes) {
+            throw CommandFailure(
+                .permissionDenied,
+                "overdraft: avoid needs to check each transfer against the account's overdraft, and the access token "
+                    + "has neither \(missing) nor \(WeeklyJob.balanceScope); create a token with \(missing), or set "
+                    + "overdraft: allow in the config")
         }
         if dryRun, let missing = WeeklyJob.writeScopes.first(where: { !scopes.contains($0) }) {
             logger.warning("the token lacks \(missing): a real run would fail")

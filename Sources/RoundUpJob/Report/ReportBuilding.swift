@@ -12,7 +12,7 @@ extension AccountReport {
         detail = outcome.detail
         exitCode = outcome.exitCode
         if let plan = findings.plan { show(plan) }
-        if let minimum = findings.minimumBalance { show(minimum) }
+        if let minimum = findings.balance { show(minimum) }
         if let movement = findings.movement {
             total = movement.amount.formattedAmount
             totalMinorUnits = movement.amount.minorUnits
@@ -39,10 +39,10 @@ extension AccountReport {
         totalMinorUnits = plan.total.minorUnits
     }
 
-    /// What a minimum balance did: the balance read, the minimum, what moves and what is held back.
-    private mutating func show(_ minimum: MinimumBalanceOutcome) {
-        balance = minimum.balance.formattedAmount
-        minimumBalance = minimum.minimum.formattedAmount
+    /// What the balance did: the balance read, the minimum, what moves and what is held back.
+    private mutating func show(_ minimum: BalanceOutcome) {
+        balance = minimum.balance?.formattedAmount
+        minimumBalance = minimum.minimum?.formattedAmount
         total = minimum.move.formattedAmount
         totalMinorUnits = minimum.move.minorUnits
         if minimum.heldBack.minorUnits > 0 { heldBack = minimum.heldBack.formattedAmount }
