@@ -14,12 +14,23 @@ extension WeeklyJob {
             // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
             let lock = dryRun ? nil : try await lock(account)
             defer { withExtendedLifetime(lock) {} }
+            if memory.nativeRoundUp(of: account.uid) == .active, let reason = try nativeRoundUpSkip(account, week: week)
+            {
+                found.nativeRoundUp = .active
+                return (.skipped(reason), found)
+            }
+            // The week's feed is read while the bank is asked about its own round-up: one
+            // round trip less on every account's way to its transfer. A skipped account
+            // drops the feed it read.
+            async let planned = AccountFailure.result { () async throws(AccountFailure) in
+                try await self.plan(for: account, week: week)
+            }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
             if native == .active, let reason = try nativeRoundUpSkip(account, week: week) {
                 return (.skipped(reason), found)
             }
-            let plan = try await plan(for: account, week: week)
+            let plan = try await planned.get()
             found.plan = plan
             var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun, scopes: scopes)
             var decision = AccountDecision.decide(facts)
@@ -236,6 +247,15 @@ struct AccountFailure: Error {
     /// What a week held for `reason` says, wherever it is reported.
     static func heldForAPerson(_ reason: String) -> String {
         "held for a person: \(reason); `roundup resolve` lists it and settles it"
+    }
+
+    /// `body`'s result or failure, as a value (for `async let`, which keeps no typed throw).
+    static func result<T: Sendable>(_ body: () async throws(AccountFailure) -> T) async -> Result<T, AccountFailure> {
+        do throws(AccountFailure) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// `body`'s result, with a bank error becoming the account's failure.
