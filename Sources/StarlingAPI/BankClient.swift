@@ -90,14 +90,14 @@ public struct BankClient: Sendable {
     }
 
     /// `GET /api/v2/accounts/{accountUid}/confirmation-of-funds` (needs
-    /// `confirmation-of-funds:read`): whether paying `minorUnits` would overdraw the account.
-    /// An answer that does not say counts as yes: `requestedAmountAvailableToSpend` is true
-    /// inside an arranged overdraft, so it cannot stand in.
-    public func wouldOverdraw(accountUid: String, minorUnits: Int64) async throws(BankError) -> Bool {
+    /// `confirmation-of-funds:read`): whether paying `minorUnits` would overdraw the account,
+    /// or nil when the answer does not say (its `requestedAmountAvailableToSpend` is true
+    /// inside an arranged overdraft, so it cannot stand in).
+    public func wouldOverdraw(accountUid: String, minorUnits: Int64) async throws(BankError) -> Bool? {
         try await get(
             "/api/v2/accounts/\(segment(accountUid))/confirmation-of-funds",
             query: "targetAmountInMinorUnits=\(minorUnits)", as: ConfirmationOfFunds.self
-        ).accountWouldBeInOverdraftIfRequestedAmountSpent ?? true
+        ).accountWouldBeInOverdraftIfRequestedAmountSpent
     }
 
     /// `GET /api/v2/feed/account/{accountUid}/round-up` (needs `savings-goal:read`): whether

@@ -93,7 +93,8 @@ import Testing
 
     /// An unconfirmed transfer recorded by an earlier version with the uids in capitals is
     /// the same account's week: finished with the same transfer uid, not begun again.
-    @Test func anUpperCaseUidStoredInTheLedgerIsTheSameWeek() async throws {
+    @Test(arguments: [true, false])
+    func anUpperCaseUidStoredInTheLedgerIsTheSameWeek(beforeTheRule: Bool) async throws {
         let home = try TemporaryDirectory()
         let bank = Self.bank(token: "upper-ledger")
         try await withEmulator(bank.state) { server in
@@ -103,12 +104,11 @@ import Testing
             let failed = try await Self.run(server, home)
             #expect(failed.status == 69, "\(failed.stderr)")
             #expect(await server.bank.transfers.isEmpty)
+            // Written by a version from before the rule, or by an older one (or a person) since.
             try Self.edit(
                 home,
-                """
-                UPDATE transfer SET accountUid = upper(accountUid), goalUid = upper(goalUid);
-                DELETE FROM grdb_migrations WHERE identifier LIKE 'v8:%';
-                """)
+                "UPDATE transfer SET accountUid = upper(accountUid), goalUid = upper(goalUid);"
+                    + (beforeTheRule ? "DELETE FROM grdb_migrations WHERE identifier LIKE 'v8:%';" : ""))
             await server.bank.injectFaults([])
             let finished = try await Self.run(server, home)
             #expect(finished.status == 0, "\(finished.stderr)")
@@ -116,7 +116,7 @@ import Testing
             let transfers = await server.bank.transfers
             #expect(transfers.count == 1)
             robustnessLine(
-                "an unconfirmed week stored with upper-case uids",
+                "an unconfirmed week stored with upper-case uids \(beforeTheRule ? "before" : "after") the ledger's v8",
                 "finished with its own transfer uid (exit \(finished.status))", moneyExactlyOnce: transfers.count == 1)
         }
     }
@@ -249,6 +249,64 @@ import Testing
         }
     }
 
+    /// A week left unconfirmed is sent again later, against another balance: under
+    /// `overdraft: avoid` it is checked again first, by a run and by `resolve --retry`.
+    @Test func anUnconfirmedTransferIsNotSentAgainIntoOverdraft() async throws {
+        let home = try TemporaryDirectory()
+        var bank = TestBank(token: "resend-overdraft")
+        let gbp = bank.account("GBP", name: "Personal", balance: 100_00, overdraft: 500_00)
+        bank.goal(gbp, name: "Round-ups", uid: Self.roundUps)
+        bank.spend(gbp, 1_50, settled: Self.settled)
+        bank.spend(gbp, 2_43, settled: Self.settled)
+        let environment = binaryEnvironment(home, token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])
+            ])
+            #expect(try await Self.run(server, home).status == 69)
+            await server.bank.injectFaults([])
+            await server.bank.update { $0.accounts[0].balance = 50 }
+            let again = try await Self.run(server, home)
+            #expect(again.status == 75, "\(again.stderr)")
+            #expect(
+                again.stderr.contains("not sent again: the bank says moving 1.07 GBP would overdraw"), "\(again.stderr)"
+            )
+            let retry = try await roundup(
+                ["resolve", "--account", gbp, "--end-date", Self.week, "--retry", "--api-base-url", server.baseURL],
+                environment: environment)
+            #expect(retry.status == 75 && retry.stderr.contains("not sent again"), "\(retry.stderr)")
+            let overdrawn = await server.bank.transfers.count
+            #expect(overdrawn == 0)
+            await server.bank.update { $0.accounts[0].balance = 10_00 }
+            let later = try await Self.run(server, home)
+            #expect(later.status == 0, "\(later.stderr)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [107])
+            #expect(await server.bank.state.accounts[0].balance == 10_00 - 107)
+            robustnessLine(
+                "an unconfirmed transfer sent again once the balance is 0.50 (overdraft: avoid)",
+                "not sent (run and resolve --retry exit 75); sent once the money is there",
+                moneyExactlyOnce: overdrawn == 0)
+        }
+    }
+
+    /// Two configs for one account, saving into different goals, run one after the other:
+    /// the second finds the week's amount in the other goal and holds the week.
+    @Test func aSecondConfigSavingIntoAnotherGoalHoldsTheWeek() async throws {
+        let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let bank = Self.bank(token: "two-goals")
+        try await withEmulator(bank.state) { server in
+            #expect(try await Self.run(server, first).status == 0)
+            let other = try await Self.run(server, second, ["--savings-goal", "Holiday"])
+            #expect(other.status == 78, "\(other.stderr)")
+            #expect(other.stderr.contains("into another goal (\(Self.roundUps))"), "\(other.stderr)")
+            let transfers = await server.bank.transfers
+            #expect(transfers.map(\.goalUid) == [Self.roundUps])
+            robustnessLine(
+                "a second config saving the same account into another goal",
+                "held the week for a person (exit \(other.status))", moneyExactlyOnce: transfers.count == 1)
+        }
+    }
+
     // MARK: - Only money that moved counts
 
     /// Another state directory moved the week's money; the feed then shows that transfer in
@@ -342,6 +400,8 @@ import Testing
         ("UPDATE transfer SET weekEnd = 'someday'", "transfer.weekEnd value 'someday'"),
         ("UPDATE run SET exitCode = 99999999999", "run.exitCode value 99999999999"),
         ("INSERT INTO grdb_migrations VALUES ('v99: from a newer roundup')", "written by a newer roundup"),
+        ("UPDATE transfer SET createdAt = 'yesterday'", "transfer.createdAt value 'yesterday'"),
+        ("UPDATE transfer SET accountUid = x'41'", "transfer.accountUid value of type blob"),
     ])
     func aDamagedLedgerIsAClear78(damage: String, named: String) async throws {
         let home = try TemporaryDirectory()

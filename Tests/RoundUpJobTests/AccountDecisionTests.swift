@@ -143,7 +143,7 @@ struct AccountDecisionTests {
             total: Self.money(116), minimum: Self.minimum(100), balance: Self.money(150), overdraft: .askBank)
         #expect(AccountDecision.decide(facts) == .confirmFunds(Self.money(50)))
         facts.fundsAsked = Self.money(116)
-        facts.wouldOverdraw = false
+        facts.funds = .clear
         #expect(AccountDecision.decide(facts) == .confirmFunds(Self.money(50)), "asked about another amount")
         facts.fundsAsked = Self.money(50)
         guard case .transfer(let amount, let minimum?) = AccountDecision.decide(facts) else {
@@ -151,10 +151,21 @@ struct AccountDecisionTests {
             return
         }
         #expect(amount == Self.money(50) && minimum.heldBack == Self.money(66))
-        facts.wouldOverdraw = true
+        facts.funds = .overdraws
         guard case .nothingToMove(let outcome?) = AccountDecision.decide(facts) else {
             Issue.record("expected the round-up held back")
+
+            // An answer without the one field that decides counts as yes, and says so.
+            facts.funds = .unsaid
             return
+            guard case .nothingToMove(let unsaid?) = AccountDecision.decide(facts) else {
+                Issue.record("expected the round-up held back")
+                return
+            }
+            #expect(
+                unsaid.note?.contains(
+                    "did not say whether moving 0.50 GBP would overdraw the account, which counts as yes")
+                    == true)
         }
         #expect(outcome.heldBack == Self.money(116) && outcome.minimum == Self.money(100))
         #expect(

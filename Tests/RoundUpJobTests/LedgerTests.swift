@@ -290,4 +290,27 @@ import Testing
             ])
         try stored.close()
     }
+
+    /// A uid written in capitals after v8 (by an older roundup, or by hand) is lower-cased
+    /// when the ledger next opens; a uid that is not text is refused.
+    @Test func uidsAreBroughtToOneSpellingEachTimeTheLedgerOpens() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let week = try #require(LocalDate(iso: "2026-11-15"))
+        let ledger = try Ledger(path: path)
+        try ledger.recordDecision(
+            LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+            at: Instant(millisecondsSince1970: 0))
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { db in try db.execute(sql: "UPDATE transfer SET accountUid = 'A'") }
+        #expect(try Ledger(path: path).entry(accountUid: "a", weekEnd: week) != nil)
+        #expect(try Ledger.readOnlyCopy(of: path).entry(accountUid: "a", weekEnd: week) != nil)
+        try raw.write { db in try db.execute(sql: "UPDATE transfer SET accountUid = x'41'") }
+        try raw.close()
+        #expect {
+            _ = try Ledger(path: path)
+        } throws: { error in
+            "\(error)" == "the ledger holds an unreadable transfer.accountUid value of type blob"
+        }
+    }
 }

@@ -317,4 +317,23 @@ import Testing
             TransferCheck.decide(week, feed: [named, unnamed], ledger: [later], margin: Self.margin)
                 == .arrived(unnamed))
     }
+
+    /// A week this ledger has never seen is held when the feed shows its amount moved into
+    /// another goal since it ended: another config, saving elsewhere, may have moved it.
+    @Test func aWeekNeverSeenIsHeldForItsAmountInAnotherGoal() {
+        let elsewhere = Self.item("f1", 703, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
+        var week = Self.week(703)
+        #expect(TransferCheck.decide(week, feed: [elsewhere], ledger: [], margin: Self.margin) == .absent)
+        week.watchesOtherGoals = true
+        guard case .unclear(let reason) = TransferCheck.decide(week, feed: [elsewhere], ledger: [], margin: Self.margin)
+        else {
+            Issue.record("expected the week held")
+            return
+        }
+        #expect(reason.contains("into another goal (\(Self.otherGoal))"))
+        // Another amount, or a transfer before the week ended, is no sign of it.
+        let other = Self.item("f2", 704, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
+        let before = Self.item("f3", 703, at: "2026-11-16T05:00:00Z", goal: Self.otherGoal)
+        #expect(TransferCheck.decide(week, feed: [other, before], ledger: [], margin: Self.margin) == .absent)
+    }
 }

@@ -15,8 +15,8 @@ public struct AccountFacts: Sendable, Equatable {
     public var balance: Money?
     /// How the transfer is kept out of the account's overdraft.
     public var overdraft: OverdraftGuard
-    /// Whether moving `fundsAsked` would overdraw the account, as the bank answered.
-    public var wouldOverdraw: Bool?
+    /// What the bank answered about moving `fundsAsked`.
+    public var funds: FundsAnswer?
     /// The amount the bank was asked about.
     public var fundsAsked: Money?
     public var dryRun: Bool
@@ -32,6 +32,18 @@ public struct AccountFacts: Sendable, Equatable {
         self.balance = balance
         self.overdraft = overdraft
         self.dryRun = dryRun
+    }
+}
+
+/// The bank's word on whether moving an amount would overdraw the account.
+public enum FundsAnswer: Sendable, Equatable {
+    case clear
+    case overdraws
+    /// The answer did not say, which counts as overdrawing.
+    case unsaid
+
+    public init(wouldOverdraw: Bool?) {
+        self = wouldOverdraw.map { $0 ? .overdraws : .clear } ?? .unsaid
     }
 }
 
@@ -115,10 +127,18 @@ public enum AccountDecision: Sendable, Equatable {
                 return .nothingToMove(overdrawn(facts, outcome, "the balance of \(balance) would go below zero"))
             }
         case .askBank:
-            guard let wouldOverdraw = facts.wouldOverdraw, facts.fundsAsked == move else { return .confirmFunds(move) }
-            if wouldOverdraw {
+            guard let funds = facts.funds, facts.fundsAsked == move else { return .confirmFunds(move) }
+            switch funds {
+            case .clear: break
+            case .overdraws:
                 return .nothingToMove(
                     overdrawn(facts, outcome, "the bank says moving \(move) would overdraw the account"))
+            case .unsaid:
+                return .nothingToMove(
+                    overdrawn(
+                        facts, outcome,
+                        "the bank's answer did not say whether moving \(move) would overdraw the account, which counts as yes"
+                    ))
             }
         }
         return .transfer(amount: move, outcome)

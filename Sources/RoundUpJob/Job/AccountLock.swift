@@ -8,7 +8,9 @@ import Glibc
 /// One roundup process per account per machine: while a real run works on an account, no
 /// other roundup process does, whatever its config, state directory or user. A crontab
 /// entry and a systemd timer both installed, or a second config, would otherwise each read
-/// the feed, find no transfer, and send one.
+/// the feed at once, find no transfer, and send one. The lock puts them one after the
+/// other; the feed check then finds what the first moved (into any of the account's goals,
+/// for a week the second has never seen).
 ///
 /// The lock is a name in the abstract Unix socket namespace, bound by the holder. A lock
 /// file would not do: the systemd unit's PrivateTmp and ProtectSystem=strict give it a
@@ -39,13 +41,27 @@ final class AccountLock: Sendable {
 
     /// The lock's name for `accountUid` at the bank `baseURL`: a hash of the bank's host and
     /// port and the account, so that emulators on other ports, with the same seeded uids,
-    /// have locks of their own.
+    /// have locks of their own. The host is taken in one spelling (`bank(of:)`), so that
+    /// two ways of writing one address share a lock.
     static func name(baseURL: String, accountUid: String) -> String {
-        let url = URLComponents(string: baseURL)
-        let host = url?.host?.lowercased() ?? baseURL
-        let port = url?.port ?? (url?.scheme?.lowercased() == "http" ? 80 : 443)
-        let key = TransferUID.uuidV5(namespace: namespace, name: "\(host):\(port) \(Uid.canonical(accountUid))")
+        let key = TransferUID.uuidV5(namespace: namespace, name: "\(bank(of: baseURL)) \(Uid.canonical(accountUid))")
         return "roundup/account/\(key)"
+    }
+
+    /// `host:port` of `baseURL` in one spelling: lower case, without a trailing dot or
+    /// IPv6 brackets, the scheme's port when none is written, and every loopback address
+    /// (`localhost`, `127.0.0.1`, `::1`) as one. Names that resolve to one machine in other
+    /// ways (two DNS names for one address) are not recognised.
+    static func bank(of baseURL: String) -> String {
+        let url = URLComponents(string: baseURL.trimmingCharacters(in: .whitespaces))
+        var host = (url?.host ?? baseURL).lowercased()
+        host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        while host.hasSuffix(".") { host.removeLast() }
+        let loopback =
+            host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1"
+            || host.hasPrefix("127.")
+        let port = url?.port ?? (url?.scheme?.lowercased() == "http" ? 80 : 443)
+        return "\(loopback ? "loopback" : host):\(port)"
     }
 
     private static let namespace: [UInt8] = [

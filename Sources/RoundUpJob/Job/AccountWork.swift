@@ -39,7 +39,7 @@ extension WeeklyJob {
                 if decision == .readBalance, facts.balance == nil {
                     facts.balance = try await balance(of: account, in: plan.currency)
                 } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
-                    facts.wouldOverdraw = try await wouldOverdraw(account, amount)
+                    facts.funds = FundsAnswer(wouldOverdraw: try await wouldOverdraw(account, amount))
                     facts.fundsAsked = amount
                 } else {
                     break
@@ -59,7 +59,9 @@ extension WeeklyJob {
                 .finishUnconfirmed(let entry):
                 logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
                 found.movement = Movement(recorded: entry, currency: plan.currency)
-                return (try await resume(entry, plan: plan, account: account, week: week, dryRun: dryRun), found)
+                let outcome = try await resume(
+                    entry, plan: plan, account: account, week: week, dryRun: dryRun, scopes: scopes)
+                return (outcome, found)
             case .nothingToMove(let minimum):
                 found.balance = minimum
                 try recordNothing(account: account, week: week, plan: plan, note: minimum?.note, dryRun: dryRun)
@@ -183,15 +185,15 @@ extension WeeklyJob {
         }
     }
 
-    /// Whether moving `amount` would overdraw `account`, as the bank says.
-    private func wouldOverdraw(_ account: Account, _ amount: Money) async throws(AccountFailure) -> Bool {
+    /// Whether moving `amount` would overdraw `account`, as the bank says; nil when it does not say.
+    func wouldOverdraw(_ account: Account, _ amount: Money) async throws(AccountFailure) -> Bool? {
         try await AccountFailure.bankCall { () async throws(BankError) in
             try await bank.wouldOverdraw(accountUid: account.uid, minorUnits: amount.minorUnits)
         }
     }
 
     /// The account's effective balance now, in `currency`.
-    private func balance(of account: Account, in currency: Currency) async throws(AccountFailure) -> Money {
+    func balance(of account: Account, in currency: Currency) async throws(AccountFailure) -> Money {
         let balance = try await AccountFailure.bankCall { () async throws(BankError) in
             try await bank.balance(accountUid: account.uid).effectiveBalance
         }

@@ -22,7 +22,7 @@ extension WeeklyJob {
         let cause = error.description
         logger.warning(
             "\(entry.label): the bank may have carried out the transfer (\(cause)); looking in the feed first")
-        let since = entry.recordedAt ?? now()
+        let since = entry.recordedAt ?? weekEnd(of: entry)
         var unread: String?
         for look in 1...2 {
             // Right after the request, an empty feed proves little: look again after a wait.
@@ -70,9 +70,10 @@ extension WeeklyJob {
     }
 
     /// What the account's feed says of `entry`'s transfer, from `since` (less the clock-skew
-    /// margin) until now (plus the margin).
-    func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant) async throws(AccountFailure)
-        -> TransferCheck
+    /// margin) until now (plus the margin). The `firstTime` a week is seen, a transfer of its
+    /// amount into any other goal holds it too.
+    func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false)
+        async throws(AccountFailure) -> TransferCheck
     {
         let margin = feedSearch.clockSkewMargin
         let from = since.adding(.zero - margin)
@@ -90,7 +91,7 @@ extension WeeklyJob {
         }
         let week = TransferCheck.Week(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
-            goalUids: entry.goalUids, since: from)
+            goalUids: entry.goalUids, since: from, watchesOtherGoals: firstTime)
         let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: margin)
         logger.info("\(entry.label): \(feed.count) transfer(s) into goals in the feed since \(from): \(check.summary)")
         return check
@@ -132,6 +133,12 @@ extension LedgerEntry {
     var amountText: String {
         Money.describe(minorUnits: minorUnits, code: currency)
     }
+}
+
+extension WeeklyJob {
+    /// The end of `entry`'s week: where a feed search starts when the entry has no time
+    /// of its own, so that the search is wider, never narrower, than the intent's.
+    func weekEnd(of entry: LedgerEntry) -> Instant { Week(endingOn: entry.weekEnd, in: rules.timeZone).end }
 }
 
 extension FeedTransfer {

@@ -20,7 +20,7 @@ extension WeeklyJob {
 
     /// `--check`: the feed is read again; the week is recorded as arrived when it shows the transfer.
     func checkAgain(_ entry: LedgerEntry, account: Account) async throws(CommandFailure) -> String {
-        let since = entry.recordedAt ?? now()
+        let since = entry.recordedAt ?? weekEnd(of: entry)
         let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
         do throws(AccountFailure) {
             switch try await lookInFeed(for: entry, account: account, since: since) {
@@ -59,7 +59,7 @@ extension WeeklyJob {
         do throws(AccountFailure) {
             let lock = try await lock(account)
             defer { withExtendedLifetime(lock) {} }
-            let since = entry.recordedAt ?? now()
+            let since = entry.recordedAt ?? weekEnd(of: entry)
             switch try await lookInFeed(for: entry, account: account, since: since) {
             case .arrived(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
@@ -74,6 +74,10 @@ extension WeeklyJob {
             case .unclear, .absent:
                 break
             }
+            let scopes = Set(
+                try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes
+                })
+            try await refuseOverdraft(entry, account: account, scopes: scopes)
             if let goal {
                 let target = try await goals.named(goal, for: account)
                 entry.goalUid = target.uid

@@ -54,7 +54,7 @@ extension WeeklyJob {
         let arrived = { (found: FeedTransfer) in
             "\(intent.amount) already moved into \"\(intent.goal.name)\" (\(found.described)); nothing was sent"
         }
-        let check = try await lookInFeed(for: entry, account: account, since: week.end)
+        let check = try await lookInFeed(for: entry, account: account, since: week.end, firstTime: true)
         if dryRun {
             let preview =
                 switch check {
@@ -94,9 +94,9 @@ extension WeeklyJob {
 
     /// The week already has a ledger entry: say what it holds, or finish a transfer whose
     /// outcome was never recorded: found in the feed, or sent with the same transfer uid and amount.
-    func resume(_ entry: LedgerEntry, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool)
-        async throws(AccountFailure) -> AccountOutcome
-    {
+    func resume(
+        _ entry: LedgerEntry, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool, scopes: Set<String>
+    ) async throws(AccountFailure) -> AccountOutcome {
         let recorded = Money(minorUnits: entry.minorUnits, currency: plan.currency)
         let differs = recorded != plan.total ? " (this week's feed now gives \(plan.total))" : ""
         let goalName = entry.goalName ?? "the goal"
@@ -112,7 +112,7 @@ extension WeeklyJob {
             return .held(AccountFailure.heldForAPerson(entry.reason ?? "no reason recorded"))
         case .pending:
             let outcome = try await finishUnconfirmed(
-                entry, recorded: recorded, account: account, week: week, dryRun: dryRun)
+                entry, recorded: recorded, account: account, week: week, dryRun: dryRun, scopes: scopes)
             return switch outcome {
             case .transferred(let text): .transferred(text + differs)
             case .foundInFeed(let text): .foundInFeed(text + differs)
@@ -124,7 +124,7 @@ extension WeeklyJob {
     /// A transfer an earlier run recorded but never saw confirmed: found in the feed, sent
     /// again with the same transfer uid when the feed shows no sign of it, or held.
     private func finishUnconfirmed(
-        _ entry: LedgerEntry, recorded: Money, account: Account, week: Week, dryRun: Bool
+        _ entry: LedgerEntry, recorded: Money, account: Account, week: Week, dryRun: Bool, scopes: Set<String>
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
         let since = entry.recordedAt ?? week.end
@@ -150,9 +150,49 @@ extension WeeklyJob {
         case .unclear(let reason):
             try hold(entry, reason: reason)
         case .absent:
+            try await refuseOverdraft(entry, account: account, scopes: scopes)
             try await send(entry, account: account)
             return .transferred("completed \(begun)")
         }
+    }
+
+    /// Under `overdraft: avoid`, throws when sending `entry`'s transfer again now would take
+    /// the account into overdraft: the amount was checked when the week was decided, but a
+    /// week left unconfirmed is sent again later, against another balance. The week stays
+    /// unconfirmed (75), and the next run looks in the feed and checks again before sending.
+    func refuseOverdraft(_ entry: LedgerEntry, account: Account, scopes: Set<String>) async throws(AccountFailure) {
+        guard rules.overdraft == .avoid else { return }
+        guard let currency = Currency(code: entry.currency) else {
+            throw AccountFailure(
+                .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
+        }
+        let amount = Money(minorUnits: entry.minorUnits, currency: currency)
+        let why: String
+        if scopes.contains(WeeklyJob.fundsScope) {
+            switch FundsAnswer(wouldOverdraw: try await wouldOverdraw(account, amount)) {
+            case .clear: return
+            case .overdraws: why = "the bank says moving \(amount) would overdraw the account"
+            case .unsaid:
+                why =
+                    "the bank's answer did not say whether moving \(amount) would overdraw the account, which counts as yes"
+            }
+        } else if scopes.contains(WeeklyJob.balanceScope) {
+            let balance = try await balance(of: account, in: currency)
+            let (left, overflow) = balance.minorUnits.subtractingReportingOverflow(amount.minorUnits)
+            guard overflow || left < 0 else { return }
+            why = "the balance of \(balance) would go below zero"
+        } else {
+            throw AccountFailure(
+                .permissionDenied,
+                "overdraft: avoid needs \(WeeklyJob.fundsScope) or \(WeeklyJob.balanceScope) to check the transfer "
+                    + "before sending it again; nothing was sent")
+        }
+        let reason = "not sent again: \(why) (overdraft: avoid)"
+        try? ledger.recordFailure(accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: reason, at: now())
+        throw AccountFailure(
+            .temporaryFailure,
+            "the unconfirmed transfer of \(amount) was \(reason); it stays unconfirmed, and the next run looks in the "
+                + "feed and checks again before sending it")
     }
 
     /// Sends a recorded transfer and records its outcome. When the bank may have acted

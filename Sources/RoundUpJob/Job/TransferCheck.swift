@@ -87,12 +87,19 @@ public enum TransferCheck: Sendable, Equatable {
         /// From when a transfer would be this week's: the intent's time, or with no
         /// intent the end of the week (less the clock-skew margin, already taken off).
         public var since: Instant
+        /// Whether a transfer of this week's amount into another of the account's goals
+        /// holds the week: so for a week this ledger has never seen, which another config
+        /// or state directory, saving into another goal, may have moved.
+        public var watchesOtherGoals: Bool
 
-        public init(weekEnd: LocalDate, amount: Money, goalUids: Set<String>, since: Instant) {
+        public init(
+            weekEnd: LocalDate, amount: Money, goalUids: Set<String>, since: Instant, watchesOtherGoals: Bool = false
+        ) {
             self.weekEnd = weekEnd
             self.amount = amount
             self.goalUids = goalUids
             self.since = since
+            self.watchesOtherGoals = watchesOtherGoals
         }
     }
 
@@ -141,6 +148,18 @@ public enum TransferCheck: Sendable, Equatable {
                 "the feed shows a transfer of \(other.amountText) into the goal on "
                     + "\(other.time?.iso8601 ?? "an unknown date"), since \(week.since.iso8601), and this week's "
                     + "transfer is \(week.amount): it may be this week's, changed, or one made by hand")
+        }
+        if week.watchesOtherGoals,
+            let elsewhere = unclaimed.first(where: { transfer in
+                !week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
+                    && transfer.mayBelong(to: week.weekEnd) && transfer.amount(in: week.amount.currency) == week.amount
+                    && unconfirmed(others, couldBe: transfer, margin: margin) == nil
+            })
+        {
+            return .unclear(
+                "the feed shows a transfer of \(week.amount) into another goal (\(elsewhere.goalUid)) on "
+                    + "\(elsewhere.time?.iso8601 ?? "an unknown date"), since the week ended: another config or state "
+                    + "directory saving into that goal may have moved this week's money")
         }
         return .absent
     }

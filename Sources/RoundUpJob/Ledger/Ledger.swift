@@ -71,6 +71,8 @@ public struct Ledger: Sendable {
             throw LedgerError.newer(schema: newest, known: migrator.migrations.last ?? "none")
         }
         try migrator.migrate(database)
+        // An older roundup, or a person, may have written a uid in capitals since v8.
+        try database.write { db in try Ledger.lowerCaseUids(db) }
     }
 
     /// Orders migration names by their number: `v10: …` after `v9: …`.

@@ -124,8 +124,10 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         entry.resolution = try read.text(Columns.resolution)
         entry.earlierGoalUids = TransferRow.goalList(try read.text(Columns.earlierGoalUids))
         entry.reference = try read.text(Columns.reference)
-        entry.createdAt = try read.text(Columns.createdAt)
-        entry.updatedAt = try read.text(Columns.updatedAt)
+        // Kept as written, once they read as instants: a feed search starts from when the
+        // intent was recorded, so a time that is not one must never be taken for "now".
+        entry.createdAt = try read.required(Columns.createdAt) { Instant(iso8601: $0) == nil ? nil : $0 }
+        entry.updatedAt = try read.required(Columns.updatedAt) { Instant(iso8601: $0) == nil ? nil : $0 }
     }
 
     func encode(to container: inout PersistenceContainer) {

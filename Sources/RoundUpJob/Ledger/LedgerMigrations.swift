@@ -46,8 +46,22 @@ extension Ledger {
     /// them. Earlier versions stored them as the config or the bank spelt them. SQLite's
     /// `lower` changes ASCII letters only, as `Uid.canonical` does. Two rows of one week
     /// whose account uids differ only in case cannot both be kept: such a ledger is refused
-    /// as it is, unchanged, for a person to look at.
-    private static func lowerCaseUids(_ db: Database) throws {
+    /// as it is, unchanged, for a person to look at. Run again each time the ledger opens
+    /// (`Ledger.init`), for rows an older roundup wrote since, or a person by hand.
+    static func lowerCaseUids(_ db: Database) throws {
+        if let odd = try String.fetchOne(
+            db, sql: "SELECT typeof(accountUid) FROM transfer WHERE typeof(accountUid) != 'text' LIMIT 1")
+        {
+            throw LedgerError.corrupt("transfer.accountUid value of type \(odd)")
+        }
+        guard
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM transfer WHERE accountUid != lower(accountUid)
+                        OR goalUid != lower(goalUid) OR earlierGoalUids != lower(earlierGoalUids))
+                    """) == true
+        else { return }
         if let clash = try Row.fetchOne(
             db,
             sql: """
