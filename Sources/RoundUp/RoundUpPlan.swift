@@ -79,9 +79,15 @@ public struct RoundUpPlan: Sendable {
     /// What to move into the savings goal.
     public let total: Money
 
-    /// Plans `account`'s round-up for `week` from its settled feed.
+    /// Payments that would have counted but were counted in another week already.
+    public let countedEarlier: [CountedTransaction]
+
+    /// Plans `account`'s round-up for `week` from its settled feed. A payment in
+    /// `alreadyCounted` (the feed item uids the account's other weeks counted) is left out,
+    /// and so is a payment the feed gives twice: each payment is rounded up once.
     public init(
-        account: Account, feed: [Transaction], week: Week, rule: SelectionRule, policy: RoundUpPolicy
+        account: Account, feed: [Transaction], week: Week, rule: SelectionRule, policy: RoundUpPolicy,
+        alreadyCounted: Set<String> = []
     ) throws(PlanError) {
         guard let currency = Currency(code: account.currencyCode) else {
             throw .unknownCurrency(account.currencyCode)
@@ -89,6 +95,8 @@ public struct RoundUpPlan: Sendable {
         var counted: [CountedTransaction] = []
         counted.reserveCapacity(feed.count)
         var leftOut: [Exclusion: Int] = [:]
+        var countedEarlier: [CountedTransaction] = []
+        var seen = Set<String>(minimumCapacity: feed.count)
         var sum = Decimal(0)
         for transaction in feed {
             guard transaction.minorUnits >= 0 else {
@@ -102,15 +110,24 @@ public struct RoundUpPlan: Sendable {
                 leftOut[reason, default: 0] += 1
                 continue
             }
+            guard seen.insert(transaction.uid).inserted else {
+                leftOut[.repeated, default: 0] += 1
+                continue
+            }
             let amount = Money(minorUnits: transaction.minorUnits, currency: currency)
             let roundUp = RoundUpArithmetic.roundUp(
                 of: amount.amount, step: policy.roundTo, wholeSavesAUnit: policy.wholeAmountsSaveAUnit)
+            let payment = CountedTransaction(
+                uid: transaction.uid, settlementTime: transaction.settlementTime,
+                counterPartyName: transaction.counterPartyName, amount: amount,
+                roundUp: try RoundUpPlan.money(roundUp, currency))
+            guard !alreadyCounted.contains(transaction.uid) else {
+                leftOut[.countedEarlier, default: 0] += 1
+                countedEarlier.append(payment)
+                continue
+            }
             sum += roundUp
-            counted.append(
-                CountedTransaction(
-                    uid: transaction.uid, settlementTime: transaction.settlementTime,
-                    counterPartyName: transaction.counterPartyName, amount: amount,
-                    roundUp: try RoundUpPlan.money(roundUp, currency)))
+            counted.append(payment)
         }
         var total = sum * Decimal(policy.multiplier)
         var capApplied: Money?
@@ -123,6 +140,7 @@ public struct RoundUpPlan: Sendable {
         self.currency = currency
         self.week = week
         self.counted = counted
+        self.countedEarlier = countedEarlier
         self.leftOut = leftOut
         self.roundUpSum = try RoundUpPlan.money(sum, currency)
         self.multiplier = policy.multiplier

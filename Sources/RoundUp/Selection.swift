@@ -9,6 +9,8 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
     case notACardPayment = "not-a-card-payment"
     case excludedSource = "excluded-source"
     case excludedSpendingCategory = "excluded-spending-category"
+    case countedEarlier = "counted-earlier"
+    case repeated = "repeated"
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
         case .notACardPayment: "not a card payment (spending: cards)"
         case .excludedSource: "source left out by config"
         case .excludedSpendingCategory: "spending category left out by config"
+        case .countedEarlier: "already counted in another week"
+        case .repeated: "the same payment again in the bank's answer"
         }
     }
 }

@@ -313,4 +313,36 @@ import Testing
             "\(error)" == "the ledger holds an unreadable transfer.accountUid value of type blob"
         }
     }
+
+    /// A week's counted payments are written with its decision, and the account's other
+    /// weeks near it see them; its own week does not, nor do weeks far away.
+    @Test func countedPaymentsAreRecordedWithTheDecision() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
+        let week = try #require(LocalDate(iso: "2026-11-15"))
+        try ledger.recordDecision(
+            LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+            counting: [("p1", 65), ("p2", 0)], at: Instant(millisecondsSince1970: 0))
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week).isEmpty)
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -8)) == ["p1", "p2"])
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 9)).isEmpty)
+        #expect(try ledger.countedElsewhere(accountUid: "b", weekEnd: week.adding(days: 3)).isEmpty)
+        // A week already decided is not decided again, and its payments are not written twice.
+        #expect(throws: (any Error).self) {
+            try ledger.recordDecision(
+                LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+                counting: [("p3", 1)], at: Instant(millisecondsSince1970: 0))
+        }
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
+        // A payment counted by one week cannot be recorded by another: the whole decision fails.
+        #expect(throws: (any Error).self) {
+            try ledger.recordDecision(
+                LedgerEntry(
+                    accountUid: "a", weekEnd: week.adding(days: 7), status: .nothing, currency: "GBP", minorUnits: 0),
+                counting: [("p4", 1), ("p1", 65)], at: Instant(millisecondsSince1970: 0))
+        }
+        #expect(try ledger.entry(accountUid: "a", weekEnd: week.adding(days: 7)) == nil)
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week).isEmpty)
+    }
 }

@@ -21,7 +21,7 @@ enum ReportFixtures {
         AccountReport(
             accountUid: "account-\(created)", name: "Personal | main", currency: "GBP", accountType: "PRIMARY",
             nativeRoundUp: "active", status: created ? .transferred : .dryRun, detail: "moved 5.00 GBP",
-            transactions: [transaction, transaction],
+            transactions: [transaction, transaction], countedEarlier: [transaction],
             leftOut: Dictionary(uniqueKeysWithValues: Exclusion.allCases.map { ($0.rawValue, 1) }),
             roundUpSum: "6.07", multiplier: 2, roundTo: 5, capApplied: "5.00", minimumBalance: "100.00",
             balance: "102.50", heldBack: "2.50", total: "2.50", totalMinorUnits: 250,

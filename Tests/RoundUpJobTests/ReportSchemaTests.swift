@@ -28,9 +28,6 @@ import Testing
         let accountProperties = account["properties"] as? [String: Any] ?? [:]
         switch name {
         case "run": return root
-        case "transaction":
-            let transactions = accountProperties["transactions"] as? [String: Any] ?? [:]
-            return transactions["items"] as? [String: Any] ?? [:]
         case "goal": return accountProperties["goal"] as? [String: Any] ?? [:]
         default: return definitions[name] as? [String: Any] ?? [:]
         }

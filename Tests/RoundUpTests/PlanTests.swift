@@ -95,6 +95,27 @@ struct Fixture {
         #expect(result.leftOut == [.incoming: 1, .notSettled: 1])
     }
 
+    /// A payment the feed gives twice is rounded up once.
+    @Test func aPaymentRepeatedInTheFeedCountsOnce() throws {
+        let feed = [fixture.item(435, uid: "a"), fixture.item(520, uid: "b")]
+        let result = try plan(feed + feed + [fixture.item(435, uid: "a")])
+        #expect(result.counted.map(\.uid) == ["a", "b"])
+        #expect(result.total.description == "1.45 GBP")
+        #expect(result.leftOut == [.repeated: 3])
+    }
+
+    /// A payment another week counted is left out, and listed.
+    @Test func aPaymentCountedInAnotherWeekIsNotCountedAgain() throws {
+        let result = try RoundUpPlan(
+            account: fixture.account, feed: [fixture.item(435, uid: "a"), fixture.item(520, uid: "b")],
+            week: fixture.week, rule: SelectionRule(), policy: try RoundUpPolicy(), alreadyCounted: ["a", "z"])
+        #expect(result.counted.map(\.uid) == ["b"])
+        #expect(result.countedEarlier.map(\.uid) == ["a"])
+        #expect(result.countedEarlier.first?.roundUp.minorUnits == 65)
+        #expect(result.total.description == "0.80 GBP")
+        #expect(result.leftOut == [.countedEarlier: 1])
+    }
+
     @Test func wholeAmountsGiveNothing() throws {
         let result = try plan([fixture.item(100), fixture.item(4500), fixture.item(0)])
         #expect(result.counted.count == 3)

@@ -70,7 +70,8 @@ extension WeeklyJob {
             case .transfer(let amount, let minimum):
                 found.balance = minimum
                 let intent = try await intent(
-                    amount, note: minimum?.note, account: account, week: week, dryRun: dryRun, scopes: scopes)
+                    amount, note: minimum?.note, plan: plan, account: account, week: week, dryRun: dryRun,
+                    scopes: scopes)
                 found.movement = intent.movement
                 return (try await transfer(intent, account: account, week: week, dryRun: dryRun), found)
             }
@@ -143,6 +144,10 @@ extension WeeklyJob {
 
     /// The week's plan, from the account's settled feed.
     private func plan(for account: Account, week: Week) async throws(AccountFailure) -> RoundUpPlan {
+        // Payments other weeks counted are not counted again.
+        let counted = try AccountFailure.ledgerRead {
+            try ledger.countedElsewhere(accountUid: account.uid, weekEnd: week.endDate)
+        }
         var transactions: [Transaction]
         do throws(BankError) {
             transactions = try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
@@ -155,7 +160,8 @@ extension WeeklyJob {
         let plan: RoundUpPlan
         do {
             plan = try RoundUpPlan(
-                account: account, feed: transactions, week: week, rule: rules.selection, policy: rules.policy)
+                account: account, feed: transactions, week: week, rule: rules.selection, policy: rules.policy,
+                alreadyCounted: counted)
         } catch {
             throw AccountFailure(.dataError, "skipped: \(error.description)")
         }
@@ -216,7 +222,7 @@ extension WeeklyJob {
                 LedgerEntry(
                     accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
                     minorUnits: 0, accountName: account.name, note: note),
-                at: now())
+                counting: plan.payments, at: now())
         }
     }
 }

@@ -8,9 +8,10 @@ extension WeeklyJob {
     /// The week's transfer with its goal: the goal found (once per run), or created unless
     /// `dryRun`. A goal that did not become active holds the week (a real run records it for
     /// a person).
-    func intent(_ amount: Money, note: String?, account: Account, week: Week, dryRun: Bool, scopes: Set<String>)
-        async throws(AccountFailure) -> TransferIntent
-    {
+    func intent(
+        _ amount: Money, note: String?, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool,
+        scopes: Set<String>
+    ) async throws(AccountFailure) -> TransferIntent {
         do {
             let goal: GoalChoice
             if let known = memory.goal(of: account.uid) {
@@ -19,13 +20,17 @@ extension WeeklyJob {
                 goal = try await goals.resolve(for: account, dryRun: dryRun, scopes: scopes)
                 memory.remember(goal: goal, of: account.uid)
             }
-            return TransferIntent(amount: amount, note: note, account: account, week: week, goal: goal)
+            return TransferIntent(
+                amount: amount, note: note, account: account, week: week, goal: goal, payments: plan.payments)
         } catch {
             if error.held, let waited = error.goal, waited.uid != nil, !dryRun {
-                let held = TransferIntent(amount: amount, note: note, account: account, week: week, goal: waited)
+                let held = TransferIntent(
+                    amount: amount, note: note, account: account, week: week, goal: waited, payments: plan.payments)
                 var entry = held.entry(status: .held)
                 entry.reason = error.reason
-                try AccountFailure.ledgerWrite("record the held week") { try ledger.recordDecision(entry, at: now()) }
+                try AccountFailure.ledgerWrite("record the held week") {
+                    try ledger.recordDecision(entry, counting: held.payments, at: now())
+                }
             }
             throw error
         }
@@ -70,17 +75,21 @@ extension WeeklyJob {
             entry.status = .done
             entry.confirmation = .feed
             entry.feedItemUid = found.feedItemUid
-            try AccountFailure.ledgerWrite("record the week") { try ledger.recordDecision(entry, at: now()) }
+            try AccountFailure.ledgerWrite("record the week") {
+                try ledger.recordDecision(entry, counting: intent.payments, at: now())
+            }
             return .foundInFeed("found in the feed: \(arrived(found))")
         case .unclear(let reason):
             entry.status = .held
             entry.reason = reason
-            try AccountFailure.ledgerWrite("record the held week") { try ledger.recordDecision(entry, at: now()) }
+            try AccountFailure.ledgerWrite("record the held week") {
+                try ledger.recordDecision(entry, counting: intent.payments, at: now())
+            }
             throw AccountFailure.held(reason)
         case .absent:
             let recordedAt = now()
             try AccountFailure.ledgerWrite("record the transfer before sending it") {
-                try ledger.recordDecision(entry, at: recordedAt)
+                try ledger.recordDecision(entry, counting: intent.payments, at: recordedAt)
             }
             // A feed search after a failed send starts from here: before the request went out.
             entry.createdAt = recordedAt.iso8601
@@ -248,6 +257,8 @@ struct TransferIntent {
     let account: Account
     let week: Week
     let goal: GoalChoice
+    /// The payments the week counted, recorded with its decision.
+    let payments: [(feedItemUid: String, roundUp: Int64)]
 
     /// Derived from the account, the goal and the week; nil while the goal does not exist.
     var transferUid: String? {

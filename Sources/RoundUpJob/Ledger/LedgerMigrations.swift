@@ -39,7 +39,24 @@ extension Ledger {
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN reference TEXT")
         }
         migrator.registerMigration("v8: one spelling per uid", migrate: lowerCaseUids)
+        migrator.registerMigration("v9: counted payments", migrate: countPayments)
         return migrator
+    }
+
+    /// v9: every payment a week counted, by its feed item uid, so that no other week (an
+    /// overlapping window, another time zone, a repeat in one answer) counts it again.
+    private static func countPayments(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE counted (
+                    accountUid TEXT NOT NULL,
+                    feedItemUid TEXT NOT NULL,
+                    weekEnd TEXT NOT NULL,
+                    roundUpMinorUnits INTEGER NOT NULL CHECK (roundUpMinorUnits >= 0),
+                    PRIMARY KEY (accountUid, feedItemUid)
+                );
+                CREATE INDEX counted_by_week ON counted (accountUid, weekEnd);
+                """)
     }
 
     /// v8: account and goal uids in lower case (`Uid.canonical`), as every reader compares

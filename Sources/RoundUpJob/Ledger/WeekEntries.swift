@@ -37,9 +37,13 @@ extension Ledger {
     }
 
     /// Records what was decided for the week: a pending transfer (written before it is
-    /// sent), nothing to move, a transfer found already made, or a week held for a person.
+    /// sent), nothing to move, a transfer found already made, or a week held for a person;
+    /// and, in the same transaction, the payments it `counted` (feed item uid and round-up
+    /// in minor units), which no other week counts again, whatever becomes of this one.
     /// Fails if the (account, week) already has an entry: a week is decided once.
-    public func recordDecision(_ entry: LedgerEntry, at now: Instant) throws {
+    public func recordDecision(
+        _ entry: LedgerEntry, counting counted: [(feedItemUid: String, roundUp: Int64)] = [], at now: Instant
+    ) throws {
         // A new week has no history yet: no failure, no person's decision, no earlier goal.
         var decided = entry
         decided.lastError = nil
@@ -48,7 +52,33 @@ extension Ledger {
         decided.reason = entry.reason.map(Ledger.clip)
         decided.createdAt = now.iso8601
         decided.updatedAt = now.iso8601
-        try database.write { db in try TransferRow(decided).insert(db) }
+        try database.write { db in
+            try TransferRow(decided).insert(db)
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO counted (accountUid, feedItemUid, weekEnd, roundUpMinorUnits) VALUES (?, ?, ?, ?)")
+            for payment in counted {
+                try insert.execute(
+                    arguments: [entry.accountUid, payment.feedItemUid, entry.weekEnd.description, payment.roundUp])
+            }
+        }
+    }
+
+    /// The payments `accountUid`'s weeks other than the one ending `weekEnd` counted, of
+    /// those that could fall in it: weeks ending up to eight days either side (a week is
+    /// seven days; a change of time zone moves it by at most a day).
+    public func countedElsewhere(accountUid: String, weekEnd: LocalDate) throws -> Set<String> {
+        try database.read { db in
+            try String.fetchSet(
+                db,
+                sql: """
+                    SELECT feedItemUid FROM counted
+                    WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
+                    """,
+                arguments: [
+                    accountUid, weekEnd.description, weekEnd.adding(days: -8).description,
+                    weekEnd.adding(days: 8).description,
+                ])
+        }
     }
 
     /// Records that the week's money arrived: the bank confirmed the transfer, or the feed

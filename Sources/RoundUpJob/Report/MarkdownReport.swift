@@ -40,6 +40,7 @@ private struct MarkdownReport {
             section(account)
             try transactions(of: account)
             leftOut(of: account)
+            countedEarlier(of: account)
         }
         try flush()
     }
@@ -156,6 +157,21 @@ private struct MarkdownReport {
                 rows += " |\n"
             }
             try emit(rows)
+        }
+    }
+
+    /// The payments left out because another week counted them, a row each.
+    private mutating func countedEarlier(of account: AccountReport) {
+        guard let earlier = account.countedEarlier, !earlier.isEmpty else { return }
+        lines.append("")
+        lines.append("Already counted in another week, so not again:")
+        lines.append("")
+        lines.append("| Settled (UTC) | Counterparty | Amount | Round-up |")
+        lines.append("|---|---|---:|---:|")
+        for item in earlier {
+            var row = "| \(item.settlementTime) | "
+            Markdown.escape(item.counterParty ?? "", into: &row)
+            lines.append(row + " | \(item.amount) | \(item.roundUp) |")
         }
     }
 

@@ -23,13 +23,15 @@ extension AccountReport {
 
     /// The plan's part of the report: counted transactions, left-out counts and the arithmetic.
     private mutating func show(_ plan: RoundUpPlan) {
-        transactions = plan.counted.map { counted in
+        let row = { (counted: CountedTransaction) in
             TransactionReport(
                 feedItemUid: counted.uid,
                 settlementTime: counted.settlementTime?.iso8601 ?? "",
                 counterParty: counted.counterPartyName, amount: counted.amount.formattedAmount,
                 roundUp: counted.roundUp.formattedAmount)
         }
+        transactions = plan.counted.map(row)
+        countedEarlier = plan.countedEarlier.isEmpty ? nil : plan.countedEarlier.map(row)
         leftOut = Dictionary(uniqueKeysWithValues: plan.leftOut.map { ($0.key.rawValue, $0.value) })
         roundUpSum = plan.roundUpSum.formattedAmount
         multiplier = plan.multiplier

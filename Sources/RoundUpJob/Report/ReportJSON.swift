@@ -105,6 +105,7 @@ struct ReportJSON {
         key("accountUid", account.accountUid)
         key("balance", account.balance)
         key("capApplied", account.capApplied)
+        if let earlier = account.countedEarlier { transactions("countedEarlier", earlier) }
         key("currency", account.currency)
         key("detail", account.detail)
         key("exitCode", Int64(account.exitCode.rawValue))
@@ -133,9 +134,16 @@ struct ReportJSON {
         key("status", account.status.rawValue)
         key("total", account.total)
         key("totalMinorUnits", account.totalMinorUnits)
-        key("transactions")
+        transactions("transactions", account.transactions)
+        key("transferUid", account.transferUid)
+        close(UInt8(ascii: "}"))
+    }
+
+    /// `name`: an array of transactions, as the report shows them.
+    private mutating func transactions(_ name: String, _ list: [TransactionReport]) {
+        key(name)
         open(UInt8(ascii: "["))
-        for transaction in account.transactions {
+        for transaction in list {
             flushIfLarge()
             element()
             open(UInt8(ascii: "{"))
@@ -147,8 +155,6 @@ struct ReportJSON {
             close(UInt8(ascii: "}"))
         }
         close(UInt8(ascii: "]"))
-        key("transferUid", account.transferUid)
-        close(UInt8(ascii: "}"))
     }
 
     // MARK: - JSON

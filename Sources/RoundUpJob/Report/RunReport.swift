@@ -96,6 +96,9 @@ public struct AccountReport: Codable, Sendable {
     /// What a real run would do, what happened earlier, or why it failed.
     public var detail: String?
     public var transactions: [TransactionReport] = []
+    /// Payments that would have counted, left out because another week counted them; nil
+    /// when there are none.
+    public var countedEarlier: [TransactionReport]?
     /// Left-out feed items, counted by reason.
     public var leftOut: [String: Int] = [:]
     /// Sum of the round-ups, major units.
