@@ -57,6 +57,14 @@ public struct CountedTransaction: Hashable, Sendable {
     public let counterPartyName: String?
     public let amount: Money
     public let roundUp: Money
+
+    public init(uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, roundUp: Money) {
+        self.uid = uid
+        self.settlementTime = settlementTime
+        self.counterPartyName = counterPartyName
+        self.amount = amount
+        self.roundUp = roundUp
+    }
 }
 
 /// One account's round-up for one week: what counted, what was left out and why, and the

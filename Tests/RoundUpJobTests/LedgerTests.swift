@@ -6,6 +6,14 @@ import Testing
 @testable import RoundUpJob
 
 @Suite struct LedgerTests {
+    /// A counted payment of a round-up of `roundUp` pence.
+    static func payment(_ uid: String, _ roundUp: Int64) -> CountedTransaction {
+        let gbp = Currency(code: "GBP")!
+        return CountedTransaction(
+            uid: uid, settlementTime: nil, counterPartyName: nil, amount: Money(minorUnits: 100, currency: gbp),
+            roundUp: Money(minorUnits: roundUp, currency: gbp))
+    }
+
     @Test func aCorruptRowIsDescribedWithoutRecursing() {
         #expect(
             LedgerError.corrupt("row for week 'x'").description == "the ledger holds an unreadable row for week 'x'")
@@ -322,7 +330,7 @@ import Testing
         let week = try #require(LocalDate(iso: "2026-11-15"))
         try ledger.recordDecision(
             LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
-            counting: [("p1", 65), ("p2", 0)], at: Instant(millisecondsSince1970: 0))
+            counting: [Self.payment("p1", 65), Self.payment("p2", 0)], at: Instant(millisecondsSince1970: 0))
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week).isEmpty)
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -8)) == ["p1", "p2"])
@@ -332,17 +340,24 @@ import Testing
         #expect(throws: (any Error).self) {
             try ledger.recordDecision(
                 LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
-                counting: [("p3", 1)], at: Instant(millisecondsSince1970: 0))
+                counting: [Self.payment("p3", 1)], at: Instant(millisecondsSince1970: 0))
         }
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
-        // A payment counted by one week cannot be recorded by another: the whole decision fails.
-        #expect(throws: (any Error).self) {
-            try ledger.recordDecision(
-                LedgerEntry(
-                    accountUid: "a", weekEnd: week.adding(days: 7), status: .nothing, currency: "GBP", minorUnits: 0),
-                counting: [("p4", 1), ("p1", 65)], at: Instant(millisecondsSince1970: 0))
-        }
-        #expect(try ledger.entry(accountUid: "a", weekEnd: week.adding(days: 7)) == nil)
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week).isEmpty)
+    }
+
+    /// The payments of a week are kept one per line, readable, and come back exactly, a uid
+    /// with a tab, a newline or a backslash included.
+    @Test func countedPaymentsReadBackExactly() throws {
+        let odd = ["plain", "tab\there", "new\nline", "back\\slash\\", "\\t", "é x"]
+        let text = CountedPayments.encode(odd.enumerated().map { Self.payment($0.element, Int64($0.offset)) })
+        #expect(text.hasPrefix("plain\t0\n"))
+        #expect(CountedPayments.uids(in: text) == odd)
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
+        let week = try #require(LocalDate(iso: "2026-11-15"))
+        try ledger.recordDecision(
+            LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+            counting: odd.map { Self.payment($0, 1) }, at: Instant(millisecondsSince1970: 0))
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 1)) == Set(odd))
     }
 }

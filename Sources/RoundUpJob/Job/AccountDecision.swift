@@ -173,8 +173,3 @@ extension MinimumBalance {
         return outcome
     }
 }
-
-extension RoundUpPlan {
-    /// The payments the week counts, as its ledger decision records them.
-    var payments: [(feedItemUid: String, roundUp: Int64)] { counted.map { ($0.uid, $0.roundUp.minorUnits) } }
-}

@@ -222,7 +222,7 @@ extension WeeklyJob {
                 LedgerEntry(
                     accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
                     minorUnits: 0, accountName: account.name, note: note),
-                counting: plan.payments, at: now())
+                counting: plan.counted, at: now())
         }
     }
 }

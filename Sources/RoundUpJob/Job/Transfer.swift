@@ -21,11 +21,11 @@ extension WeeklyJob {
                 memory.remember(goal: goal, of: account.uid)
             }
             return TransferIntent(
-                amount: amount, note: note, account: account, week: week, goal: goal, payments: plan.payments)
+                amount: amount, note: note, account: account, week: week, goal: goal, payments: plan.counted)
         } catch {
             if error.held, let waited = error.goal, waited.uid != nil, !dryRun {
                 let held = TransferIntent(
-                    amount: amount, note: note, account: account, week: week, goal: waited, payments: plan.payments)
+                    amount: amount, note: note, account: account, week: week, goal: waited, payments: plan.counted)
                 var entry = held.entry(status: .held)
                 entry.reason = error.reason
                 try AccountFailure.ledgerWrite("record the held week") {
@@ -258,7 +258,7 @@ struct TransferIntent {
     let week: Week
     let goal: GoalChoice
     /// The payments the week counted, recorded with its decision.
-    let payments: [(feedItemUid: String, roundUp: Int64)]
+    let payments: [CountedTransaction]
 
     /// Derived from the account, the goal and the week; nil while the goal does not exist.
     var transferUid: String? {

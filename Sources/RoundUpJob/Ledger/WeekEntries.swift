@@ -42,7 +42,7 @@ extension Ledger {
     /// in minor units), which no other week counts again, whatever becomes of this one.
     /// Fails if the (account, week) already has an entry: a week is decided once.
     public func recordDecision(
-        _ entry: LedgerEntry, counting counted: [(feedItemUid: String, roundUp: Int64)] = [], at now: Instant
+        _ entry: LedgerEntry, counting counted: [CountedTransaction] = [], at now: Instant
     ) throws {
         // A new week has no history yet: no failure, no person's decision, no earlier goal.
         var decided = entry
@@ -52,13 +52,13 @@ extension Ledger {
         decided.reason = entry.reason.map(Ledger.clip)
         decided.createdAt = now.iso8601
         decided.updatedAt = now.iso8601
+        let payments = counted.isEmpty ? nil : CountedPayments.encode(counted)
         try database.write { db in
             try TransferRow(decided).insert(db)
-            let insert = try db.makeStatement(
-                sql: "INSERT INTO counted (accountUid, feedItemUid, weekEnd, roundUpMinorUnits) VALUES (?, ?, ?, ?)")
-            for payment in counted {
-                try insert.execute(
-                    arguments: [entry.accountUid, payment.feedItemUid, entry.weekEnd.description, payment.roundUp])
+            if let payments {
+                try db.execute(
+                    sql: "INSERT INTO counted (accountUid, weekEnd, payments) VALUES (?, ?, ?)",
+                    arguments: [entry.accountUid, entry.weekEnd.description, payments])
             }
         }
     }
@@ -67,11 +67,11 @@ extension Ledger {
     /// those that could fall in it: weeks ending up to eight days either side (a week is
     /// seven days; a change of time zone moves it by at most a day).
     public func countedElsewhere(accountUid: String, weekEnd: LocalDate) throws -> Set<String> {
-        try database.read { db in
-            try String.fetchSet(
+        let weeks = try database.read { db in
+            try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT feedItemUid FROM counted
+                    SELECT payments FROM counted
                     WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
                     """,
                 arguments: [
@@ -79,6 +79,12 @@ extension Ledger {
                     weekEnd.adding(days: 8).description,
                 ])
         }
+        var uids = Set<String>()
+        for week in weeks {
+            uids.formUnion(
+                CountedPayments.uids(in: try LedgerRow(row: week, table: "counted").requiredText(Column("payments"))))
+        }
+        return uids
     }
 
     /// Records that the week's money arrived: the bank confirmed the transfer, or the feed
