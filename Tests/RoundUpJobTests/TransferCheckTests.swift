@@ -331,6 +331,14 @@ import Testing
             return
         }
         #expect(reason.contains("into another goal (\(Self.otherGoal))"))
+        // The goal's uid is the bank's text: shown without what could drive a terminal.
+        let hostile = Self.item("f4", 703, at: "2026-11-16T06:00:01Z", goal: "\u{1b}]0;pwned\u{7}\u{1b}[2J")
+        guard case .unclear(let shown) = TransferCheck.decide(week, feed: [hostile], ledger: [], margin: Self.margin)
+        else {
+            Issue.record("expected the week held")
+            return
+        }
+        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 } && shown.contains("(]0;pwned[2J)"), "\(shown)")
         // Another amount, or a transfer before the week ended, is no sign of it.
         let other = Self.item("f2", 704, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         let before = Self.item("f3", 703, at: "2026-11-16T05:00:00Z", goal: Self.otherGoal)

@@ -57,6 +57,30 @@ public enum OverdraftGuard: Sendable, Equatable {
     case balance
 }
 
+extension OverdraftGuard {
+    /// The guard `policy` gives with the token's `scopes`: the bank asked when the token
+    /// may, else the balance read.
+    init(_ policy: Overdraft, scopes: Set<String>) {
+        self = policy == .allow ? .none : scopes.contains(WeeklyJob.fundsScope) ? .askBank : .balance
+    }
+
+    /// Why moving `amount` would take an account holding `balance` into overdraft, or nil.
+    static func overdraws(moving amount: Money, balance: Money) -> String? {
+        let (left, overflow) = balance.minorUnits.subtractingReportingOverflow(amount.minorUnits)
+        return overflow || left < 0 ? "the balance of \(balance) would go below zero" : nil
+    }
+
+    /// Why moving `amount` would take the account into overdraft, as the bank answered, or nil.
+    static func overdraws(moving amount: Money, funds: FundsAnswer) -> String? {
+        switch funds {
+        case .clear: nil
+        case .overdraws: "the bank says moving \(amount) would overdraw the account"
+        case .unsaid:
+            "the bank's answer did not say whether moving \(amount) would overdraw the account, which counts as yes"
+        }
+    }
+}
+
 /// What the balance did to the week's round-up: a minimum balance, or keeping out of overdraft.
 public struct BalanceOutcome: Sendable, Equatable {
     /// The effective balance, when it was read.
@@ -117,30 +141,18 @@ public enum AccountDecision: Sendable, Equatable {
         }
         let move = outcome?.move ?? facts.total
         guard move.minorUnits > 0 else { return .nothingToMove(outcome) }
+        let overdraws: String?
         switch facts.overdraft {
         case .none:
-            break
+            overdraws = nil
         case .balance:
             guard let balance = facts.balance else { return .readBalance }
-            let (left, overflow) = balance.minorUnits.subtractingReportingOverflow(move.minorUnits)
-            if overflow || left < 0 {
-                return .nothingToMove(overdrawn(facts, outcome, "the balance of \(balance) would go below zero"))
-            }
+            overdraws = OverdraftGuard.overdraws(moving: move, balance: balance)
         case .askBank:
             guard let funds = facts.funds, facts.fundsAsked == move else { return .confirmFunds(move) }
-            switch funds {
-            case .clear: break
-            case .overdraws:
-                return .nothingToMove(
-                    overdrawn(facts, outcome, "the bank says moving \(move) would overdraw the account"))
-            case .unsaid:
-                return .nothingToMove(
-                    overdrawn(
-                        facts, outcome,
-                        "the bank's answer did not say whether moving \(move) would overdraw the account, which counts as yes"
-                    ))
-            }
+            overdraws = OverdraftGuard.overdraws(moving: move, funds: funds)
         }
+        if let why = overdraws { return .nothingToMove(overdrawn(facts, outcome, why)) }
         return .transfer(amount: move, outcome)
     }
 

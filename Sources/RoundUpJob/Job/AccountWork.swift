@@ -181,8 +181,7 @@ extension WeeklyJob {
     private func facts(for account: Account, week: Week, plan: RoundUpPlan, dryRun: Bool, scopes: Set<String>)
         throws(AccountFailure) -> AccountFacts
     {
-        let overdraft: OverdraftGuard =
-            rules.overdraft == .allow ? .none : scopes.contains(WeeklyJob.fundsScope) ? .askBank : .balance
+        let overdraft = OverdraftGuard(rules.overdraft, scopes: scopes)
         return try AccountFailure.ledgerRead {
             AccountFacts(
                 total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),

@@ -170,32 +170,23 @@ extension WeeklyJob {
     /// week left unconfirmed is sent again later, against another balance. The week stays
     /// unconfirmed (75), and the next run looks in the feed and checks again before sending.
     func refuseOverdraft(_ entry: LedgerEntry, account: Account, scopes: Set<String>) async throws(AccountFailure) {
-        guard rules.overdraft == .avoid else { return }
         guard let currency = Currency(code: entry.currency) else {
             throw AccountFailure(
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
         }
         let amount = Money(minorUnits: entry.minorUnits, currency: currency)
-        let why: String
-        if scopes.contains(WeeklyJob.fundsScope) {
-            switch FundsAnswer(wouldOverdraw: try await wouldOverdraw(account, amount)) {
-            case .clear: return
-            case .overdraws: why = "the bank says moving \(amount) would overdraw the account"
-            case .unsaid:
-                why =
-                    "the bank's answer did not say whether moving \(amount) would overdraw the account, which counts as yes"
-            }
-        } else if scopes.contains(WeeklyJob.balanceScope) {
-            let balance = try await balance(of: account, in: currency)
-            let (left, overflow) = balance.minorUnits.subtractingReportingOverflow(amount.minorUnits)
-            guard overflow || left < 0 else { return }
-            why = "the balance of \(balance) would go below zero"
-        } else {
-            throw AccountFailure(
-                .permissionDenied,
-                "overdraft: avoid needs \(WeeklyJob.fundsScope) or \(WeeklyJob.balanceScope) to check the transfer "
-                    + "before sending it again; nothing was sent")
+        let overdraws: String?
+        switch OverdraftGuard(rules.overdraft, scopes: scopes) {
+        case .none:
+            overdraws = nil
+        case .askBank:
+            let funds = FundsAnswer(wouldOverdraw: try await wouldOverdraw(account, amount))
+            overdraws = OverdraftGuard.overdraws(moving: amount, funds: funds)
+        case .balance:
+            // A token with neither scope is refused the balance by the bank: 77.
+            overdraws = OverdraftGuard.overdraws(moving: amount, balance: try await balance(of: account, in: currency))
         }
+        guard let why = overdraws else { return }
         let reason = "not sent again: \(why) (overdraft: avoid)"
         try? ledger.recordFailure(accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: reason, at: now())
         throw AccountFailure(

@@ -157,16 +157,17 @@ public enum TransferCheck: Sendable, Equatable {
             })
         {
             return .unclear(
-                "the feed shows a transfer of \(week.amount) into another goal (\(elsewhere.goalUid)) on "
+                "the feed shows a transfer of \(week.amount) into another goal (\(TransferCheck.quoted(elsewhere.goalUid))) on "
                     + "\(elsewhere.time?.iso8601 ?? "an unknown date"), since the week ended: another config or state "
                     + "directory saving into that goal may have moved this week's money")
         }
         return .absent
     }
 
-    /// A status from the bank, as a reason shows it: short, and without what could drive a terminal.
-    public static func quoted(_ status: String) -> String {
-        let kept = status.unicodeScalars.prefix(40).filter { (0x21..<0x7F).contains($0.value) }
+    /// A word from the bank (a status, a uid), as a reason shows it: short, and without
+    /// what could drive a terminal.
+    public static func quoted(_ word: String) -> String {
+        let kept = word.unicodeScalars.prefix(40).filter { (0x21..<0x7F).contains($0.value) }
         return kept.isEmpty ? "(none)" : String(String.UnicodeScalarView(kept))
     }
 

@@ -45,9 +45,8 @@ extension Ledger {
 
     /// v9: every payment a week counted, so that no other week (an overlapping window,
     /// another time zone, a repeat in one answer) counts it again: a row per week, its
-    /// payments one per line as `feedItemUid<TAB>round-up in minor units` (`CountedPayments`).
-    /// A row per payment cost a busy week of a hundred thousand payments a third of a
-    /// second; a week's row costs a few milliseconds, and only neighbouring weeks are read.
+    /// payments one per line as `feedItemUid<TAB>round-up in minor units` (`CountedPayments`):
+    /// one insert per week however busy, and only neighbouring weeks are read back.
     private static func countPayments(_ db: Database) throws {
         try db.execute(
             sql: """

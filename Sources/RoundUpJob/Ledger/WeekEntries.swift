@@ -61,8 +61,6 @@ extension Ledger {
                     arguments: [entry.accountUid, entry.weekEnd.description, payments])
             }
         }
-        // A busy week's payments filled SQLite's page cache; the rest of the run needs none of it.
-        if counted.count > 1000 { database.releaseMemory() }
     }
 
     /// The payments `accountUid`'s weeks other than the one ending `weekEnd` counted, of
