@@ -5,7 +5,9 @@ public import Foundation
 /// The week is the half-open interval [`start`, `end`): local midnight at the start of its
 /// first day up to, not including, local midnight after its last day. Weeks that cross a
 /// clock change are 167 or 169 hours long. A transaction belongs to the week in which it
-/// settled, so consecutive weeks partition the settled transactions.
+/// settled, so consecutive weeks partition the settled transactions. A week may also be
+/// given other bounds (`bounded(from:to:)`): one that follows a week counted in another
+/// zone starts where that one ended, so that nothing falls between the two.
 public struct Week: Hashable, Sendable, CustomStringConvertible {
     /// The last day of the week.
     public let endDate: LocalDate
@@ -21,11 +23,29 @@ public struct Week: Hashable, Sendable, CustomStringConvertible {
 
     /// The week ending on `endDate` in `timeZone`.
     public init(endingOn endDate: LocalDate, in timeZone: TimeZone) {
+        self.init(
+            endDate: endDate, timeZone: timeZone, start: Week.startOfDay(endDate.adding(days: -6), in: timeZone),
+            end: Week.startOfDay(endDate.adding(days: 1), in: timeZone))
+    }
+
+    private init(endDate: LocalDate, timeZone: TimeZone, start: Instant, end: Instant) {
         self.endDate = endDate
         self.timeZone = timeZone
-        self.start = Week.startOfDay(endDate.adding(days: -6), in: timeZone)
-        self.end = Week.startOfDay(endDate.adding(days: 1), in: timeZone)
+        self.start = start
+        self.end = end
     }
+
+    /// The same week (its end date and zone) between other instants: `start` up to, not
+    /// including, `end`. An `end` before `start` gives an empty week at `start`.
+    public func bounded(from start: Instant, to end: Instant) -> Week {
+        Week(endDate: endDate, timeZone: timeZone, start: start, end: max(start, end))
+    }
+
+    /// The week as its seven local days make it, whatever bounds this one was given.
+    public var local: Week { Week(endingOn: endDate, in: timeZone) }
+
+    /// Whether the week has its seven local days' bounds.
+    public var isLocal: Bool { self == local }
 
     /// Whether `instant` falls in [start, end).
     public func contains(_ instant: Instant) -> Bool {
@@ -41,13 +61,17 @@ public struct Week: Hashable, Sendable, CustomStringConvertible {
     /// The week's length in whole hours: 168, or 167/169 across a clock change.
     public var hours: Int { Int((end.millisecondsSince1970 - start.millisecondsSince1970) / 3_600_000) }
 
+    /// The week's length in milliseconds.
+    public var milliseconds: Int64 { end.millisecondsSince1970 - start.millisecondsSince1970 }
+
     /// Whether the week is over at `now`: its last local day is before today.
     public func hasEnded(at now: Instant) -> Bool { now >= end }
 
-    /// The week a run with no `--end-date` covers: the one ending yesterday, local time,
-    /// so a Monday-morning run covers Monday to Sunday.
-    public static func endingYesterday(now: Instant, in timeZone: TimeZone) -> Week {
-        Week(endingOn: localDate(of: now, in: timeZone).adding(days: -1), in: timeZone)
+    /// The newest week ending on `weekday` that is over at `now`: the week a run with no
+    /// `--end-date` covers. With weeks ending on Sunday, a run on any day from Monday to
+    /// Sunday covers the Monday to Sunday before it.
+    public static func newest(endingOn weekday: Weekday, before now: Instant, in timeZone: TimeZone) -> Week {
+        Week(endingOn: localDate(of: now, in: timeZone).adding(days: -1).latest(weekday), in: timeZone)
     }
 
     /// The local calendar date of `instant` in `timeZone`.

@@ -68,7 +68,8 @@ struct Composition {
         let request: RunRequest
         let token: AccessToken
         do throws(CommandFailure) {
-            let week = try RunRequest.week(endingOn: endDate, now: clock(), in: settings.rules.timeZone)
+            let week = try RunRequest.week(
+                endingOn: endDate, now: clock(), in: settings.rules.timeZone, weekEndsOn: settings.rules.weekEndsOn)
             request = RunRequest(
                 week: week, dryRun: options.dryRun, json: options.json, catchUp: options.catchUp, style: options.style)
             token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)

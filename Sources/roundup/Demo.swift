@@ -8,8 +8,8 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the real job, through libcurl, against a local emulator of the bank.",
         discussion: """
-            Starts the emulator on 127.0.0.1, seeded with a realistic week (a GBP and a EUR account) ending \
-            yesterday, runs the job against it and shows the report. The demo keeps its own ledger and reports \
+            Starts the emulator on 127.0.0.1, seeded with a realistic week (a GBP and a EUR account) that \
+            ended last Sunday, runs the job against it and shows the report. The demo keeps its own ledger and reports \
             under $XDG_STATE_HOME/roundup/demo, apart from real runs, so running it again moves nothing new.
 
             Examples:
@@ -35,7 +35,7 @@ struct Demo: AsyncParsableCommand {
         if reset { try? FileManager.default.removeItem(atPath: demoState) }
 
         guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
-        let week = Week.endingYesterday(now: live.clock(), in: zone)
+        let week = Week.newest(endingOn: Weekday.defaultWeekEnd, before: live.clock(), in: zone)
         let bank = EmulatedBank(state: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone))
         let server = try await EmulatorServer.start(bank: bank)
 

@@ -8,7 +8,8 @@ struct Emulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the bank emulator on 127.0.0.1 for trying things by hand.",
         discussion: """
-            Seeded with the demo week ending yesterday (\(Week.defaultTimeZoneIdentifier)). Point a run at it:
+            Seeded with the demo week that ended last Sunday (\(Week.defaultTimeZoneIdentifier)), the week a \
+            plain run rounds up. Point a run at it:
               roundup emulator --port 8080 &
               STARLING_ACCESS_TOKEN=\(Seed.demoToken) roundup run --api-base-url http://127.0.0.1:8080 \\
                 --state-dir /tmp/roundup-try
@@ -19,7 +20,7 @@ struct Emulator: AsyncParsableCommand {
     var port: UInt16 = 8080
 
     @Option(
-        help: ArgumentHelp("Last day of the seeded week; default yesterday.", valueName: "YYYY-MM-DD"),
+        help: ArgumentHelp("Last day of the seeded week; default last Sunday.", valueName: "YYYY-MM-DD"),
         transform: LocalDate.fromArgument)
     var endDate: LocalDate?
 
@@ -102,7 +103,7 @@ struct Emulator: AsyncParsableCommand {
         guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
         let week =
             endDate.map { Week(endingOn: $0, in: zone) }
-            ?? Week.endingYesterday(now: Composition.live.clock(), in: zone)
+            ?? Week.newest(endingOn: Weekday.defaultWeekEnd, before: Composition.live.clock(), in: zone)
         guard (0...100).contains(faultRate) else { throw ValidationError("--fault-rate must be from 0 to 100") }
         guard (0...60_000).contains(latency) else { throw ValidationError("--latency must be from 0 to 60000") }
         let state: BankState

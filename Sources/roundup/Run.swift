@@ -12,15 +12,19 @@ struct Run: AsyncParsableCommand {
             Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
 
             Examples:
-              roundup run                          # last week, Monday to Sunday
+              roundup run                          # last week, Monday to Sunday (weekEndsOn: sunday)
               roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
+              roundup run --end-date 2026-11-18    # any 7 days: payments not counted yet
               roundup run --dry-run                # show what would move, move nothing
               roundup run --catch-up               # and any weeks missed before it
             """
     )
 
     @Option(
-        help: ArgumentHelp("Last day of the week; default yesterday.", valueName: "YYYY-MM-DD"),
+        help: ArgumentHelp(
+            "Last day of the week, any day; payments an earlier week counted are not counted again, and the "
+                + "schedule (weekEndsOn) stays as it is. Default: the newest finished week ending on weekEndsOn.",
+            valueName: "YYYY-MM-DD"),
         transform: LocalDate.fromArgument)
     var endDate: LocalDate?
 

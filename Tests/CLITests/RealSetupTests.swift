@@ -143,39 +143,6 @@ import Testing
         }
     }
 
-    /// London, then Auckland the week after: Auckland's week starts 13 hours before
-    /// London's ended, and a payment in those hours, counted in London's week, is not
-    /// counted again; the report lists it.
-    @Test func aPaymentInTheHoursTwoZonesShareIsCountedOnce() async throws {
-        let home = try TemporaryDirectory()
-        var bank = TestBank(token: "zones")
-        let gbp = bank.account("GBP", name: "Personal")
-        bank.goal(gbp, name: "Round-ups", uid: Self.roundUps)
-        // Sunday 8 November, 20:00 in London: Monday 9:00 in Auckland.
-        bank.spend(gbp, 1_50, settled: Instant(iso8601: "2026-11-08T20:00:00Z")!)
-        bank.spend(gbp, 2_43, settled: Instant(iso8601: "2026-11-12T12:00:00Z")!)
-        let environment = binaryEnvironment(home, token: bank.state.token)
-        try await withEmulator(bank.state) { server in
-            let london = try await roundup(
-                ["run", "--end-date", "2026-11-08", "--api-base-url", server.baseURL],
-                environment: environment.merging(["ROUNDUP_TIME_ZONE": "Europe/London"]) { $1 })
-            #expect(london.status == 0, "\(london.stderr)")
-            let auckland = try await roundup(
-                ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--json"],
-                environment: environment.merging(["ROUNDUP_TIME_ZONE": "Pacific/Auckland"]) { $1 })
-            #expect(auckland.status == 0, "\(auckland.stderr)")
-            let moved = await server.bank.transfers.map(\.amount.minorUnits)
-            #expect(moved == [50, 57])
-            let report = try JSONSerialization.jsonObject(with: Data(auckland.stdout.utf8)) as? [String: Any]
-            let account = try #require((report?["accounts"] as? [[String: Any]])?.first)
-            let earlier = try #require(account["countedEarlier"] as? [[String: Any]])
-            #expect(earlier.map { $0["amount"] as? String } == ["1.50"])
-            robustnessLine(
-                "London, then Auckland the next week", "the payment in the hours both weeks cover counted once",
-                moneyExactlyOnce: moved == [50, 57])
-        }
-    }
-
     // MARK: - One process per account
 
     /// A crontab and a systemd timer, or two configs: two processes with their own HOME and

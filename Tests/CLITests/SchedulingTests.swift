@@ -17,7 +17,7 @@ import Testing
 
     /// A bank with one settled payment in the week ending the Sunday before today.
     static func bankWithLastWeek(token: String) -> (BankState, Week) {
-        let week = Week.endingYesterday(now: Instant.now, in: TestBank.london)
+        let week = Week.newest(endingOn: .sunday, before: Instant.now, in: TestBank.london)
         var bank = TestBank(token: token)
         let account = bank.account("GBP", name: "Personal")
         bank.goal(account, name: "Round-ups", uid: "90c00000-0000-4000-8000-0000000000c1")

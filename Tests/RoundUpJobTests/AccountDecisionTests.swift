@@ -48,18 +48,10 @@ struct AccountDecisionTests {
         // Whatever the feed now says, and however the balance stands, the ledger decides.
         for total in [Int64(0), 298, 5_000] {
             let facts = AccountFacts(
-                total: Self.money(total), recorded: recorded,
-                overlapping: [Self.entry(.done, weekEnd: Self.weekEnd.adding(days: -3))],
-                minimum: Self.minimum(1_000_000), balance: Self.money(0))
+                total: Self.money(total), recorded: recorded, minimum: Self.minimum(1_000_000),
+                balance: Self.money(0))
             #expect(AccountDecision.decide(facts) == expected)
         }
-    }
-
-    @Test func aWeekSharingDaysWithARecordedWeekIsRefused() {
-        let other = Self.entry(.done, weekEnd: Self.weekEnd.adding(days: 1))
-        let facts = AccountFacts(total: Self.money(298), overlapping: [other])
-        #expect(AccountDecision.decide(facts) == .overlaps(other))
-        #expect(AccountDecision.decide(AccountFacts(total: Self.money(0), overlapping: [other])) == .overlaps(other))
     }
 
     @Test func aMinimumBalanceAsksForTheBalanceFirst() {
@@ -196,35 +188,66 @@ struct CatchUpTests {
 
     static func week(_ end: String) -> Week { Week(endingOn: LocalDate(iso: end)!, in: zone) }
 
-    static func entry(_ end: String, _ status: WeekState) -> LedgerEntry {
-        LedgerEntry(accountUid: "a", weekEnd: LocalDate(iso: end)!, status: status, currency: "GBP", minorUnits: 1)
+    static func entry(_ end: String, _ status: WeekState, account: String = "a") -> LedgerEntry {
+        LedgerEntry(accountUid: account, weekEnd: LocalDate(iso: end)!, status: status, currency: "GBP", minorUnits: 1)
+    }
+
+    static func weeks(_ entries: [LedgerEntry], through target: String, on weekday: Weekday = .sunday)
+        -> ([String], [String])
+    {
+        let (weeks, notes) = CatchUp.weeks(entries: entries, through: week(target), weekEndsOn: weekday, limit: 8)
+        return (weeks.map(\.endDate.description), notes)
     }
 
     @Test func anEmptyLedgerRunsJustTheTarget() {
-        let (weeks, notes) = CatchUp.weeks(entries: [], through: Self.week("2026-11-15"), limit: 8)
+        let (weeks, notes) = CatchUp.weeks(entries: [], through: Self.week("2026-11-15"), weekEndsOn: .sunday, limit: 8)
         #expect(weeks == [Self.week("2026-11-15")])
         #expect(notes.isEmpty)
     }
 
     @Test func missedWeeksAndUnconfirmedOnesComeOldestFirst() {
         let entries = [Self.entry("2026-10-18", .pending), Self.entry("2026-11-01", .done)]
-        let (weeks, _) = CatchUp.weeks(entries: entries, through: Self.week("2026-11-15"), limit: 8)
-        #expect(weeks.map(\.endDate.description) == ["2026-10-18", "2026-11-08", "2026-11-15"])
+        #expect(Self.weeks(entries, through: "2026-11-15").0 == ["2026-10-18", "2026-11-08", "2026-11-15"])
     }
 
     @Test func aLongGapIsClosedOverSeveralRuns() {
-        let (weeks, notes) = CatchUp.weeks(
-            entries: [Self.entry("2026-01-04", .done)], through: Self.week("2026-11-15"), limit: 8)
+        let (weeks, notes) = Self.weeks([Self.entry("2026-01-04", .done)], through: "2026-11-15")
         #expect(weeks.count == 8)
-        #expect(weeks.first?.endDate.description == "2026-01-11")
+        #expect(weeks.first == "2026-01-11")
         #expect(notes.contains { $0.contains("this run does the oldest 8") })
     }
 
     @Test func nothingToCatchUpIsSaid() {
-        let (weeks, notes) = CatchUp.weeks(
-            entries: [Self.entry("2026-11-15", .done)], through: Self.week("2026-11-15"), limit: 8)
+        let (weeks, notes) = Self.weeks([Self.entry("2026-11-15", .done)], through: "2026-11-15")
         #expect(weeks.isEmpty)
         #expect(notes == ["nothing to catch up: the ledger already has the week ending 2026-11-15"])
+    }
+
+    @Test func aManualWindowNeverMovesTheSchedule() {
+        // Sunday 1 November on schedule, then by hand the week ending Wednesday 11 November.
+        let entries = [Self.entry("2026-11-01", .done), Self.entry("2026-11-11", .done)]
+        #expect(Self.weeks(entries, through: "2026-11-22").0 == ["2026-11-08", "2026-11-15", "2026-11-22"])
+    }
+
+    @Test func anAccountWithOnlyManualWindowsStartsAtTheNextWeekEnd() {
+        // A first run by hand on a Thursday, for the week ending Wednesday 18 November.
+        let (weeks, notes) = Self.weeks([Self.entry("2026-11-18", .done)], through: "2026-11-29")
+        #expect(weeks == ["2026-11-22", "2026-11-29"])
+        #expect(notes.isEmpty)
+    }
+
+    @Test func eachAccountCatchesUpFromItsOwnNewestWeek() {
+        let entries = [Self.entry("2026-11-15", .done), Self.entry("2026-11-01", .done, account: "b")]
+        #expect(Self.weeks(entries, through: "2026-11-22").0 == ["2026-11-08", "2026-11-15", "2026-11-22"])
+    }
+
+    @Test func anotherWeekdayIsKeptTo() {
+        let entries = [Self.entry("2026-11-10", .done)]
+        #expect(Self.weeks(entries, through: "2026-11-24", on: .tuesday).0 == ["2026-11-17", "2026-11-24"])
+        // A target on another day: the newest week ending on the schedule's day before it.
+        let (weeks, notes) = Self.weeks(entries, through: "2026-11-26", on: .tuesday)
+        #expect(weeks == ["2026-11-17", "2026-11-24"])
+        #expect(notes.first?.contains("ending on a Tuesday") == true)
     }
 }
 

@@ -408,20 +408,25 @@ import Testing
         }
     }
 
-    @Test func aWeekOverlappingARecordedOneIsRefused() async throws {
+    @Test func aWeekOverlappingARecordedOneCountsOnlyWhatItHasNotCounted() async throws {
         var bank = TestBank()
         let account = bank.account("GBP")
         let week = londonWeek(weekEnd)
+        // Sunday 23:00, then Monday 10:00.
         bank.spend(account, 101, settled: week.end.adding(milliseconds: -3_600_000))
+        bank.spend(account, 275, settled: week.end.adding(milliseconds: 10 * 3_600_000))
         let harness = try JobHarness(token: bank.state.token)
         try await withEmulator(bank.state) { server in
             #expect(await harness.run(server, endDate: weekEnd).status == .ok)
-            // A run on Tuesday with no end date would cover Tuesday to Monday.
+            // Tuesday to Monday: Sunday's payment was counted, Monday's was not.
             let overlapping = await harness.run(server, endDate: "2026-11-16")
-            #expect(overlapping.status == .usage)
-            #expect(overlapping.diagnostics.joined().contains("shares days with the week ending 2026-11-15"))
-            #expect(await harness.run(server, endDate: "2026-11-08").status == .ok, "the week before is 7 days apart")
-            #expect(await server.bank.transfers.count == 1)
+            #expect(overlapping.status == .ok)
+            let report = try #require(overlapping.report?.accounts.first)
+            #expect(report.countedEarlier?.count == 1)
+            #expect(report.transactions.count == 1)
+            #expect(await harness.run(server, endDate: "2026-11-08").status == .ok, "the week before")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            #expect(moved == [25, 99], "each payment's round-up moved once")
         }
     }
 }

@@ -52,7 +52,8 @@ struct JobHarness {
         do throws(CommandFailure) {
             let (settings, accessToken, logger) = try load(baseURL: baseURL, token: token, goal: goal, config: config)
             let week = try RunRequest.week(
-                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.rules.timeZone)
+                endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.rules.timeZone,
+                weekEndsOn: settings.rules.weekEndsOn)
             return await Runner.run(
                 RunRequest(week: week, dryRun: dryRun, json: json, catchUp: catchUp), settings: settings,
                 token: accessToken, clock: clock ?? { Instant.now }, logger: logger)

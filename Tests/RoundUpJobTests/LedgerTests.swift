@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import RoundUp
 import TestSupport
@@ -30,10 +31,16 @@ import Testing
             try ledger.recordDecision(
                 LedgerEntry(accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 5), at: now)
         }
-        #expect(try ledger.overlapping(accountUid: "a", weekEnd: end.adding(days: 6)).map(\.weekEnd) == [end])
-        #expect(try ledger.overlapping(accountUid: "a", weekEnd: end.adding(days: 7)).isEmpty)
-        #expect(try ledger.overlapping(accountUid: "a", weekEnd: end).isEmpty)
-        #expect(try ledger.overlapping(accountUid: "b", weekEnd: end.adding(days: 1)).isEmpty)
+        // Its neighbours: weeks ending within ten days, each with its bounds (seven local days
+        // for a week recorded without any) and whether its payments were kept one by one.
+        let london = try #require(TimeZone(identifier: "Europe/London"))
+        let near = try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 7), zone: london)
+        let local = Week(endingOn: end, in: london)
+        #expect(near == [CountedSpan(weekEnd: end, start: local.start, end: local.end, itemised: true)])
+        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 10), zone: london).count == 1)
+        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 11), zone: london).isEmpty)
+        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end, zone: london).isEmpty)
+        #expect(try ledger.neighbours(accountUid: "b", weekEnd: end.adding(days: 1), zone: london).isEmpty)
     }
 
     /// A week entry written by the ledger reads back with every field, and is stored as the
@@ -333,8 +340,8 @@ import Testing
             counting: [Self.payment("p1", 65), Self.payment("p2", 0)], at: Instant(millisecondsSince1970: 0))
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week).isEmpty)
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -8)) == ["p1", "p2"])
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 9)).isEmpty)
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -10)) == ["p1", "p2"])
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 11)).isEmpty)
         #expect(try ledger.countedElsewhere(accountUid: "b", weekEnd: week.adding(days: 3)).isEmpty)
         // A week already decided is not decided again, and its payments are not written twice.
         #expect(throws: (any Error).self) {

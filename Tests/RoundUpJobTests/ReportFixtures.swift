@@ -26,7 +26,11 @@ enum ReportFixtures {
             roundUpSum: "6.07", multiplier: 2, roundTo: 5, capApplied: "5.00", minimumBalance: "100.00",
             balance: "102.50", heldBack: "2.50", total: "2.50", totalMinorUnits: 250,
             goal: GoalReport(uid: "goal-1", name: "Round-ups", created: created, wouldCreate: !created),
-            transferUid: "transfer-1", exitCode: .dataError)
+            transferUid: "transfer-1",
+            window: WindowReport(
+                startUTC: "2026-11-09T00:00:00.000Z", endUTC: "2026-11-15T11:00:00.000Z", hours: 155,
+                note: "shortened by 13 hours: it ends at 2026-11-15T11:00:00.000Z"),
+            exitCode: .dataError)
     }
 
     static let full = RunReport(

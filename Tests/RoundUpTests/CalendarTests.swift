@@ -127,10 +127,35 @@ import Testing
 
     @Test func withNoEndDateAMondayRunCoversMondayToSunday() {
         // Monday 16 November 2026, 06:00 London.
-        let week = Week.endingYesterday(now: instant("2026-11-16T06:00:00Z"), in: london)
+        let week = Week.newest(endingOn: .sunday, before: instant("2026-11-16T06:00:00Z"), in: london)
         #expect(week.startDate.description == "2026-11-09")
         #expect(week.endDate.description == "2026-11-15")
         #expect(week.hasEnded(at: instant("2026-11-16T06:00:00Z")))
+    }
+
+    @Test(arguments: [
+        // Any run from Monday to Sunday covers the Monday to Sunday before it; on Sunday
+        // itself the week ending that day has not ended.
+        ("2026-11-16T06:00:00Z", Weekday.sunday, "2026-11-15"),
+        ("2026-11-18T12:00:00Z", Weekday.sunday, "2026-11-15"),
+        ("2026-11-22T23:30:00Z", Weekday.sunday, "2026-11-15"),
+        ("2026-11-23T00:30:00Z", Weekday.sunday, "2026-11-22"),
+        ("2026-11-18T12:00:00Z", Weekday.tuesday, "2026-11-17"),
+        ("2026-11-18T12:00:00Z", Weekday.wednesday, "2026-11-11"),
+    ])
+    func aPlainRunRoundsUpTheNewestWeekEndingOnItsDay(now: String, weekday: Weekday, end: String) {
+        let week = Week.newest(endingOn: weekday, before: instant(now), in: london)
+        #expect(week.endDate.description == end)
+        #expect(week.endDate.weekday == weekday)
+        #expect(week.hasEnded(at: instant(now)))
+    }
+
+    @Test func weekdaysFollowTheCalendar() throws {
+        #expect(try #require(LocalDate(iso: "1970-01-01")).weekday == .thursday)
+        #expect(try #require(LocalDate(iso: "2026-11-22")).weekday == .sunday)
+        #expect(try #require(LocalDate(iso: "1969-12-29")).weekday == .monday)
+        #expect(try #require(LocalDate(iso: "2026-11-18")).latest(.sunday).description == "2026-11-15")
+        #expect(try #require(LocalDate(iso: "2026-11-15")).latest(.sunday).description == "2026-11-15")
     }
 
     @Test func aWeekEndingTodayHasNotEnded() throws {

@@ -71,7 +71,7 @@ public enum Resolve {
                 throw CommandFailure(.usage, "no ledger in \(settings.state.directory): there is nothing to resolve")
             }
             state = try await StateDirectory.open(
-                settings.state.directory, lockWait: settings.state.lockWait)
+                settings.state.directory, lockWait: settings.state.lockWait, weekZone: settings.rules.timeZone)
             entry = try resolvable(in: state.ledger, accountUid: accountUid, weekEnd: weekEnd)
         } catch {
             return .failure(error)

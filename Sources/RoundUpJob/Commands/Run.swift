@@ -6,12 +6,12 @@ public import StarlingAPI
 
 /// What `roundup run` was asked to do, as typed values.
 public struct RunRequest: Sendable {
-    /// The week asked for: `--end-date`'s, or the one that ended yesterday.
+    /// The week asked for: `--end-date`'s, or the newest finished week ending on `weekEndsOn`.
     public var week: Week
     public var dryRun: Bool
     public var json: Bool
-    /// Run every finished week since the newest one in the ledger, oldest first, up to
-    /// `week` (at most `Runner.catchUpLimit` weeks per run).
+    /// Run every finished week ending on `weekEndsOn` since each account's newest such week
+    /// in the ledger, oldest first, up to `week` (at most `Runner.catchUpLimit` weeks per run).
     public var catchUp: Bool
     /// How the summary is dressed for stdout.
     public var style: TextStyle
@@ -25,11 +25,12 @@ public struct RunRequest: Sendable {
         self.style = style
     }
 
-    /// The week ending `endDate`, or the one that ended yesterday; refused while it has not ended.
-    public static func week(endingOn endDate: LocalDate?, now: Instant, in timeZone: TimeZone) throws(CommandFailure)
-        -> Week
-    {
-        guard let endDate else { return Week.endingYesterday(now: now, in: timeZone) }
+    /// The week ending `endDate`, or the newest finished one ending on `weekEndsOn`;
+    /// refused while it has not ended.
+    public static func week(
+        endingOn endDate: LocalDate?, now: Instant, in timeZone: TimeZone, weekEndsOn: Weekday
+    ) throws(CommandFailure) -> Week {
+        guard let endDate else { return Week.newest(endingOn: weekEndsOn, before: now, in: timeZone) }
         let week = Week(endingOn: endDate, in: timeZone)
         guard week.hasEnded(at: now) else {
             let today = Week.localDate(of: now, in: timeZone)
@@ -73,10 +74,13 @@ public enum Runner {
         -> StateDirectory
     {
         // A dry run reads the ledger as it is and writes nothing, anywhere.
-        guard !request.dryRun else { return try StateDirectory.read(settings.state.directory) }
+        guard !request.dryRun else {
+            return try StateDirectory.read(settings.state.directory, weekZone: settings.rules.timeZone)
+        }
         // A run that SSLKEYLOGFILE stops says so at once, not after waiting for the lock.
         _ = try BankClient.guardKeyLog(settings.bank, movesMoney: true)
-        return try await StateDirectory.open(settings.state.directory, lockWait: settings.state.lockWait)
+        return try await StateDirectory.open(
+            settings.state.directory, lockWait: settings.state.lockWait, weekZone: settings.rules.timeZone)
     }
 
     /// Runs `request` in `state`, which the caller opened for it (`stateDirectory(for:settings:)`)
@@ -100,7 +104,8 @@ public enum Runner {
                 retryPolicy: settings.bank.retryPolicy, clock: clock, logger: logger)
             if !request.dryRun { notes += state.tighten(reportDirectory: settings.state.reportDirectory) }
             if request.catchUp {
-                let (catchUp, said) = try catchUpWeeks(in: state, through: request.week)
+                let (catchUp, said) = try catchUpWeeks(
+                    in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)
                 weeks = catchUp
                 notes += said
             }
@@ -160,11 +165,12 @@ public enum Runner {
     }
 
     /// The weeks of a catch-up run, or why the ledger could not say.
-    private static func catchUpWeeks(in state: StateDirectory, through target: Week) throws(CommandFailure)
-        -> ([Week], [String])
+    private static func catchUpWeeks(in state: StateDirectory, through target: Week, weekEndsOn: Weekday)
+        throws(CommandFailure) -> ([Week], [String])
     {
         do {
-            return try CatchUp.weeks(entries: state.ledger.entries(), through: target, limit: catchUpLimit)
+            return try CatchUp.weeks(
+                entries: state.ledger.entries(), through: target, weekEndsOn: weekEndsOn, limit: catchUpLimit)
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
         }

@@ -9,6 +9,7 @@ struct ConfigFile: Decodable {
     var sandbox: Bool?
     var tokenFile: String?
     var timeZone: String?
+    var weekEndsOn: String?
     var savingsGoal: String?
     var goals: [String: String]?
     var newGoalTarget: [String: ExactAmount]?

@@ -5,6 +5,9 @@ public import RoundUp
 /// selection, the policy, minimum balances, the bank's own round-up and account types.
 public struct RuleSettings: Sendable {
     public var timeZone: TimeZone
+    /// The day scheduled weeks end on, in `timeZone`: a plain run and each week of a
+    /// catch-up round up weeks ending on it.
+    public var weekEndsOn: Weekday
     public var selection: SelectionRule
     public var policy: RoundUpPolicy
     /// Balances the week's transfer must not cut into, by currency code.
@@ -53,6 +56,7 @@ extension RuleSettings {
         let whenBelow = try file.choice(file.belowMinimumBalance, "belowMinimumBalance", default: BelowMinimum.reduce)
         return RuleSettings(
             timeZone: try timeZone(sources),
+            weekEndsOn: try file.choice(file.weekEndsOn, "weekEndsOn", default: Weekday.defaultWeekEnd),
             selection: SelectionRule(
                 excludedSources: Set(try file.checked(file.excludeSources, "excludeSources", BankValues.sources)),
                 excludedSpendingCategories: Set(

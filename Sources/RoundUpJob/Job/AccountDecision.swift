@@ -7,8 +7,6 @@ public struct AccountFacts: Sendable, Equatable {
     public var total: Money
     /// The ledger's entry for this account and week, if an earlier run decided it.
     public var recorded: LedgerEntry?
-    /// The ledger's entries for other weeks of this account that share days with this one.
-    public var overlapping: [LedgerEntry]
     /// The minimum balance configured for the account's currency, if any.
     public var minimum: MinimumBalance?
     /// The account's effective balance, once read; it is read only when the decision asks.
@@ -22,12 +20,11 @@ public struct AccountFacts: Sendable, Equatable {
     public var dryRun: Bool
 
     public init(
-        total: Money, recorded: LedgerEntry? = nil, overlapping: [LedgerEntry] = [], minimum: MinimumBalance? = nil,
+        total: Money, recorded: LedgerEntry? = nil, minimum: MinimumBalance? = nil,
         balance: Money? = nil, overdraft: OverdraftGuard = .none, dryRun: Bool = false
     ) {
         self.total = total
         self.recorded = recorded
-        self.overlapping = overlapping
         self.minimum = minimum
         self.balance = balance
         self.overdraft = overdraft
@@ -101,9 +98,6 @@ public enum AccountDecision: Sendable, Equatable {
     case readBalance
     /// The bank must be asked whether moving this amount would overdraw the account.
     case confirmFunds(Money)
-    /// Another week in the ledger shares days with this one: refuse, or those days'
-    /// spending would be rounded up twice.
-    case overlaps(LedgerEntry)
     /// An earlier run moved this week's money.
     case alreadyTransferred(LedgerEntry)
     /// An earlier run found nothing to move.
@@ -132,7 +126,6 @@ public enum AccountDecision: Sendable, Equatable {
             case .abandoned: return .abandoned(recorded)
             }
         }
-        if let other = facts.overlapping.first { return .overlaps(other) }
         guard facts.total.minorUnits > 0 else { return .nothingToMove(nil) }
         var outcome: BalanceOutcome?
         if let minimum = facts.minimum {

@@ -6,11 +6,19 @@ import StarlingAPI
 extension WeeklyJob {
     /// How `account`'s week ends, and what the job found on the way there. Each step either
     /// adds to the findings or ends the week; a failure ends it with what was found so far.
-    func work(on account: Account, week: Week, dryRun: Bool, scopes: Set<String>) async
+    func work(on account: Account, week runWeek: Week, dryRun: Bool, scopes: Set<String>) async
         -> (AccountOutcome, AccountFindings)
     {
         var found = AccountFindings()
         do throws(AccountFailure) {
+            // The account's own bounds for the week: those it was decided with, or seven
+            // local days that meet the week before it.
+            let window = try window(for: account, week: runWeek)
+            if let note = window.note {
+                found.window = window
+                logger.info("\(account.label): the week is \(note)")
+            }
+            let week = window.week
             // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
             let lock = dryRun ? nil : try await lock(account)
             defer { withExtendedLifetime(lock) {} }
@@ -50,11 +58,6 @@ extension WeeklyJob {
             case .readBalance, .confirmFunds:
                 throw AccountFailure(
                     .temporaryFailure, "the balance could not be taken into account; nothing was moved")
-            case .overlaps(let other):
-                throw AccountFailure(
-                    .usage,
-                    "the week ending \(week.endDate) shares days with the week ending \(other.weekEnd), which is "
-                        + "already in the ledger; choose an end date a multiple of 7 days from \(other.weekEnd)")
             case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
                 .finishUnconfirmed(let entry):
                 logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
@@ -79,6 +82,16 @@ extension WeeklyJob {
             logger.error("\(account.label): \(error.message)")
             memory.forgetGoal(of: account.uid)
             return (AccountOutcome(error), found)
+        }
+    }
+
+    /// `account`'s bounds for `week` (`WeekWindow`), from the ledger's neighbouring weeks.
+    private func window(for account: Account, week: Week) throws(AccountFailure) -> WeekWindow {
+        try AccountFailure.ledgerRead {
+            WeekWindow.decide(
+                week, scheduled: week.endDate.weekday == rules.weekEndsOn,
+                recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
+                neighbours: try ledger.neighbours(accountUid: account.uid, weekEnd: week.endDate, zone: rules.timeZone))
         }
     }
 
@@ -185,7 +198,6 @@ extension WeeklyJob {
         return try AccountFailure.ledgerRead {
             AccountFacts(
                 total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
-                overlapping: try ledger.overlapping(accountUid: account.uid, weekEnd: week.endDate),
                 minimum: rules.minimumBalances[plan.currency.code], overdraft: overdraft, dryRun: dryRun)
         }
     }
@@ -217,11 +229,11 @@ extension WeeklyJob {
     {
         guard !dryRun else { return }
         try AccountFailure.ledgerWrite("record the week") {
-            try ledger.recordDecision(
-                LedgerEntry(
-                    accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
-                    minorUnits: 0, accountName: account.name, note: note),
-                counting: plan.counted, at: now())
+            var entry = LedgerEntry(
+                accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
+                minorUnits: 0, accountName: account.name, note: note)
+            entry.bound(to: week)
+            try ledger.recordDecision(entry, counting: plan.counted, at: now())
         }
     }
 }

@@ -3,24 +3,37 @@ import RoundUp
 
 /// Which weeks a catch-up run covers.
 enum CatchUp {
-    /// Any week with an unconfirmed transfer, then each week after the newest one in
-    /// `entries`, seven days apart so that none overlaps it, up to `target`; oldest first,
-    /// at most `limit`. No entries give just `target`. The notes say what was left out and why.
-    static func weeks(entries: [LedgerEntry], through target: Week, limit: Int) -> ([Week], [String]) {
-        guard let newest = entries.map(\.weekEnd).max() else { return ([target], []) }
+    /// Any week with an unconfirmed transfer, then each week ending on `weekEndsOn` after
+    /// the oldest of the accounts' newest such weeks, up to `target`; oldest first, at most
+    /// `limit`. A manual window (`--end-date` on another day) never moves the schedule: an
+    /// account with none but manual weeks starts from the first `weekEndsOn` after its newest
+    /// one, and payments a manual window counted are not counted again. No entries give just
+    /// `target`. The notes say what was left out and why.
+    static func weeks(entries: [LedgerEntry], through target: Week, weekEndsOn: Weekday, limit: Int)
+        -> ([Week], [String])
+    {
+        guard !entries.isEmpty else { return ([target], []) }
+        let accounts = Dictionary(grouping: entries, by: \.accountUid)
+        // For each account, the week its schedule has reached.
+        let reached = accounts.values.map { weeks in
+            weeks.map(\.weekEnd).filter { $0.weekday == weekEndsOn }.max()
+                ?? weeks.map(\.weekEnd).max()!.latest(weekEndsOn)
+        }
         var ends = Set(entries.filter { $0.status == .pending }.map(\.weekEnd))
-        var next = newest.adding(days: 7)
-        while next <= target.endDate {
+        let last = target.endDate.latest(weekEndsOn)
+        var next = reached.min()!.adding(days: 7)
+        while next <= last {
             ends.insert(next)
             next = next.adding(days: 7)
         }
         var notes: [String] = []
-        if ends.isEmpty {
-            notes.append("nothing to catch up: the ledger already has the week ending \(newest)")
-        } else if next.adding(days: -7) != target.endDate, target.endDate > newest {
+        if last != target.endDate {
             notes.append(
-                "the week ending \(target.endDate) shares days with the week ending \(next.adding(days: -7)); "
-                    + "catch-up keeps to weeks seven days apart from \(newest)")
+                "catch-up rounds up weeks ending on a \(weekEndsOn.name) (weekEndsOn); the newest up to "
+                    + "\(target.endDate) ends on \(last)")
+        }
+        if ends.isEmpty {
+            notes.append("nothing to catch up: the ledger already has the week ending \(reached.max()!)")
         }
         let sorted = ends.sorted()
         if sorted.count > limit {

@@ -138,7 +138,9 @@ extension LedgerEntry {
 extension WeeklyJob {
     /// The end of `entry`'s week: where a feed search starts when the entry has no time
     /// of its own, so that the search is wider, never narrower, than the intent's.
-    func weekEnd(of entry: LedgerEntry) -> Instant { Week(endingOn: entry.weekEnd, in: rules.timeZone).end }
+    func weekEnd(of entry: LedgerEntry) -> Instant {
+        entry.endsAt ?? Week(endingOn: entry.weekEnd, in: rules.timeZone).end
+    }
 }
 
 extension FeedTransfer {

@@ -272,6 +272,7 @@ struct TransferIntent {
             minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,
             accountName: account.name, note: note)
         entry.reference = reference
+        entry.bound(to: week)
         return entry
     }
 }

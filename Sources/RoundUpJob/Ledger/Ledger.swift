@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// The record of what the job decided and did, one row per (account, week), in SQLite in
@@ -16,8 +16,9 @@ public struct Ledger: Sendable {
     /// Where the ledger of `stateDirectory` is.
     public static func path(in stateDirectory: String) -> String { stateDirectory + "/ledger.sqlite" }
 
-    /// Opens (creating if needed) the ledger at `path`.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the ledger at `path`. With `weekZone`, the configured
+    /// zone, weeks recorded without their bounds get them (`boundWeeks`).
+    public init(path: String, weekZone: TimeZone? = nil) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         if !FileManager.default.fileExists(atPath: path) {
@@ -26,21 +27,21 @@ public struct Ledger: Sendable {
             let partial = path + ".new"
             unlink(partial)
             let fresh = try DatabaseQueue(path: partial, configuration: configuration)
-            _ = try Ledger(database: fresh)
+            _ = try Ledger(database: fresh, weekZone: nil)
             try fresh.close()
             guard rename(partial, path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
             }
         }
         try Ledger.refuseIfEmpty(path)
-        try self.init(database: try DatabaseQueue(path: path, configuration: configuration))
+        try self.init(database: try DatabaseQueue(path: path, configuration: configuration), weekZone: weekZone)
     }
 
     /// The ledger at `path` as it is now, for reading only: copied into memory (and brought
     /// up to the current schema there), so that nothing on disk is created, changed or
     /// locked, and a read-only or missing state directory does not matter. No file gives
     /// an empty ledger.
-    public static func readOnlyCopy(of path: String) throws -> Ledger {
+    public static func readOnlyCopy(of path: String, weekZone: TimeZone? = nil) throws -> Ledger {
         let memory = try DatabaseQueue()
         try refuseIfEmpty(path)
         if FileManager.default.fileExists(atPath: path) {
@@ -51,7 +52,7 @@ public struct Ledger: Sendable {
             try file.backup(to: memory)
             try file.close()
         }
-        return try Ledger(database: memory)
+        return try Ledger(database: memory, weekZone: weekZone)
     }
 
     /// A ledger file of zero bytes was cut short or damaged (SQLite would take it for a new,
@@ -63,7 +64,7 @@ public struct Ledger: Sendable {
         }
     }
 
-    private init(database: DatabaseQueue) throws {
+    private init(database: DatabaseQueue, weekZone: TimeZone?) throws {
         self.database = database
         let migrator = Ledger.migrator
         let unknown = try database.read { db in try migrator.appliedIdentifiers(db) }.subtracting(migrator.migrations)
@@ -72,7 +73,10 @@ public struct Ledger: Sendable {
         }
         try migrator.migrate(database)
         // An older roundup, or a person, may have written a uid in capitals since v8.
-        try database.write { db in try Ledger.lowerCaseUids(db) }
+        try database.write { db in
+            try Ledger.lowerCaseUids(db)
+            if let weekZone { try Ledger.boundWeeks(db, in: weekZone) }
+        }
     }
 
     /// Orders migration names by their number: `v10: …` after `v9: …`.

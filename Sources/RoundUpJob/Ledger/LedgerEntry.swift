@@ -56,6 +56,13 @@ public struct LedgerEntry: Sendable, Equatable {
     /// Goals an earlier attempt of this week's transfer was sent to, before a person
     /// redirected it: the feed is searched for those too.
     public var earlierGoalUids: [String] = []
+    /// The week's first instant and the first after it, as the week was counted: seven
+    /// local days, or bounds that follow the week before it (`WeekWindow`). Nil only in a
+    /// ledger not yet opened by a command that knows the configured zone.
+    public var startsAt: Instant?
+    public var endsAt: Instant?
+    /// The zone the week was counted in.
+    public var timeZone: String?
     /// When the week was first decided (ISO 8601, UTC); set by the ledger.
     public var createdAt: String?
     /// When the entry last changed (ISO 8601, UTC); set by the ledger.
@@ -79,6 +86,13 @@ public struct LedgerEntry: Sendable, Equatable {
         self.note = note
     }
 
+    /// Records `week`'s bounds and zone as the ones this entry was counted with.
+    public mutating func bound(to week: Week) {
+        startsAt = week.start
+        endsAt = week.end
+        timeZone = week.timeZone.identifier
+    }
+
     /// Every goal this week's transfer may have gone to.
     public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
 
@@ -98,7 +112,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
     enum Columns: String, ColumnExpression {
         case accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid, lastError
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
-        case createdAt, updatedAt, reference
+        case createdAt, updatedAt, reference, startsAt, endsAt, timeZone
     }
 
     var entry: LedgerEntry
@@ -124,6 +138,9 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         entry.resolution = try read.text(Columns.resolution)
         entry.earlierGoalUids = TransferRow.goalList(try read.text(Columns.earlierGoalUids))
         entry.reference = try read.text(Columns.reference)
+        entry.startsAt = try read.parsed(Columns.startsAt) { Instant(iso8601: $0) }
+        entry.endsAt = try read.parsed(Columns.endsAt) { Instant(iso8601: $0) }
+        entry.timeZone = try read.text(Columns.timeZone)
         // Kept as written, once they read as instants: a feed search starts from when the
         // intent was recorded, so a time that is not one must never be taken for "now".
         entry.createdAt = try read.required(Columns.createdAt) { Instant(iso8601: $0) == nil ? nil : $0 }
@@ -148,6 +165,9 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         container[Columns.resolution] = entry.resolution
         container[Columns.earlierGoalUids] = TransferRow.goalText(entry.earlierGoalUids)
         container[Columns.reference] = entry.reference
+        container[Columns.startsAt] = entry.startsAt?.iso8601
+        container[Columns.endsAt] = entry.endsAt?.iso8601
+        container[Columns.timeZone] = entry.timeZone
         container[Columns.createdAt] = entry.createdAt
         container[Columns.updatedAt] = entry.updatedAt
     }

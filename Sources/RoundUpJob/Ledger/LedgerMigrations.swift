@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import RoundUp
 
 extension Ledger {
     /// The ledger's schema as it grew, one migration per change. A migration that has
@@ -40,7 +42,37 @@ extension Ledger {
         }
         migrator.registerMigration("v8: one spelling per uid", migrate: lowerCaseUids)
         migrator.registerMigration("v9: counted payments", migrate: countPayments)
+        migrator.registerMigration("v10: week bounds") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE transfer ADD COLUMN startsAt TEXT;
+                    ALTER TABLE transfer ADD COLUMN endsAt TEXT;
+                    ALTER TABLE transfer ADD COLUMN timeZone TEXT;
+                    """)
+        }
         return migrator
+    }
+
+    /// v10's bounds for weeks decided before it: the seven local days ending on the week's
+    /// end date in `timeZone`, the configured zone, which is the best the ledger can know
+    /// of the zone they were counted in. Run each time the ledger is opened by a command
+    /// that knows the zone, so that a row written without bounds (by a run that opened the
+    /// ledger before it could read its config) gets them too.
+    static func boundWeeks(_ db: Database, in timeZone: TimeZone) throws {
+        let unbounded = try Row.fetchAll(
+            db, sql: "SELECT rowid, weekEnd FROM transfer WHERE startsAt IS NULL OR endsAt IS NULL")
+        for row in unbounded {
+            let stored: DatabaseValue = row["weekEnd"]
+            guard let text = String.fromDatabaseValue(stored), let weekEnd = LocalDate(iso: text) else {
+                throw LedgerError.corrupt("transfer.weekEnd value \(LedgerRow.describe(stored))")
+            }
+            let week = Week(endingOn: weekEnd, in: timeZone)
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET startsAt = ?, endsAt = ?, timeZone = coalesce(timeZone, ?) WHERE rowid = ?
+                    """,
+                arguments: [week.start.iso8601, week.end.iso8601, timeZone.identifier, row["rowid"]])
+        }
     }
 
     /// v9: every payment a week counted, so that no other week (an overlapping window,

@@ -12,16 +12,19 @@ public struct StateDirectory: Sendable {
 
     /// For a dry run: the ledger as it is, read into memory; nothing is created, changed
     /// or locked, and the directory may be missing or read-only.
-    static func read(_ path: String) throws(CommandFailure) -> StateDirectory {
+    static func read(_ path: String, weekZone: TimeZone) throws(CommandFailure) -> StateDirectory {
         do {
-            return StateDirectory(path: path, ledger: try Ledger.readOnlyCopy(of: Ledger.path(in: path)), lock: nil)
+            return StateDirectory(
+                path: path, ledger: try Ledger.readOnlyCopy(of: Ledger.path(in: path), weekZone: weekZone), lock: nil)
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger in \(path): \(plainDescription(error))")
         }
     }
 
     /// Opens and locks `path`, waiting up to `lockWait` for another run to finish.
-    static func open(_ path: String, lockWait: Duration) async throws(CommandFailure) -> StateDirectory {
+    static func open(_ path: String, lockWait: Duration, weekZone: TimeZone) async throws(CommandFailure)
+        -> StateDirectory
+    {
         try create(path)
         let lock: RunLock?
         do {
@@ -34,7 +37,7 @@ public struct StateDirectory: Sendable {
             throw CommandFailure(
                 .temporaryFailure, "another roundup run is using \(path); try again when it has finished")
         }
-        return try withLedger(path, lock: lock)
+        return try withLedger(path, lock: lock, weekZone: weekZone)
     }
 
     /// Opens `path` without its lock: only for recording a run that never held it (refused
@@ -42,7 +45,7 @@ public struct StateDirectory: Sendable {
     /// run table is all it writes.
     static func openUnlocked(_ path: String) throws(CommandFailure) -> StateDirectory {
         try create(path)
-        return try withLedger(path, lock: nil)
+        return try withLedger(path, lock: nil, weekZone: nil)
     }
 
     /// Creates `path` for its owner alone if it is missing.
@@ -57,9 +60,12 @@ public struct StateDirectory: Sendable {
         }
     }
 
-    private static func withLedger(_ path: String, lock: RunLock?) throws(CommandFailure) -> StateDirectory {
+    private static func withLedger(_ path: String, lock: RunLock?, weekZone: TimeZone?) throws(CommandFailure)
+        -> StateDirectory
+    {
         do {
-            return StateDirectory(path: path, ledger: try Ledger(path: Ledger.path(in: path)), lock: lock)
+            return StateDirectory(
+                path: path, ledger: try Ledger(path: Ledger.path(in: path), weekZone: weekZone), lock: lock)
         } catch {
             throw CommandFailure(.configuration, "cannot open the ledger in \(path): \(plainDescription(error))")
         }

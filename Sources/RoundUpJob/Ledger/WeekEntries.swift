@@ -1,3 +1,4 @@
+public import Foundation
 import GRDB
 public import RoundUp
 
@@ -12,15 +13,33 @@ extension Ledger {
         try database.read { db in try Ledger.week(accountUid, weekEnd).fetchOne(db)?.entry }
     }
 
-    /// Entries of `accountUid` for other weeks that share days with the week ending
-    /// `weekEnd` (end dates less than seven days apart).
-    public func overlapping(accountUid: String, weekEnd: LocalDate) throws -> [LedgerEntry] {
-        try database.read { db in
-            try TransferRow.filter(
-                Columns.accountUid == accountUid && Columns.weekEnd > weekEnd.adding(days: -7).description
-                    && Columns.weekEnd < weekEnd.adding(days: 7).description
-                    && Columns.weekEnd != weekEnd.description
-            ).fetchAll(db).map(\.entry)
+    /// `accountUid`'s weeks other than the one ending `weekEnd` that could share instants
+    /// with it or end where it begins (end dates up to ten days either side: a week is seven
+    /// days and reaches at most 26 hours back), with their bounds (those of seven days in
+    /// `zone` for a week recorded without them) and whether the ledger kept their payments.
+    public func neighbours(accountUid: String, weekEnd: LocalDate, zone: TimeZone) throws -> [CountedSpan] {
+        let rows = try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT transfer.*, EXISTS (
+                        SELECT 1 FROM counted
+                        WHERE counted.accountUid = transfer.accountUid AND counted.weekEnd = transfer.weekEnd
+                    ) AS itemised
+                    FROM transfer
+                    WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
+                    """,
+                arguments: [
+                    accountUid, weekEnd.description, weekEnd.adding(days: -10).description,
+                    weekEnd.adding(days: 10).description,
+                ])
+        }
+        return try rows.map { row in
+            let entry = try TransferRow(row: row).entry
+            let local = Week(endingOn: entry.weekEnd, in: zone)
+            return CountedSpan(
+                weekEnd: entry.weekEnd, start: entry.startsAt ?? local.start, end: entry.endsAt ?? local.end,
+                timeZone: entry.timeZone, itemised: row["itemised"] == true)
         }
     }
 
@@ -39,7 +58,9 @@ extension Ledger {
     /// Records what was decided for the week: a pending transfer (written before it is
     /// sent), nothing to move, a transfer found already made, or a week held for a person;
     /// and, in the same transaction, the payments it `counted` (feed item uid and round-up
-    /// in minor units), which no other week counts again, whatever becomes of this one.
+    /// in minor units), which no other week counts again, whatever becomes of this one. The
+    /// row of counted payments is written even when there are none: it marks the week as
+    /// one whose payments are known one by one (`CountedSpan.itemised`).
     /// Fails if the (account, week) already has an entry: a week is decided once.
     public func recordDecision(
         _ entry: LedgerEntry, counting counted: [CountedTransaction] = [], at now: Instant
@@ -52,20 +73,18 @@ extension Ledger {
         decided.reason = entry.reason.map(Ledger.clip)
         decided.createdAt = now.iso8601
         decided.updatedAt = now.iso8601
-        let payments = counted.isEmpty ? nil : CountedPayments.encode(counted)
+        let payments = CountedPayments.encode(counted)
         try database.write { db in
             try TransferRow(decided).insert(db)
-            if let payments {
-                try db.execute(
-                    sql: "INSERT INTO counted (accountUid, weekEnd, payments) VALUES (?, ?, ?)",
-                    arguments: [entry.accountUid, entry.weekEnd.description, payments])
-            }
+            try db.execute(
+                sql: "INSERT INTO counted (accountUid, weekEnd, payments) VALUES (?, ?, ?)",
+                arguments: [entry.accountUid, entry.weekEnd.description, payments])
         }
     }
 
     /// The payments `accountUid`'s weeks other than the one ending `weekEnd` counted, of
-    /// those that could fall in it: weeks ending up to eight days either side (a week is
-    /// seven days; a change of time zone moves it by at most a day).
+    /// those that could fall in it: weeks ending up to ten days either side (a week is
+    /// seven days, and reaches at most 26 hours beyond them).
     public func countedElsewhere(accountUid: String, weekEnd: LocalDate) throws -> Set<String> {
         let weeks = try database.read { db in
             try Row.fetchAll(
@@ -75,8 +94,8 @@ extension Ledger {
                     WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
                     """,
                 arguments: [
-                    accountUid, weekEnd.description, weekEnd.adding(days: -8).description,
-                    weekEnd.adding(days: 8).description,
+                    accountUid, weekEnd.description, weekEnd.adding(days: -10).description,
+                    weekEnd.adding(days: 10).description,
                 ])
         }
         var uids = Set<String>()

@@ -101,6 +101,11 @@ private struct MarkdownReport {
             lines.append("")
         }
         lines.append("- Account: `\(account.accountUid)`\(account.accountType.map { ", \($0)" } ?? "")")
+        if let window = account.window {
+            lines.append(
+                "- Window: \(window.startUTC) to \(window.endUTC) (\(window.hours) hours), "
+                    + Markdown.escape(window.note))
+        }
         if account.nativeRoundUp == "active", account.status != .skipped {
             lines.append(
                 "- Starling's own round-up is on too (nativeRoundUp: allow): the payments it rounded up are left out")

@@ -13,6 +13,11 @@ extension AccountReport {
         exitCode = outcome.exitCode
         if let plan = findings.plan { show(plan) }
         if let minimum = findings.balance { show(minimum) }
+        if let window = findings.window, let note = window.note {
+            self.window = WindowReport(
+                startUTC: window.week.start.iso8601, endUTC: window.week.end.iso8601, hours: window.week.hours,
+                note: note)
+        }
         if let movement = findings.movement {
             total = movement.amount.formattedAmount
             totalMinorUnits = movement.amount.minorUnits

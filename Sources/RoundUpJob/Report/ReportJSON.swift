@@ -136,6 +136,15 @@ struct ReportJSON {
         key("totalMinorUnits", account.totalMinorUnits)
         transactions("transactions", account.transactions)
         key("transferUid", account.transferUid)
+        if let window = account.window {
+            key("window")
+            open(UInt8(ascii: "{"))
+            key("endUTC", window.endUTC)
+            key("hours", Int64(window.hours))
+            key("note", window.note)
+            key("startUTC", window.startUTC)
+            close(UInt8(ascii: "}"))
+        }
         close(UInt8(ascii: "}"))
     }
 

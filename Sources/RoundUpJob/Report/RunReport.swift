@@ -119,7 +119,18 @@ public struct AccountReport: Codable, Sendable {
     public var totalMinorUnits: Int64?
     public var goal: GoalReport?
     public var transferUid: String?
+    /// The account's bounds for the week, when they are not the run's seven local days.
+    public var window: WindowReport?
     public var exitCode: ExitStatus = .ok
+}
+
+/// An account's bounds for the week when they differ from its seven local days, and why.
+public struct WindowReport: Codable, Sendable {
+    public var startUTC: String
+    public var endUTC: String
+    public var hours: Int
+    /// Why, in words: stretched or shortened, by how much, and what the bounds meet.
+    public var note: String
 }
 
 /// A counted transaction and its round-up.

@@ -1,0 +1,26 @@
+/// A day of the week, named as the config writes it (`weekEndsOn: sunday`).
+public enum Weekday: String, CaseIterable, Sendable, Codable {
+    case monday, tuesday, wednesday, thursday, friday, saturday, sunday
+
+    /// The day scheduled weeks end on unless configured otherwise: a Monday run rounds up
+    /// Monday to Sunday.
+    public static let defaultWeekEnd = Weekday.sunday
+
+    /// `Sunday`.
+    public var name: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+}
+
+extension LocalDate {
+    /// The day of the week of this date (1970-01-01 was a Thursday).
+    public var weekday: Weekday {
+        let index = ((daysSinceEpoch + 3) % 7 + 7) % 7
+        return Weekday.allCases[index]
+    }
+
+    /// The newest date on or before this one that falls on `weekday`.
+    public func latest(_ weekday: Weekday) -> LocalDate {
+        let target = Weekday.allCases.firstIndex(of: weekday) ?? 6
+        let own = Weekday.allCases.firstIndex(of: self.weekday) ?? 6
+        return adding(days: -((own - target + 7) % 7))
+    }
+}
