@@ -11,8 +11,15 @@ struct Run: AsyncParsableCommand {
             file; it is never a flag.
             Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
 
+            The week: 7 local days in timeZone (default Europe/London). Scheduled weeks end on weekEndsOn (default \
+            sunday): a plain run, on any day, rounds up the newest finished one. --end-date chooses any 7 days \
+            instead, ending on any day: it rounds up the payments no earlier week counted, and never moves the \
+            schedule. Every payment a week counted is kept in the ledger and never counted again, whatever the \
+            window. A scheduled week that follows another starts where that one ended when the two lie within 26 \
+            hours (after a change of timeZone), and the report says it was stretched or shortened.
+
             Examples:
-              roundup run                          # last week, Monday to Sunday (weekEndsOn: sunday)
+              roundup run                          # last week, Monday to Sunday
               roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
               roundup run --end-date 2026-11-18    # any 7 days: payments not counted yet
               roundup run --dry-run                # show what would move, move nothing
@@ -33,8 +40,9 @@ struct Run: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Also run every finished week since the newest one in the ledger, oldest first (at most 8 per run), "
-                + "so that a machine that was off misses nothing."))
+            "Also run every finished week ending on weekEndsOn since each account's newest such week in the "
+                + "ledger, oldest first (at most 8 per run), so that a machine that was off misses nothing; weeks "
+                + "run with --end-date on another day never move it."))
     var catchUp = false
 
     @OptionGroup var settings: SettingOptions

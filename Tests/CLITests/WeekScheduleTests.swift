@@ -188,6 +188,54 @@ import Testing
         }
     }
 
+    // MARK: - Two ledgers
+
+    /// Two state directories are two ledgers: `check` warns when it can see another ledger
+    /// with weeks of the same account, the default one or the one the crontab's line names.
+    @Test func checkWarnsOfASecondLedgerForTheSameAccount() async throws {
+        let home = try TemporaryDirectory()
+        var (bank, gbp) = Self.bank(token: "two-ledgers")
+        bank.spend(gbp, 1_50, settled: Self.at("2026-11-12T12:00:00Z"))
+        let other = home.path + "/elsewhere"
+        let cron = home.path + "/cron-state"
+        let bin = home.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\necho '0 6 * * 1 umask 077 && roundup run --catch-up --state-dir \(cron)'\n"
+            .write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
+        try await withEmulator(bank.state) { server in
+            var environment = binaryEnvironment(home, token: bank.state.token)
+            let check = { (state: String?) in
+                try await roundup(
+                    ["check", "--api-base-url", server.baseURL] + (state.map { ["--state-dir", $0] } ?? []),
+                    environment: environment)
+            }
+            // One ledger: nothing to say.
+            #expect(try await Self.run(server, home, ["--end-date", "2026-11-15"]).status == 0)
+            let alone = try await check(nil)
+            #expect(!alone.stdout.contains("another ledger"), "\(alone.stdout)")
+            // The default ledger, seen from another state directory.
+            let elsewhere = try await check(other)
+            #expect(
+                elsewhere.stdout.contains(
+                    "WARN  ledger: another ledger, \(home.path)/.local/state/roundup/ledger.sqlite, also holds weeks "
+                        + "of Personal (GBP)"), "\(elsewhere.stdout)")
+            #expect(elsewhere.status == 0, "a warning, not a problem")
+            // The crontab's ledger, seen from the default one.
+            environment["PATH"] = bin + ":/usr/bin:/bin"
+            #expect(
+                try await roundup(
+                    ["run", "--end-date", "2026-11-22", "--api-base-url", server.baseURL, "--state-dir", cron],
+                    environment: environment
+                ).status == 0)
+            let both = try await check(nil)
+            #expect(both.stdout.contains("another ledger, \(cron)/ledger.sqlite"), "\(both.stdout)")
+            robustnessLine(
+                "two state directories for one account", "check names the other ledger and the account",
+                moneyExactlyOnce: await Self.moved(server) == [50])
+        }
+    }
+
     // MARK: - A ledger of the schema before
 
     /// A ledger as roundup wrote it before weeks kept their bounds (schema v9): weeks before

@@ -50,6 +50,15 @@ public enum Check {
             return list.result
         }
         guard let (scopes, accounts) = await checkToken(bank, settings: settings, in: &list) else { return list.result }
+        let labels = Dictionary(accounts.map { ($0.accountUid, $0.account.label) }) { first, _ in first }
+        for warning in OtherLedgers.warnings(
+            stateDirectory: settings.state.directory,
+            candidates: OtherLedgers.candidates(
+                locations: locations, crontabLine: Schedule.crontabLine(searchPath: searchPath)?.line),
+            accounts: labels)
+        {
+            list.warn(warning)
+        }
         await checkGoals(
             of: accounts, scopes: scopes, rules: settings.rules,
             resolver: GoalResolver(bank: bank, goals: settings.goals, logger: logger),
