@@ -247,7 +247,8 @@ import Testing
         var (bank, account) = Self.bank(token: "fixture")
         let gbp = account
         bank.spend(gbp, 3_50, settled: Self.at("2026-11-05T12:00:00Z"))  // counted in 8 November's week, unkept
-        bank.spend(gbp, 1_43, settled: Self.at("2026-11-09T10:00:00Z")) { $0.feedItemUid = "p-1115" }  // kept by 15 November's
+        // Kept by 15 November's week.
+        bank.spend(gbp, 1_43, settled: Self.at("2026-11-09T10:00:00Z")) { $0.feedItemUid = Self.kept }
         bank.spend(gbp, 3_10, settled: Self.at("2026-11-10T09:00:00Z"))  // counted by no week yet
         let state = home.path + "/.local/state/roundup"
         try FileManager.default.createDirectory(
@@ -270,7 +271,7 @@ import Testing
             let window = try #require(account["window"] as? [String: Any])
             #expect(window["startUTC"] as? String == "2026-11-09T00:00:00.000Z")
             #expect((window["note"] as? String)?.contains("before the ledger kept each payment") == true)
-            #expect((account["countedEarlier"] as? [[String: Any]])?.first?["feedItemUid"] as? String == "p-1115")
+            #expect((account["countedEarlier"] as? [[String: Any]])?.first?["feedItemUid"] as? String == Self.kept)
             let moved = await Self.moved(server)
             #expect(moved == [90])
 
@@ -293,6 +294,9 @@ import Testing
                 moneyExactlyOnce: moved == [90])
         }
     }
+
+    /// The payment the fixture's week ending 15 November counted.
+    static let kept = "f1150000-0000-4000-8000-000000001115"
 
     static func totals(_ history: Execution) throws -> [String: String] {
         let document = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any]
@@ -370,7 +374,7 @@ import Testing
             ('e0000000-0000-4000-8000-00000000000e', '2026-11-15', 'abandoned', 'EUR', 33,
              '90c00000-0000-4000-8000-0000000000e2', 'Round-ups', 'f0000000-0000-4000-8000-000000000005',
              '2026-11-16T06:00:00.000Z', '2026-11-17T09:00:00.000Z', 'Euro', NULL, 'Round-up w/e 15 Nov 2026');
-        INSERT INTO counted VALUES ('ACCOUNT', '2026-11-15', 'p-1115\t57\n');
+        INSERT INTO counted VALUES ('ACCOUNT', '2026-11-15', 'f1150000-0000-4000-8000-000000001115\t57\n');
         INSERT INTO requests VALUES ('2026-11-16', 12, 6);
         INSERT INTO run (startedAt, endedAt, exitCode, weeks, accountsDone, summary) VALUES
             ('2026-11-16T06:00:00.000Z', '2026-11-16T06:00:02.000Z', 0, '2026-11-15', 2, 'exit 0: 2 done');
