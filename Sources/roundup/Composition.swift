@@ -37,9 +37,9 @@ struct Composition {
     func run(
         _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger
     ) async -> CommandResult {
-        let settings: Settings
+        let loaded: LoadedSettings
         do throws(CommandFailure) {
-            settings = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get().settings
+            loaded = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get()
         } catch {
             if !options.dryRun {
                 // The state directory and the monitor as the flags and the environment name
@@ -52,8 +52,13 @@ struct Composition {
             }
             return .failure(error)
         }
+        let settings = loaded.settings
         if options.dryRun { forgetKeyLog(settings) }
-        let watch = options.dryRun ? nil : await RunWatch.begin(settings: settings, clock: clock, logger: logger)
+        let ownFiles = [loaded.configPath, settings.bank.tokenFile].compactMap { $0 }
+        let watch =
+            options.dryRun
+            ? nil : await RunWatch.begin(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
+        if let refusal = watch?.metricsRefusal { return await told(finished(.failure(refusal), by: watch), by: watch) }
         return await run(settings: settings, endDate: endDate, options: options, logger: logger, watch: watch)
     }
 

@@ -72,7 +72,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let token = try #require(AccessToken("Secret-Token-123"))
         let path = directory.path + "/report.json"
-        let file = try ReportFile(path: path, token: token)
+        let file = try ReportFile(
+            in: WriteDirectory(directory.path, sharing: .ownerOnly, create: false), name: "report.json", token: token)
         // The token starts 5 bytes before the first piece is due to be written.
         try file.append(Array(repeating: UInt8(ascii: "a"), count: ReportFile.pieceSize - 5))
         try file.append("Secret-Token-123 and again Secret-Token-123\n")
@@ -82,17 +83,19 @@ import Testing
         #expect(!text.contains("Secret-Token-123"))
         #expect(text.hasSuffix("<redacted> and again <redacted>\n"))
         #expect(text.utf8.count == ReportFile.pieceSize - 5 + "<redacted> and again <redacted>\n".utf8.count)
-        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.json"])
     }
 
     @Test func anAbandonedFileLeavesTheOldOneInPlace() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/report.md"
         try "old".write(toFile: path, atomically: true, encoding: .utf8)
-        let file = try ReportFile(path: path, token: nil)
+        let file = try ReportFile(
+            in: WriteDirectory(directory.path, sharing: .ownerOnly, create: false), name: "report.md", token: nil)
         try file.append("new")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 2)
         file.abandon()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
-        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.md"])
     }
 }

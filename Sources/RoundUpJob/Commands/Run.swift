@@ -99,6 +99,8 @@ public enum Runner {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: !request.dryRun) {
                 notes.append(warning)
             }
+            // Where reports go is checked before anything is asked of the bank.
+            if !request.dryRun { try checkReportDirectory(settings.state.reportDirectory) }
             bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: settings.bank.concurrency,
                 retryPolicy: settings.bank.retryPolicy, clock: clock, logger: logger)
@@ -153,6 +155,16 @@ public enum Runner {
             }
         }
         return []
+    }
+
+    /// The report directory, created if missing, or why reports cannot go there: another
+    /// user owns it, or others can write to it and could plant links where reports go.
+    private static func checkReportDirectory(_ path: String) throws(CommandFailure) {
+        do {
+            _ = try ReportWriter.openDirectory(path)
+        } catch {
+            throw CommandFailure(.configuration, error.description)
+        }
     }
 
     /// A reminder of the weeks that wait for a person, other than those this run reported.

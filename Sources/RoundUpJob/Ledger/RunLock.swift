@@ -18,7 +18,7 @@ public final class RunLock: Sendable {
     /// Nil when it is still held after that.
     public static func acquire(in directory: String, wait: Duration) async throws -> RunLock? {
         let path = directory + "/roundup.lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw RunLockError(path: path, code: errno) }
         let deadline = ContinuousClock.now + wait
         while true {

@@ -63,6 +63,7 @@ public struct StateDirectory: Sendable {
     private static func withLedger(_ path: String, lock: RunLock?, weekZone: TimeZone?) throws(CommandFailure)
         -> StateDirectory
     {
+        try refuseLinks(in: path)
         do {
             return StateDirectory(
                 path: path, ledger: try Ledger(path: Ledger.path(in: path), weekZone: weekZone), lock: lock)
@@ -71,11 +72,30 @@ public struct StateDirectory: Sendable {
         }
     }
 
-    /// A state directory that others can write to could have its ledger replaced or its
-    /// lock taken: refused.
+    /// The ledger and its journals are opened only as files of the state directory itself,
+    /// never through a symbolic link that would take a write elsewhere.
+    private static func refuseLinks(in path: String) throws(CommandFailure) {
+        for name in ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm", "ledger.sqlite-journal"] {
+            var status = stat()
+            guard lstat("\(path)/\(name)", &status) == 0, status.st_mode & S_IFMT != S_IFREG else { continue }
+            throw CommandFailure(
+                .configuration,
+                "\(path)/\(name) is not a plain file (a link or another kind of file); roundup writes its ledger "
+                    + "only as a file of the state directory itself: move it out of the way")
+        }
+    }
+
+    /// A state directory that others can write to, or that another user owns, could have
+    /// its ledger replaced or its lock taken: refused.
     private static func refuseIfOthersCanWrite(_ path: String) throws(CommandFailure) {
         var status = stat()
         guard stat(path, &status) == 0 else { return }
+        guard status.st_uid == geteuid() else {
+            throw CommandFailure(
+                .configuration,
+                "the state directory \(path) belongs to another user (uid \(status.st_uid)); use a directory of "
+                    + "your own")
+        }
         let mode = status.st_mode & 0o777
         guard mode & 0o022 == 0 else {
             throw CommandFailure(

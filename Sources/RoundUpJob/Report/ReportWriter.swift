@@ -34,15 +34,14 @@ public enum ReportWriter {
     /// Writes the run's report pair, with any occurrence of `token` removed, points the
     /// week's links at it when the run succeeded, and removes failed runs' old reports;
     /// returns the Markdown file's path.
-    public static func write(_ report: RunReport, to directory: String, token: AccessToken?, at time: Instant)
+    public static func write(_ report: RunReport, to path: String, token: AccessToken?, at time: Instant)
         throws -> String
     {
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let directory = try openDirectory(path)
         let outcome = Outcome(report)
         let week = "roundup-\(report.week.endDate)"
         let name = uniqueName(in: directory, "\(week).\(stamp(time)).\(outcome.rawValue)")
-        let json = try ReportFile(path: "\(directory)/\(name).json", token: token)
+        let json = try ReportFile(in: directory, name: "\(name).json", token: token)
         do {
             try ReportJSON.write(report, to: json)
             try json.commit()
@@ -50,7 +49,7 @@ public enum ReportWriter {
             json.abandon()
             throw error
         }
-        let markdown = try ReportFile(path: "\(directory)/\(name).md", token: token)
+        let markdown = try ReportFile(in: directory, name: "\(name).md", token: token)
         do {
             try report.writeMarkdown(to: markdown)
             try markdown.commit()
@@ -60,11 +59,23 @@ public enum ReportWriter {
         }
         if outcome != .failed {
             for suffix in [".json", ".md"] {
-                try link("\(directory)/\(week)\(suffix)", to: name + suffix)
+                try link("\(week)\(suffix)", to: name + suffix, in: directory)
             }
         }
         removeOldFailedReports(in: directory, now: time)
-        return "\(directory)/\(name).md"
+        directory.removeLeftovers(now: time)
+        return "\(path)/\(name).md"
+    }
+
+    /// The report directory at `path`, created for its owner alone if missing; refused
+    /// (`FileRefusal.Kind.refused`) when another user owns it or others can write to it, as
+    /// they could plant links where reports are written.
+    static func openDirectory(_ path: String) throws(FileRefusal) -> WriteDirectory {
+        do {
+            return try WriteDirectory(path, sharing: .ownerOnly, create: true)
+        } catch {
+            throw FileRefusal(error.kind, "the report directory: \(error.description)")
+        }
     }
 
     /// `20261116T060001Z`.
@@ -74,12 +85,10 @@ public enum ReportWriter {
     }
 
     /// `base`, or `base-2`, `base-3`… when two runs of the week share a second.
-    private static func uniqueName(in directory: String, _ base: String) -> String {
+    private static func uniqueName(in directory: WriteDirectory, _ base: String) -> String {
         var name = base
         var count = 1
-        while FileManager.default.fileExists(atPath: "\(directory)/\(name).md")
-            || FileManager.default.fileExists(atPath: "\(directory)/\(name).json")
-        {
+        while directory.contains("\(name).md") || directory.contains("\(name).json") {
             count += 1
             name = "\(base)-\(count)"
         }
@@ -89,64 +98,47 @@ public enum ReportWriter {
     /// Points the symbolic link `path` at `target` (a name in the same directory),
     /// atomically: a reader sees the old report or the new one. A regular file in its place
     /// (from an older version) becomes the run's report's predecessor and is kept, renamed.
-    private static func link(_ path: String, to target: String) throws {
-        var status = stat()
-        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
-            let kept = path.replacingOccurrences(of: ".md", with: ".earlier.md")
+    private static func link(_ name: String, to target: String, in directory: WriteDirectory) throws(FileRefusal) {
+        if let status = directory.status(of: name), status.st_mode & S_IFMT == S_IFREG {
+            let kept = name.replacingOccurrences(of: ".md", with: ".earlier.md")
                 .replacingOccurrences(of: ".json", with: ".earlier.json")
-            guard rename(path, kept) == 0 else { throw ReportError(path: path, code: errno) }
+            try directory.move(name, to: kept)
         }
-        let temporary = path + ".link"
-        unlink(temporary)
-        guard symlink(target, temporary) == 0 else { throw ReportError(path: path, code: errno) }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ReportError(path: path, code: code)
-        }
+        try directory.link(name, to: target)
     }
 
     /// Removes failed runs' reports older than `failedReportDays`, judged by the time in
     /// their names; anything that does not read as one of them is left alone.
-    private static func removeOldFailedReports(in directory: String, now: Instant) {
+    private static func removeOldFailedReports(in directory: WriteDirectory, now: Instant) {
         let limit = stamp(now.adding(milliseconds: -Int64(failedReportDays) * 86_400_000))
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasPrefix("roundup-") {
+        for name in directory.names() where name.hasPrefix("roundup-") {
             let parts = name.split(separator: ".")
             // roundup-<end>.<stamp>.failed[-n].<md|json>
             guard parts.count == 4, parts[2].hasPrefix(Outcome.failed.rawValue), parts[3] == "md" || parts[3] == "json",
                 parts[1].count == 16, String(parts[1]) < limit
             else { continue }
-            unlink("\(directory)/\(name)")
+            directory.remove(name)
         }
     }
 }
 
-/// A report file being written: into a temporary file beside it, a piece at a time, then
-/// renamed over it, so that a reader never sees half a report. Every piece is searched for
-/// the token before it is written; the last few bytes are held back until the next piece,
-/// so that a token split across two pieces is found too.
+/// A report file being written: under a temporary name beside it, a piece at a time, then
+/// renamed over it (`WriteDirectory`), so that a reader never sees half a report and no
+/// planted link redirects it. Every piece is searched for the token before it is written;
+/// the last few bytes are held back until the next piece, so that a token split across
+/// two pieces is found too.
 final class ReportFile {
     /// How much is gathered before it is written.
     static let pieceSize = 1 << 20
 
-    private let path: String
-    private let temporary: String
+    private let file: NewFile
     private let token: AccessToken?
-    private var descriptor: Int32
     private var pending: [UInt8] = []
 
-    init(path: String, token: AccessToken?) throws {
-        self.path = path
-        self.temporary = path + ".partial"
+    init(in directory: WriteDirectory, name: String, token: AccessToken?) throws(FileRefusal) {
+        file = try directory.create(name, mode: 0o600)
         self.token = token
-        descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw ReportError(path: path, code: errno) }
         pending.reserveCapacity(ReportFile.pieceSize + 4096)
-    }
-
-    deinit {
-        if descriptor >= 0 { abandon() }
     }
 
     func append(_ bytes: [UInt8]) throws {
@@ -162,39 +154,21 @@ final class ReportFile {
     /// Writes everything and puts the file in its place.
     func commit() throws {
         try flush(all: true)
-        close(descriptor)
-        descriptor = -1
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ReportError(path: path, code: code)
-        }
+        try file.commit()
     }
 
-    /// Gives up: the temporary file goes, and whatever was at `path` stays.
-    func abandon() {
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = -1
-        unlink(temporary)
-    }
+    /// Gives up: the temporary file goes, and whatever was at the name stays.
+    func abandon() { file.abandon() }
 
-    private func flush(all: Bool) throws {
+    private func flush(all: Bool) throws(FileRefusal) {
         if let token { pending = token.redacted(inUTF8: pending) }
         // Bytes that could be the start of a token completed by the next piece wait for it.
         let keep = all ? 0 : min(pending.count, token?.length ?? 0)
         let count = pending.count - keep
-        if let failed = pending.withUnsafeBytes({ writeAll(descriptor, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        ) {
-            throw ReportError(path: path, code: failed)
+        let failed = pending.withUnsafeBytes { bytes in
+            Result { () throws(FileRefusal) in try file.write(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
         }
+        try failed.get()
         pending.removeFirst(count)
     }
-}
-
-/// A report file that could not be written.
-struct ReportError: Error, CustomStringConvertible {
-    let path: String
-    let code: Int32
-    var description: String { "cannot write \(path): \(String(cString: strerror(code)))" }
-    var localizedDescription: String { description }
 }

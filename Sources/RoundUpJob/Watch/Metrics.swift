@@ -41,22 +41,74 @@ struct Metrics {
 
     var text: String { lines.joined(separator: "\n") + "\n" }
 
-    /// Writes the file at `path` atomically, mode 0644.
-    func write(to path: String) throws {
-        let partial = path + ".partial"
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        let failed = fchmod(descriptor, 0o644) != 0 ? errno : writeAll(descriptor, text)
-        guard failed == nil, fsync(descriptor) == 0 else {
-            let code = POSIXErrorCode(rawValue: failed ?? errno) ?? .EIO
-            unlink(partial)
-            throw POSIXError(code)
+    /// Writes the file at `path` atomically, mode 0644, through `WriteDirectory`: a link
+    /// planted at its name, or at any name beside it, is replaced, never written through.
+    func write(to path: String) throws(FileRefusal) {
+        let (parent, name) = Metrics.split(path)
+        let directory = try WriteDirectory(parent, sharing: .shared, create: false)
+        if let refusal = Metrics.refusal(of: name, in: directory) { throw FileRefusal(.refused, refusal) }
+        let file = try directory.create(name, mode: 0o644)
+        try file.write(text)
+        try file.commit()
+    }
+
+    /// The directory and the name of `path`.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        let url = URL(fileURLWithPath: path)
+        return (url.deletingLastPathComponent().path, url.lastPathComponent)
+    }
+
+    /// Why the metrics file may not be written at `path`, or nil: a file of another user's
+    /// at its name (in a collector's directory shared with others), or a place where it
+    /// would replace one of the job's own files: inside the state directory or the report
+    /// directory, or one of `ownFiles` (the config, the token file). A directory that does
+    /// not exist yet is no reason: the write says so when it fails.
+    static func refusal(
+        of path: String, stateDirectory: String, reportDirectory: String, ownFiles: [String]
+    ) -> String? {
+        let (parent, name) = split(path)
+        let place = resolved(parent)
+        for (directory, what) in [(stateDirectory, "the state directory"), (reportDirectory, "the report directory")] {
+            let own = resolved(directory)
+            if place == own || place.hasPrefix(own + "/") {
+                return "the metrics file \(path) is inside \(what) \(directory), where it would replace the job's "
+                    + "own files; give metricsFile a path in the textfile collector's directory"
+            }
         }
-        guard rename(partial, path) == 0 else {
-            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
-            unlink(partial)
-            throw POSIXError(code)
+        var target = stat()
+        let exists = stat(path, &target) == 0
+        for file in ownFiles {
+            var own = stat()
+            let same =
+                resolved(file) == place + "/" + name
+                || (exists && stat(file, &own) == 0 && own.st_dev == target.st_dev && own.st_ino == target.st_ino)
+            if same {
+                return "the metrics file \(path) is \(file), one of the job's own files; give metricsFile a path "
+                    + "of its own"
+            }
         }
+        guard let directory = try? WriteDirectory(parent, sharing: .shared, create: false) else { return nil }
+        return refusal(of: name, in: directory)
+    }
+
+    /// Why `name` in `directory` may not be written: something there that is not the job's
+    /// own file (another user's, or a directory).
+    private static func refusal(of name: String, in directory: WriteDirectory) -> String? {
+        guard let status = directory.status(of: name) else { return nil }
+        let path = "\(directory.path)/\(name)"
+        if status.st_uid != geteuid() {
+            return "the metrics file \(path) belongs to another user (uid \(status.st_uid)); "
+                + "remove it, or give metricsFile a name of your own"
+        }
+        if status.st_mode & S_IFMT == S_IFDIR { return "the metrics file \(path) is a directory" }
+        return nil
+    }
+
+    /// `path` absolute, with its links resolved as far as it exists.
+    private static func resolved(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard let real = realpath(absolute, nil) else { return absolute }
+        defer { free(real) }
+        return String(cString: real)
     }
 }

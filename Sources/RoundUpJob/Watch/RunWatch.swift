@@ -15,7 +15,11 @@ import Synchronization
 public final class RunWatch: Sendable {
     let stateDirectory: String
     let ping: Ping?
+    /// Nil when none is configured, or when the one configured is refused.
     let metricsFile: String?
+    /// Why the configured metrics file is not written (78): the run stops before it asks
+    /// anything of the bank.
+    public let metricsRefusal: CommandFailure?
     let startedAt: Instant
     let clock: @Sendable () -> Instant
     let logger: Logger
@@ -42,21 +46,29 @@ public final class RunWatch: Sendable {
         init(problem: String) { problems = [problem] }
     }
 
-    private init(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) {
+    private init(settings: Settings, ownFiles: [String], clock: @escaping @Sendable () -> Instant, logger: Logger) {
         stateDirectory = settings.state.directory
         ping = Ping(settings.watch, logger: logger)
-        metricsFile = settings.watch.metricsFile
+        let refusal = settings.watch.metricsFile.flatMap {
+            Metrics.refusal(
+                of: $0, stateDirectory: settings.state.directory, reportDirectory: settings.state.reportDirectory,
+                ownFiles: ownFiles)
+        }
+        metricsRefusal = refusal.map { CommandFailure(.configuration, $0) }
+        metricsFile = refusal == nil ? settings.watch.metricsFile : nil
         startedAt = clock()
         self.clock = clock
         self.logger = logger
     }
 
     /// A real run with `settings` begins: pings `<url>/start`. Its row in the run table
-    /// waits until the run holds the state directory.
-    public static func begin(settings: Settings, clock: @escaping @Sendable () -> Instant, logger: Logger) async
-        -> RunWatch
-    {
-        let watch = RunWatch(settings: settings, clock: clock, logger: logger)
+    /// waits until the run holds the state directory. The metrics file is checked now, so
+    /// that it never replaces another user's file or one of `ownFiles` (the config file,
+    /// the token file) or the job's state: `metricsRefusal` says why not.
+    public static func begin(
+        settings: Settings, ownFiles: [String], clock: @escaping @Sendable () -> Instant, logger: Logger
+    ) async -> RunWatch {
+        let watch = RunWatch(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
         await watch.ping?.send(.start)
         return watch
     }
