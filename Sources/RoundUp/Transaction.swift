@@ -20,7 +20,7 @@ public struct Account: Hashable, Sendable {
 extension Account {
     /// How text output names an account: its name (else its uid) and currency, `Personal (GBP)`.
     public static func label(name: String?, uid: String, currencyCode: String) -> String {
-        "\(name ?? uid) (\(currencyCode))"
+        "\(printable(name ?? uid)) (\(currencyCode))"
     }
 
     /// This account as text output names it.

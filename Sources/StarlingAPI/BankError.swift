@@ -1,4 +1,5 @@
 public import CurlHTTP
+import RoundUp
 
 /// What went wrong talking to the bank, in the terms a user can act on.
 public enum BankError: Error, Sendable, CustomStringConvertible {
@@ -78,6 +79,6 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
     }
 
     private static func list(_ messages: [String]) -> String {
-        messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")
+        messages.isEmpty ? "" : ": " + messages.map(printable).joined(separator: "; ")
     }
 }

@@ -19,6 +19,9 @@ struct Composition {
     /// by their owner only, whatever the umask it was started with.
     static let live: Composition = {
         umask(0o077)
+        // A closed standard output or error never stops a command: a write to it fails with
+        // EPIPE instead, and the command finishes what it does (`finish` says how it ends).
+        signal(SIGPIPE, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         return Composition(environment: environment, locations: Locations(environment: environment), clock: { .now })
     }()
@@ -173,9 +176,13 @@ extension Composition {
         } catch {
             return .failure(error)
         }
+        // A signal ends it saying what it had done, once any ledger write under way is done.
+        let progress = RunProgress()
+        let signals = InterruptWatch(progress: progress)
+        defer { signals.stop() }
         return await Resolve.run(
             resolution, accountUid: accountUid, weekEnd: weekEnd, settings: settings, token: token, clock: clock,
-            logger: logger)
+            logger: logger, progress: progress)
     }
 }
 

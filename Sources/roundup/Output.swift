@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RoundUp
 import RoundUpJob
 
 #if canImport(Glibc)
@@ -11,22 +12,26 @@ import Glibc
 /// quietly with the run's own status; any other failure to write is said on standard
 /// error, with the system's reason, and ends it with 74.
 func finish(_ result: CommandResult) throws -> Never {
-    for line in result.diagnostics { _ = writeAll(STDERR_FILENO, line + "\n") }
+    // A diagnostic may carry the bank's text: each of its lines is made printable.
+    for diagnostic in result.diagnostics {
+        let lines = diagnostic.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }
+        _ = writeAll(STDERR_FILENO, lines.joined(separator: "\n") + "\n")
+    }
     guard let failure = writeAll(STDOUT_FILENO, result.output) else { throw ExitCode(result.status.rawValue) }
     if failure == EPIPE { throw ExitCode(result.status.rawValue) }
     _ = writeAll(STDERR_FILENO, "roundup: cannot write to standard output: \(String(cString: strerror(failure)))\n")
     throw ExitCode(ExitStatus.ioError.rawValue)
 }
 
-/// While a run is under way, SIGINT and SIGTERM end it saying which accounts were finished
-/// and which were not, once any ledger write under way has completed: the ledger is never
-/// left between a transfer's intent and its record.
+/// While a run is under way, SIGINT, SIGTERM and SIGHUP (a closed terminal) end it saying
+/// which accounts were finished and which were not, once any ledger write under way has
+/// completed: the ledger is never left between a transfer's intent and its record.
 final class InterruptWatch {
     private let sources: [any DispatchSourceSignal]
 
     /// `stopped` hears of the signal, and the exit status, before the process ends.
     init(progress: RunProgress, stopped: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) {
-        sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
+        sources = InterruptWatch.signals.map { number, name in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
@@ -42,7 +47,8 @@ final class InterruptWatch {
     /// The signals' usual effect again.
     func stop() {
         for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for (number, _) in InterruptWatch.signals { signal(number, SIG_DFL) }
     }
+
+    static let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
 }

@@ -152,7 +152,7 @@ enum ColourChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 func makeLogger(level: Logger.Level) -> Logger {
-    var logger = Logger(label: "roundup") { label in StreamLogHandler.standardError(label: label) }
+    var logger = Logger(label: "roundup") { label in PrintableLogHandler(StreamLogHandler.standardError(label: label)) }
     logger.logLevel = level
     return logger
 }

@@ -285,7 +285,7 @@ import Testing
 
     /// A held week's reason shows the bank's status as plain text only.
     @Test func aStatusFromTheBankIsQuotedAsPlainText() {
-        #expect(TransferCheck.quoted("UP\u{1b}[2JCOMING") == "UP[2JCOMING")
+        #expect(TransferCheck.quoted("UP\u{1b}[2JCOMING") == "UP\\u001b[2JCOMING")
         #expect(TransferCheck.quoted(" \n") == "(none)")
         #expect(TransferCheck.quoted(String(repeating: "X", count: 99)).count == 40)
     }
@@ -338,7 +338,9 @@ import Testing
             Issue.record("expected the week held")
             return
         }
-        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 } && shown.contains("(]0;pwned[2J)"), "\(shown)")
+        #expect(
+            !shown.unicodeScalars.contains { $0.value < 0x20 } && shown.contains("(\\u001b]0;pwned\\u0007\\u001b[2J)"),
+            "\(shown)")
         // Another amount, or a transfer before the week ended, is no sign of it.
         let other = Self.item("f2", 704, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         let before = Self.item("f3", 703, at: "2026-11-16T05:00:00Z", goal: Self.otherGoal)

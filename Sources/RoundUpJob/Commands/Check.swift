@@ -215,13 +215,13 @@ private struct Checklist {
     /// Removes the token from the output, once there is one.
     var redact: (String) -> String = { $0 }
 
-    mutating func ok(_ text: String) { lines.append(style.status(.transferred, "ok") + "    \(text)") }
+    mutating func ok(_ text: String) { lines.append(style.status(.transferred, "ok") + "    \(printable(text))") }
 
     /// Something to look at that does not stop a run.
-    mutating func warn(_ text: String) { lines.append(style.status(.nothingToDo, "WARN") + "  \(text)") }
+    mutating func warn(_ text: String) { lines.append(style.status(.nothingToDo, "WARN") + "  \(printable(text))") }
 
     mutating func problem(_ code: ExitStatus, _ text: String) {
-        lines.append(style.status(.failed, "FIX") + "   \(text)")
+        lines.append(style.status(.failed, "FIX") + "   \(printable(text))")
         if status == .ok { status = code }
     }
 

@@ -165,7 +165,8 @@ public enum History {
             let said = [row.reason ?? row.lastError, row.note, row.resolution.map { "resolved: \($0)" }]
                 .compactMap { $0 }
             return said.isEmpty
-                ? nil : "\(row.weekEnd) \(row.accountName ?? row.accountUid): " + said.joined(separator: "; ")
+                ? nil
+                : printable("\(row.weekEnd) \(row.accountName ?? row.accountUid): " + said.joined(separator: "; "))
         }
         if !notes.isEmpty { lines += [""] + notes }
         let totals = document.totals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }

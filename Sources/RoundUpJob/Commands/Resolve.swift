@@ -54,14 +54,14 @@ public enum Resolve {
                 "  roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) "
                     + "--check | --retry | --redirect GOAL | --abandon REASON")
         }
-        return CommandResult(status: .ok, output: lines.joined(separator: "\n") + "\n", diagnostics: [])
+        return CommandResult(status: .ok, output: lines.map(printable).joined(separator: "\n") + "\n", diagnostics: [])
     }
 
     /// Carries out `resolution` for the week ending `weekEnd` of `accountUid`, under the run
     /// lock. `token` is needed unless the resolution is to abandon the week.
     public static func run(
         _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, settings: Settings, token: AccessToken?,
-        clock: @escaping @Sendable () -> Instant, logger: Logger
+        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
     ) async -> CommandResult {
         let logger = token.map { redacting(logger, token: $0) } ?? logger
         let state: StateDirectory
@@ -75,6 +75,20 @@ public enum Resolve {
             entry = try resolvable(in: state.ledger, accountUid: accountUid, weekEnd: weekEnd)
         } catch {
             return .failure(error)
+        }
+        let ledger = state.ledger
+        progress?.onSettle { ledger.settle() }
+        progress?.onInterrupt { [entry] in
+            let now = (try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd)) ?? nil
+            let standing = now.map { History.Standing($0) }
+            let said = "before it finished settling the week ending \(entry.weekEnd) of \(entry.label)"
+            switch standing {
+            case .transferred?: return said + "; the ledger has the money as moved: nothing is left to do"
+            case let standing?:
+                return said + "; the ledger has the week as \(standing.rawValue): `roundup resolve` shows it, "
+                    + "and `--check` looks in the feed for a transfer under way before anything is sent again"
+            case nil: return said + "; `roundup resolve` shows where it stands"
+            }
         }
         let result: CommandResult
         if case .abandon(let reason) = resolution {
@@ -127,7 +141,7 @@ public enum Resolve {
         return CommandResult(
             status: .ok,
             output: "Abandoned the week ending \(entry.weekEnd) of \(entry.label): \(entry.amountText) stays in the "
-                + "account, and no run will move it. Reason: \(reason)\n",
+                + "account, and no run will move it. Reason: \(printable(reason))\n",
             diagnostics: [])
     }
 

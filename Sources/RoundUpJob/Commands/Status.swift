@@ -78,8 +78,8 @@ public enum JobHealth {
         // for that alone is judged by how long they have waited, below.
         if let code = last.exitCode, code != 0, !(last.onlyHeld && !finding.held.isEmpty) {
             let what = last.summary.map { ": " + $0.replacingOccurrences(of: "exit \(code): ", with: "") } ?? ""
-            // Stopped by SIGINT or SIGTERM: the next run finishes the rest.
-            let mayPass = ExitStatus(rawValue: code)?.mayPass ?? (code == 130 || code == 143)
+            // Stopped by SIGHUP, SIGINT or SIGTERM: the next run finishes the rest.
+            let mayPass = ExitStatus(rawValue: code)?.mayPass ?? (code == 129 || code == 130 || code == 143)
             if mayPass {
                 raise(.warning, "the last run ended with exit \(code), which may pass by itself\(what)")
             } else {
@@ -126,7 +126,7 @@ public enum JobHealth {
         lines.append("unconfirmed:     \(finding.failed.count)")
         lines.append("next run:        \(finding.nextRun ?? "unknown (no roundup.timer or crontab entry found)")")
         for reason in finding.reasons { lines.append("- \(reason)") }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map(printable).joined(separator: "\n") + "\n"
     }
 }
 

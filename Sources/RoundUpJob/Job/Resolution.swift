@@ -97,7 +97,7 @@ extension WeeklyJob {
                 throw AccountFailure(.temporaryFailure, "could not read the ledger back")
             }
             try await send(updated, account: account)
-            return "Moved \(entry.amountText) into \"\(entry.goalName ?? "the goal")\" for the week ending "
+            return "Moved \(entry.amountText) into \"\(printable(entry.goalName ?? "the goal"))\" for the week ending "
                 + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? "")).\n"
         } catch {
             throw CommandFailure(error.status, error.message)

@@ -7,6 +7,7 @@ public final class RunProgress: Sendable {
         var started: [String] = []
         var finished: Set<String> = []
         var settle: (@Sendable () -> Void)?
+        var describe: (@Sendable () -> String)?
     }
 
     private let state = Mutex(State())
@@ -20,11 +21,16 @@ public final class RunProgress: Sendable {
     /// Set by the runner: returns once no ledger write is under way.
     func onSettle(_ settle: @escaping @Sendable () -> Void) { state.withLock { $0.settle = settle } }
 
+    /// Set by a command that says in its own words what it had done when stopped
+    /// (`resolve`): read once the ledger has settled.
+    func onInterrupt(_ describe: @escaping @Sendable () -> String) { state.withLock { $0.describe = describe } }
+
     /// Waits for any ledger write under way, then says which accounts were finished and
     /// which were not; the ledger holds whatever did finish.
     public func interrupted(by signal: String) -> String {
-        let settle = state.withLock { $0.settle }
+        let (settle, describe) = state.withLock { ($0.settle, $0.describe) }
         settle?()
+        if let describe { return "roundup: stopped by \(signal) \(describe())\n" }
         return state.withLock { state in
             let finished = state.started.filter { state.finished.contains($0) }
             let unfinished = state.started.filter { !state.finished.contains($0) }

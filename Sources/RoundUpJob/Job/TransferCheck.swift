@@ -167,8 +167,10 @@ public enum TransferCheck: Sendable, Equatable {
     /// A word from the bank (a status, a uid), as a reason shows it: short, and without
     /// what could drive a terminal.
     public static func quoted(_ word: String) -> String {
-        let kept = word.unicodeScalars.prefix(40).filter { (0x21..<0x7F).contains($0.value) }
-        return kept.isEmpty ? "(none)" : String(String.UnicodeScalarView(kept))
+        let kept = printable(
+            String(String.UnicodeScalarView(word.unicodeScalars.prefix(40))).trimmingCharacters(
+                in: .whitespacesAndNewlines))
+        return kept.isEmpty ? "(none)" : kept
     }
 
     /// `candidates` less those other weeks the bank confirmed (with no feed item recorded)

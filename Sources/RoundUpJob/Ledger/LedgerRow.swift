@@ -1,4 +1,5 @@
 import GRDB
+import RoundUp
 
 /// Reading a ledger row column by column, strictly: text must be stored as text and a
 /// number as a whole number, or the row is the ledger's damage, named by its table,
@@ -87,7 +88,7 @@ struct LedgerRow {
         case .int64(let number): "\(number)"
         case .double(let number): "\(number)"
         case .string(let text):
-            "'\(String(String.UnicodeScalarView(text.unicodeScalars.prefix(60).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })))'"
+            "'\(printable(String(String.UnicodeScalarView(text.unicodeScalars.prefix(60)))))'"
         case .blob(let data): "a blob of \(data.count) bytes"
         }
     }

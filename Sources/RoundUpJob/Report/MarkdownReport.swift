@@ -203,6 +203,8 @@ enum Markdown {
 
     /// Appends `text`, escaped, to `result`; text with nothing to escape is appended whole.
     static func escape(_ text: String, into result: inout String) {
+        // The bank's text is made printable first: no control character reaches the file.
+        let text = printable(text)
         if !text.utf8.contains(where: needsEscape) {
             result += text
             return

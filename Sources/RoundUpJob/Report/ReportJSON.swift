@@ -1,4 +1,5 @@
 import Foundation
+import RoundUp
 
 /// The report as JSON, written by hand: a week of a busy account has a hundred thousand
 /// transactions, and `JSONEncoder` spent more time on them than decoding the feed did.
@@ -225,12 +226,20 @@ struct ReportJSON {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
-    /// A string, escaped as JSON requires: quotes, backslashes and control characters.
+    /// A string, escaped as JSON requires: quotes, backslashes and control characters; and
+    /// so that the file never holds a character that could drive a terminal, every other
+    /// one `printable` escapes (DEL, C1, bidirectional controls) is written as `\uXXXX` too.
+    /// The text read back is exactly the bank's.
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         // Nearly every string needs no escape: copied in one go.
         let plain = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            guard
+                !utf8.contains(where: {
+                    $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xC2
+                        || $0 == 0xD8 || $0 == 0xE2
+                })
+            else {
                 return false
             }
             bytes.append(contentsOf: utf8)
@@ -240,7 +249,19 @@ struct ReportJSON {
             bytes.append(UInt8(ascii: "\""))
             return
         }
-        for byte in text.utf8 {
+        for scalar in text.unicodeScalars {
+            guard scalar.isASCII || !isControl(scalar) else {
+                let digits = Array(String(scalar.value, radix: 16).utf8)
+                bytes.append(
+                    contentsOf: Array("\\u".utf8) + Array(repeating: UInt8(ascii: "0"), count: 4 - digits.count))
+                bytes.append(contentsOf: digits)
+                continue
+            }
+            guard scalar.isASCII else {
+                bytes.append(contentsOf: Array(String(scalar).utf8))
+                continue
+            }
+            let byte = UInt8(scalar.value)
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
@@ -249,7 +270,7 @@ struct ReportJSON {
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
             case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0..<0x20:
+            case 0..<0x20, 0x7F:
                 bytes.append(contentsOf: Array("\\u00".utf8))
                 bytes.append(ReportJSON.hex[Int(byte >> 4)])
                 bytes.append(ReportJSON.hex[Int(byte & 0x0F)])

@@ -26,7 +26,7 @@ extension RunReport {
             }
             lines.append("")
             for account in accounts {
-                if let detail = account.detail { lines.append("\(account.label): \(detail)") }
+                if let detail = account.detail { lines.append("\(account.label): \(printable(detail))") }
             }
         }
         if let retries, retries > 0 {

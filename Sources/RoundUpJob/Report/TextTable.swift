@@ -1,4 +1,5 @@
 import Foundation
+import RoundUp
 
 /// Plain-text tables with aligned columns, for terminals and logs alike.
 enum TextTable {
@@ -9,6 +10,9 @@ enum TextTable {
         header: [String], rows: [[String]], rightAligned: Set<Int> = [],
         decorate: (_ row: Int, _ column: Int, _ cell: String) -> String = { $2 }
     ) -> [String] {
+        // A cell may hold the bank's text: shown printable, so that it neither drives the
+        // terminal nor breaks the table.
+        let rows = rows.map { $0.map(printable) }
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String], row: Int?) -> String {
