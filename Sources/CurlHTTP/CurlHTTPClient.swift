@@ -17,11 +17,18 @@ public struct CurlHTTPConfiguration: Sendable {
     /// The proxy every request goes through; "" for none, whatever the environment says.
     /// Errors of requests through a proxy name it.
     public var proxy: String
+    /// The largest body read whole into memory (an answer not streamed to a consumer);
+    /// a larger one stops the transfer with `TransportError.Kind.tooLarge`.
+    public var maxBodyBytes: Int
+
+    /// The default `maxBodyBytes`: 8 MiB, far above any answer the bank's API documents.
+    public static let standardMaxBodyBytes = 8 << 20
 
     public init(
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(60), lanes: Int = 4,
-        userAgent: String, caFile: String? = nil, proxy: String = ""
+        userAgent: String, caFile: String? = nil, proxy: String = "", maxBodyBytes: Int = standardMaxBodyBytes
     ) {
+        self.maxBodyBytes = maxBodyBytes
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.lanes = max(1, lanes)
@@ -140,7 +147,7 @@ private final class CurlLane: @unchecked Sendable {
     ) -> Result<HTTPResponse, TransportError> {
         // Reset clears the options of the previous request but keeps live connections.
         curl_easy_reset(handle)
-        let collector = ResponseCollector(handle: handle, consumer: consumer)
+        let collector = ResponseCollector(handle: handle, consumer: consumer, limit: configuration.maxBodyBytes)
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -217,6 +224,12 @@ private final class CurlLane: @unchecked Sendable {
 
         // A consumer that stopped the transfer has what it needs to say why; the answer
         // itself arrived.
+        if code == CURLE_WRITE_ERROR && collector.tooLarge {
+            return .failure(
+                TransportError(
+                    kind: .tooLarge,
+                    message: "the answer is larger than the \(configuration.maxBodyBytes >> 20) MiB read whole"))
+        }
         guard code == CURLE_OK || (code == CURLE_WRITE_ERROR && collector.consumerStopped) else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let through = configuration.proxy.isEmpty ? "" : " (through the proxy \(configuration.proxyForMessages))"
@@ -239,10 +252,14 @@ private final class ResponseCollector {
     /// is known.
     private var streaming: Bool?
     private(set) var consumerStopped = false
+    /// The most of a body kept whole.
+    let limit: Int
+    private(set) var tooLarge = false
 
-    init(handle: UnsafeMutableRawPointer, consumer: (any ResponseBodyConsumer)?) {
+    init(handle: UnsafeMutableRawPointer, consumer: (any ResponseBodyConsumer)?, limit: Int) {
         self.handle = handle
         self.consumer = consumer
+        self.limit = limit
     }
 
     /// Takes a piece of the body; false stops the transfer.
@@ -255,6 +272,10 @@ private final class ResponseCollector {
         if streaming == true, let consumer {
             if consumer.consume(bytes) { return true }
             consumerStopped = true
+            return false
+        }
+        guard body.count + bytes.count <= limit else {
+            tooLarge = true
             return false
         }
         body.append(contentsOf: bytes)

@@ -64,6 +64,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case tls
         /// The request itself was unusable (bad URL, a scheme other than http or https).
         case badRequest
+        /// The answer was larger than the client reads whole (`maxBodyBytes`).
+        case tooLarge
         /// Anything else libcurl reports.
         case other
     }

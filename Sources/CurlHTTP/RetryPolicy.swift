@@ -80,6 +80,10 @@ public enum RetryableFailure: Sendable, Equatable {
     /// lost connection or a 5xx after it went out): the caller finds out what happened
     /// before anything is sent again, so it is never retried blindly.
     case mayHaveActed
+    /// A failure another attempt cannot change: the run's own time limit has passed (so
+    /// nothing was sent), or a body the client will not read however it arrives (nested
+    /// deeper than it follows).
+    case final
 
     /// Whether another attempt may succeed: connection failures, timeouts, 408, 429 and 5xx,
     /// and unreadable bodies. A refused TLS handshake, a bad URL or another 4xx will not
@@ -89,13 +93,13 @@ public enum RetryableFailure: Sendable, Equatable {
         case .transport(let kind):
             switch kind {
             case .couldNotConnect, .timedOut, .connectionLost: true
-            case .tls, .badRequest, .other: false
+            case .tls, .badRequest, .tooLarge, .other: false
             }
         case .status(let status, _):
             status == 408 || status == 429 || (500..<600).contains(status)
         case .unreadableBody:
             true
-        case .mayHaveActed:
+        case .mayHaveActed, .final:
             false
         }
     }
@@ -145,8 +149,10 @@ public enum RetryAfter: Sendable, Equatable {
     public init?(_ header: String) {
         let text = header.trimmingCharacters(in: .whitespaces)
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-            // A huge number still means "a long time", not a parse failure: it saturates.
-            self = .seconds(Int(text.prefix(9)) ?? Int.max)
+            // Leading zeros mean nothing (`0000000000086400` is a day); a huge number still
+            // means "a long time", not a parse failure: it saturates at about 31 years.
+            let digits = text.drop { $0 == "0" }
+            self = .seconds(digits.isEmpty ? 0 : digits.count > 9 ? 999_999_999 : Int(digits)!)
             return
         }
         guard let date = RetryAfter.httpDate(text) else { return nil }

@@ -23,6 +23,8 @@ public struct BankClient: Sendable {
     public let retrier: Retrier
     /// Keeps every request of the run under the bank's rate, and counts them.
     public let pacer: RequestPacer
+    /// The run's time limit: no request starts after it (nil: none).
+    public let deadline: RunDeadline?
     private let token: AccessToken
     private let transport: any HTTPTransport
     private let logger: Logger
@@ -30,9 +32,11 @@ public struct BankClient: Sendable {
     public init(
         baseURL: String, token: AccessToken, transport: any HTTPTransport,
         retrier: Retrier = Retrier(policy: .standard), pacer: RequestPacer = RequestPacer(perSecond: 5),
+        deadline: RunDeadline? = nil,
         logger: Logger = Logger(label: "roundup.bank", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.pacer = pacer
+        self.deadline = deadline
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
@@ -232,6 +236,7 @@ public struct BankClient: Sendable {
         let url = baseURL + path + (query.map { "?\($0)" } ?? "")
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, repeatable: repeatable)
         let response: HTTPResponse
+        try checkDeadline(endpoint)
         let ticket = await pacer.admit()
         let started = ContinuousClock.now
         do {
@@ -242,10 +247,15 @@ public struct BankClient: Sendable {
             }
         } catch {
             await pacer.finished(ticket)
+            if error.kind == .tooLarge {
+                // An answer came, and it is not one the API gives: bad data, not retried.
+                throw .malformedResponse(endpoint: endpoint, detail: "\(BankError.tooLarge): \(error.message)")
+            }
             logger.debug("\(endpoint): no answer (\(error.message))")
             throw .unreachable(endpoint: endpoint, error)
         }
         await pacer.finished(ticket)
+        deadline?.record(endpoint, took: ContinuousClock.now - started)
         // Method, path, status, size and time: never a header, so never the token. (The
         // message is only put together when debug logging is on.)
         logger.debug(
@@ -271,6 +281,12 @@ public struct BankClient: Sendable {
         default:
             throw .refused(endpoint: endpoint, status: response.status, messages: messages(in: response))
         }
+    }
+
+    /// Refuses to start a request once the run's time limit has passed.
+    private func checkDeadline(_ endpoint: String) throws(BankError) {
+        guard let deadline, deadline.hasPassed else { return }
+        throw .outOfTime(endpoint: endpoint, limit: deadline.limit, slowest: deadline.slowestRequest)
     }
 
     private func messages(in response: HTTPResponse) -> [String] {
@@ -318,6 +334,7 @@ func describe(_ error: any Error, body: [UInt8], under prefix: [any CodingKey] =
     case .dataCorrupted(let context):
         if context.codingPath.isEmpty {
             if body.isEmpty { return "the body is empty" }
+            if JSONDepth.exceedsLimit(body) { return BankError.nestedTooDeeplyDetail }
             // Foundation reports a number that does not fit its type (too large, not whole)
             // as invalid JSON, with no path; tell that apart from a body that is not JSON.
             if (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) != nil {

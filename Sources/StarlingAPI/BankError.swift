@@ -15,6 +15,9 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
     case refused(endpoint: String, status: Int, messages: [String])
     /// A 2xx whose body is not what the API promises.
     case malformedResponse(endpoint: String, detail: String)
+    /// The run's time limit (`runTimeoutSeconds`) had passed, so the request to `endpoint`
+    /// was never sent; `slowest` is the slowest request of the run, in words.
+    case outOfTime(endpoint: String, limit: Duration, slowest: String?)
     /// `last` failed again and again until the retry policy stopped, for the reason given.
     indirect case retriesEnded(_ last: BankError, attempts: Int, stop: RetryStop)
 
@@ -34,9 +37,11 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
             switch error.kind {
             case .timedOut, .connectionLost, .other: true
             case .couldNotConnect, .tls, .badRequest: false
+            // The whole answer came: whatever it was, the bank may have acted.
+            case .tooLarge: true
             }
         case .serverError, .malformedResponse: true
-        case .tokenRejected, .rateLimited, .refused: false
+        case .tokenRejected, .rateLimited, .refused, .outOfTime: false
         case .retriesEnded(let last, _, _): last.mayHaveActed
         }
     }
@@ -48,7 +53,11 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
         case .tokenRejected(_, let status, _), .serverError(_, let status, _), .refused(_, let status, _):
             .status(status, retryAfter: nil)
         case .rateLimited(_, let retryAfter): .status(429, retryAfter: retryAfter)
+        case .malformedResponse(_, let detail)
+        where detail.hasPrefix(BankError.nestedTooDeeply) || detail.hasPrefix(BankError.tooLarge):
+            .final
         case .malformedResponse: .unreadableBody
+        case .outOfTime: .final
         case .retriesEnded(let last, _, _): last.retryableFailure
         }
     }
@@ -69,6 +78,10 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
             "the bank refused \(endpoint) with HTTP \(status)\(BankError.list(messages))"
         case .malformedResponse(let endpoint, let detail):
             "the bank's answer to \(endpoint) is malformed: \(detail)"
+        case .outOfTime(let endpoint, let limit, let slowest):
+            "the run's time limit (runTimeoutSeconds: \(limit.components.seconds)) was spent before \(endpoint) could "
+                + "be sent" + (slowest.map { "; the slowest request was \($0)" } ?? "")
+                + "; the next run carries on, looking in the feed before it sends any transfer again"
         case .retriesEnded(let last, let attempts, let stop):
             switch stop {
             case .attemptsExhausted: "\(last.description) (\(RetryStop.count(attempts)))"
@@ -76,6 +89,17 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
             default: "\(last.description) (\(stop); \(RetryStop.count(attempts)))"
             }
         }
+    }
+
+    /// How an answer larger than the client reads whole is described (65, never retried).
+    public static let tooLarge = "the answer is too large"
+
+    /// How a body nested deeper than the client follows is described (65, never retried).
+    public static let nestedTooDeeply = "the body is nested too deeply"
+
+    /// `nestedTooDeeply`, in full.
+    static var nestedTooDeeplyDetail: String {
+        "\(nestedTooDeeply) (more than \(JSONDepth.limit) levels of arrays and objects) to be read safely"
     }
 
     private static func list(_ messages: [String]) -> String {

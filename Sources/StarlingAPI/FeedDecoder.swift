@@ -57,6 +57,8 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private var captureStart = 0
     private var state = State.start
     private var depth = 0
+    /// The deepest nesting seen inside one value, to tell a body refused for its depth.
+    private var deepest = 0
     private var capture = CaptureKind.none
     private var inString = false
     private var escaped = false
@@ -96,6 +98,9 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             finishing = true
             scan = captureStart
             process()
+        }
+        if deepest >= JSONDepth.limit, syntaxError || decodeError != nil {
+            throw .malformedResponse(endpoint: endpoint, detail: BankError.nestedTooDeeplyDetail)
         }
         guard !syntaxError, case .end = state else {
             throw .malformedResponse(endpoint: endpoint, detail: "the body is not valid JSON")
@@ -315,6 +320,7 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
                     inString = true
                 } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
                     depth += 1
+                    deepest = max(deepest, depth)
                 } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
                     depth -= 1
                     if depth == 0 {

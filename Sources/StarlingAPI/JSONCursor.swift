@@ -119,7 +119,7 @@ struct JSONCursor {
     /// hostile body cannot exhaust the stack.
     mutating func skipValue(depth: Int) -> Bool {
         skipWhitespace()
-        guard !atEnd, depth < 256 else { return false }
+        guard !atEnd, depth < JSONDepth.limit else { return false }
         switch bytes[position] {
         case UInt8(ascii: "\""):
             guard skipString() != nil else { return false }

@@ -124,6 +124,12 @@ struct RetryPolicyTests {
         #expect(
             policy.decision(after: .status(429, retryAfter: "99999999999999999999"), attempt: 1, now: now, jitter: 1)
                 == .stop(.retryAfterTooLong(.seconds(999_999_999))))
+        // Leading zeros count for nothing: this is a day, not 9 digits read as 0.
+        #expect(RetryAfter("0000000000086400") == .seconds(86_400))
+        #expect(RetryAfter("000") == .seconds(0))
+        #expect(
+            policy.decision(after: .status(429, retryAfter: "0000000000086400"), attempt: 1, now: now, jitter: 1)
+                == .stop(.retryAfterTooLong(.seconds(86_400))))
         for garbage in ["soon", "-5", "1.5", "", "Tue, 99 Foo 2026 25:00:00 GMT"] {
             #expect(
                 policy.decision(after: .status(429, retryAfter: garbage), attempt: 1, now: now, jitter: 1)

@@ -262,6 +262,10 @@ struct LocationsTests {
         #expect(unset.stateDirectory == "/home/a/.local/state/roundup")
         #expect(unset.configFile == "/home/a/.config/roundup/config.yaml")
         #expect(unset.stateDirectory.map(Ledger.path(in:)) == "/home/a/.local/state/roundup/ledger.sqlite")
+        // A relative XDG path is ignored, as the XDG Base Directory specification says.
+        let relative = Locations(environment: ["HOME": "/home/a", "XDG_STATE_HOME": "state", "XDG_CONFIG_HOME": "./c"])
+        #expect(relative.stateDirectory == "/home/a/.local/state/roundup")
+        #expect(relative.configFile == "/home/a/.config/roundup/config.yaml")
         // With no HOME and no XDG variables there is nothing to fall back on.
         let none = Locations(environment: [:])
         #expect(none.stateDirectory == nil && none.configFile == nil && none.home == nil)

@@ -14,6 +14,8 @@ public struct BankSettings: Sendable {
     public var keyLogFile: String?
     /// How long one request may take before it counts as timed out (and is retried).
     public var requestTimeout: Duration
+    /// How long a whole run may take: after it, no new request starts (exit 75).
+    public var runTimeout: Duration
     /// How failed requests are tried again.
     public var retryPolicy: RetryPolicy
     /// How many requests may be in flight at once.
@@ -69,6 +71,7 @@ extension BankSettings {
             keyLogFile: sources.environment("SSLKEYLOGFILE"),
             requestTimeout: .seconds(
                 try file.bounded(file.requestTimeoutSeconds, "requestTimeoutSeconds", 1...600) ?? 60),
+            runTimeout: .seconds(try runTimeoutSeconds(sources)),
             retryPolicy: retryPolicy,
             concurrency: try file.bounded(file.concurrency, "concurrency", 1...32) ?? 4,
             maxRequestsPerSecond: try rate(sources),
@@ -89,6 +92,21 @@ extension BankSettings {
             given ?? (sources.file.sandbox == true ? BankAddress.sandboxURL : BankAddress.productionURL, .file)
         try BankAddress.checkBaseURL(baseURL, origin: origin)
         return baseURL
+    }
+
+    /// The environment's, else the file's `runTimeoutSeconds`, else 1800 (half an hour).
+    private static func runTimeoutSeconds(_ sources: SettingSources) throws(SettingsError) -> Int {
+        let range = 1...86_400
+        guard let environment = sources.environment("ROUNDUP_RUN_TIMEOUT_SECONDS") else {
+            return try sources.file.bounded(sources.file.runTimeoutSeconds, "runTimeoutSeconds", range) ?? 1800
+        }
+        guard let value = Int(environment), range.contains(value) else {
+            throw SettingsError(
+                origin: .environment,
+                message: "ROUNDUP_RUN_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400, not "
+                    + "'\(environment)'")
+        }
+        return value
     }
 
     /// The environment's, else the file's `maxRequestsPerSecond`, else 5.

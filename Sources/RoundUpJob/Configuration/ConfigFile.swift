@@ -29,6 +29,7 @@ struct ConfigFile: Decodable {
     var retryMaxDelaySeconds: Int?
     var retryAfterLimitSeconds: Int?
     var requestTimeoutSeconds: Int?
+    var runTimeoutSeconds: Int?
     var clockSkewMarginSeconds: Int?
     var feedRecheckSeconds: Int?
     var goalWaitSeconds: Int?

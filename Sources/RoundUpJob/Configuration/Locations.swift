@@ -9,11 +9,14 @@ public struct Locations: Sendable, Equatable {
     /// `XDG_CONFIG_HOME`, else `~/.config`.
     public var configHome: String?
 
-    /// The locations `environment` gives; an empty variable counts as unset.
+    /// The locations `environment` gives; an empty variable counts as unset, and so does
+    /// an XDG variable that is not an absolute path, as the XDG Base Directory
+    /// specification says.
     public init(environment: [String: String]) {
         home = environment.nonEmpty("HOME")
-        stateHome = environment.nonEmpty("XDG_STATE_HOME") ?? home.map { "\($0)/.local/state" }
-        configHome = environment.nonEmpty("XDG_CONFIG_HOME") ?? home.map { "\($0)/.config" }
+        let absolute = { (name: String) in environment.nonEmpty(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        stateHome = absolute("XDG_STATE_HOME") ?? home.map { "\($0)/.local/state" }
+        configHome = absolute("XDG_CONFIG_HOME") ?? home.map { "\($0)/.config" }
     }
 
     /// The state directory of real runs: the ledger, the lock and the reports.

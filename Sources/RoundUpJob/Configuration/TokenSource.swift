@@ -58,17 +58,43 @@ public struct TokenLoader: Sendable {
         return Self.readFile(path).map { ($0, .file(path: path)) }
     }
 
+    /// The most of a token file that is read: an access token is a few hundred bytes.
+    public static let tokenFileLimit = 64 * 1024
+
     private static func readFile(_ path: String) -> Result<AccessToken, TokenError> {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
             return .failure(
                 TokenError(message: "cannot read the token file \(path): it does not exist or is not accessible"))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(TokenError(message: "the token file \(path) is not a plain file"))
         }
         guard info.st_mode & 0o077 == 0 else {
             return .failure(
                 TokenError(message: "the token file \(path) is readable by group or others; run: chmod 600 \(path)"))
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+        guard info.st_size <= tokenFileLimit else {
+            return .failure(
+                TokenError(
+                    message:
+                        "the token file \(path) holds \(info.st_size) bytes, more than the \(tokenFileLimit / 1024) KiB "
+                        + "a token file may: an access token is a few hundred bytes; is it the right file?"))
+        }
+        // Read no more than the limit, even if the file grows meanwhile.
+        var bytes = [UInt8](repeating: 0, count: tokenFileLimit + 1)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count)
+            }
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else { break }
+            count += read
+        }
+        guard count <= tokenFileLimit, let text = String(bytes: bytes[..<count], encoding: .utf8),
             let token = AccessToken(text)
         else {
             return .failure(TokenError(message: "the token file \(path) does not hold an access token"))

@@ -24,7 +24,8 @@ extension BankClient {
         return BankClient(
             baseURL: bank.apiBaseURL, token: token, transport: transport,
             retrier: Retrier(policy: retryPolicy, clock: InjectedRetryClock(clock: clock)),
-            pacer: RequestPacer(perSecond: bank.maxRequestsPerSecond), logger: logger)
+            pacer: RequestPacer(perSecond: bank.maxRequestsPerSecond), deadline: RunDeadline(bank.runTimeout),
+            logger: logger)
     }
 
     /// `SSLKEYLOGFILE` makes libcurl write the TLS secrets that decrypt the token into a

@@ -37,12 +37,16 @@ public enum ExitStatus: Int32, Sendable, Codable, CaseIterable {
         case .unreachable(_, let transport):
             switch transport.kind {
             case .tls, .badRequest: self = .configuration
+            // An answer too large to read is the bank's data, not the way to it.
+            case .tooLarge: self = .dataError
             case .couldNotConnect, .timedOut, .connectionLost, .other: self = .unavailable
             }
         case .serverError: self = .unavailable
         case .tokenRejected: self = .permissionDenied
         case .rateLimited: self = .temporaryFailure
         case .malformedResponse: self = .dataError
+        // A budget spent: the next run carries on.
+        case .outOfTime: self = .temporaryFailure
         case .refused(_, _, let messages) where messages.contains("INSUFFICIENT_FUNDS"): self = .temporaryFailure
         case .refused: self = .configuration
         case .retriesEnded(let last, _, _): self = ExitStatus(last)
