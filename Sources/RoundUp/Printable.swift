@@ -34,3 +34,23 @@ public func isControl(_ scalar: Unicode.Scalar) -> Bool {
     default: false
     }
 }
+
+/// JSON text (from an encoder, which escapes only what JSON requires) with every other
+/// character `printable` escapes written as a JSON escape too (`\u009b`, `\u202e`): such
+/// characters can stand only inside strings, where the escape reads back as the very same
+/// text, so the document means what it meant, and a terminal showing it is driven by none.
+public func printableJSON(_ json: String) -> String {
+    guard json.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) else { return json }
+    var result = String.UnicodeScalarView()
+    for scalar in json.unicodeScalars {
+        guard scalar.value >= 0x7F, isControl(scalar) else {
+            result.append(scalar)
+            continue
+        }
+        let digits = String(scalar.value, radix: 16)
+        result.append(contentsOf: "\\u".unicodeScalars)
+        result.append(contentsOf: String(repeating: "0", count: max(0, 4 - digits.count)).unicodeScalars)
+        result.append(contentsOf: digits.unicodeScalars)
+    }
+    return String(result)
+}

@@ -117,6 +117,13 @@ import Testing
             #expect(await server.bank.arrivals == 0, "refused before the first request")
             let mode = try FileManager.default.attributesOfItem(atPath: reports)[.posixPermissions] as? Int
             #expect(mode == 0o777, "left as it was, for its owner to decide")
+            // `check` says so too.
+            let check = try await roundup(
+                ["check", "--api-base-url", server.baseURL],
+                environment: binaryEnvironment(home, token: token).merging(["ROUNDUP_REPORT_DIR": reports]) { $1 })
+            #expect(check.status == 78)
+            #expect(
+                check.stdout.contains("FIX   report directory: \(reports) can be written by others"), "\(check.stdout)")
             robustnessLine(
                 "a report directory of mode 0777", "exit \(result.status) before the first request",
                 moneyExactlyOnce: await server.bank.transfers.isEmpty)

@@ -74,13 +74,21 @@ import Testing
             #expect(await server.bank.transfers.count == 1)
             let json = try await roundup(["run", "--json", "--dry-run"] + common, environment: environment)
             outputs.append(("--json", json))
-            for command in [["history"], ["status"], ["resolve"], ["check"]] {
+            for command in [
+                ["history"], ["history", "--json"], ["status"], ["status", "--json"], ["resolve"], ["check"],
+            ] {
                 let result = try await roundup(
                     command + ["--config", config] + (command == ["check"] ? ["--api-base-url", server.baseURL] : []),
                     environment: environment)
-                outputs.append((command[0], result))
+                outputs.append((command.joined(separator: " "), result))
             }
             #expect(outputs.first { $0.0 == "status" }?.1.stdout.contains("Joint\\u001b[1A") == true)
+            // The JSON outputs keep the exact names.
+            let history = try #require(outputs.first { $0.0 == "history --json" }?.1.stdout)
+            let document = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any]
+            let weeks = try #require(document?["weeks"] as? [[String: Any]])
+            #expect(Set(weeks.compactMap { $0["goalName"] as? String }).isSubset(of: [Self.goalName, Self.heldGoal]))
+            #expect(weeks.contains { $0["accountName"] as? String == Self.accountName })
             #expect(outputs.first { $0.0 == "resolve" }?.1.stdout.contains("Joint\\u001b[1A") == true)
             var problems: [String] = []
             for (what, result) in outputs {

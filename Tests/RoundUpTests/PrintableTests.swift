@@ -17,6 +17,13 @@ import Testing
         #expect(printable("\u{0}") == "\\u0000")
     }
 
+    @Test func jsonKeepsItsMeaningWithoutRawControls() throws {
+        let json = "{\n  \"name\" : \"a\u{9B}2J\u{202E}b\\n\"\n}"
+        let shown = printableJSON(json)
+        #expect(shown == "{\n  \"name\" : \"a\\u009b2J\\u202eb\\n\"\n}")
+        #expect(printableJSON("{\"plain\": \"£ é\"}") == "{\"plain\": \"£ é\"}")
+    }
+
     @Test func noControlCharacterSurvives() async {
         let scalars = Gen.oneOf(
             Gen.int(in: 0...0xA0), Gen.int(in: 0x2000...0x2070), Gen.int(in: 0x600...0x620), Gen.int(in: 0x20...0x7E)

@@ -25,6 +25,7 @@ public enum Check {
         }
         list.ok("bank: \(settings.bank.apiBaseURL) (\(bankKind(settings.bank.apiBaseURL)))")
         checkStateDirectory(settings.state.directory, in: &list)
+        checkWrittenFiles(settings, configPath: try? loaded.get().configPath, in: &list)
         checkSchedules(locations, searchPath: searchPath, in: &list)
 
         let token: AccessToken
@@ -189,6 +190,33 @@ public enum Check {
         list.warn(
             "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "
                 + "twice, from two state directories: keep one (crontab -e, or systemctl disable --now roundup.timer)")
+    }
+
+    /// Where reports and the metrics file go, checked as a real run checks them before its
+    /// first request: a report directory of another user's or that others can write to,
+    /// and a metrics file of another user's or among the job's own files, are refused.
+    /// Nothing is created.
+    private static func checkWrittenFiles(_ settings: Settings, configPath: String?, in list: inout Checklist) {
+        let reports = settings.state.reportDirectory
+        if access(reports, F_OK) != 0 {
+            list.ok("report directory: \(reports) (a run creates it)")
+        } else {
+            do {
+                _ = try WriteDirectory(reports, sharing: .ownerOnly, create: false)
+                list.ok("report directory: \(reports)")
+            } catch {
+                list.problem(.configuration, "report directory: \(error.description)")
+            }
+        }
+        guard let metrics = settings.watch.metricsFile else { return }
+        let refusal = Metrics.refusal(
+            of: metrics, stateDirectory: settings.state.directory, reportDirectory: reports,
+            ownFiles: [configPath, settings.bank.tokenFile].compactMap { $0 })
+        if let refusal {
+            list.problem(.configuration, "metrics: \(refusal)")
+        } else {
+            list.ok("metrics file: \(metrics)")
+        }
     }
 
     /// The state directory must be writable, or creatable, by this user; nothing is created.

@@ -107,7 +107,8 @@ public enum History {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(document)) ?? Data()
-            return CommandResult(status: .ok, output: String(decoding: data, as: UTF8.self) + "\n", diagnostics: [])
+            return CommandResult(
+                status: .ok, output: printableJSON(String(decoding: data, as: UTF8.self)) + "\n", diagnostics: [])
         }
         return CommandResult(status: .ok, output: table(document, style: style), diagnostics: [])
     }

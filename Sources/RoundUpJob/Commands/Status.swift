@@ -160,6 +160,6 @@ extension JobHealth {
         let data =
             (try? JSONSerialization.data(
                 withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return printableJSON(String(decoding: data, as: UTF8.self)) + "\n"
     }
 }
