@@ -115,6 +115,25 @@ import Testing
         }
     }
 
+    /// Valid JSON nested 1,000 deep, in an item or beside the items, whole or in pieces: "nested
+    /// too deeply", which is bad data that trying again cannot change, never "not valid JSON".
+    @Test func aBodyNestedTooDeeplyIsCalledThatAndNotRetried() {
+        let deep = String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)
+        for body in [#"{"x":"# + deep + #","feedItems":[]}"#, #"{"feedItems":[{"x":"# + deep + "}]}", deep] {
+            for pieces in [[Int.max], Array(repeating: 7, count: 2000)] {
+                guard case .failure(let refusal) = Self.streamed(Array(body.utf8), pieces: pieces) else {
+                    Issue.record("accepted: \(body.prefix(40))")
+                    continue
+                }
+                #expect(refusal.words.hasPrefix("the body is nested too deeply"), "\(refusal.words)")
+            }
+            guard case .failure(let whole) = Self.reference(Array(body.utf8)) else { continue }
+            #expect(whole.words.hasPrefix("the body is nested too deeply"), "\(whole.words)")
+        }
+        let error = BankError.malformedResponse(endpoint: "GET feed", detail: BankError.nestedTooDeeplyDetail)
+        #expect(!error.retryableFailure.isRetryable)
+    }
+
     @Test("mutated feeds decode exactly as JSONDecoder decodes them, in any pieces")
     func mutatedFeedsAgree() async throws {
         let original = try Array(fixture("feed"))
