@@ -67,6 +67,23 @@ public struct CountedTransaction: Hashable, Sendable {
     }
 }
 
+/// A feed item the week did not count, and why.
+public struct LeftOutTransaction: Hashable, Sendable {
+    public let uid: String
+    public let settlementTime: Instant?
+    public let counterPartyName: String?
+    public let amount: Money
+    public let reason: Exclusion
+
+    public init(uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, reason: Exclusion) {
+        self.uid = uid
+        self.settlementTime = settlementTime
+        self.counterPartyName = counterPartyName
+        self.amount = amount
+        self.reason = reason
+    }
+}
+
 /// One account's round-up for one week: what counted, what was left out and why, and the
 /// amount to move. Pure: the same inputs always give the same plan.
 public struct RoundUpPlan: Sendable {
@@ -90,6 +107,9 @@ public struct RoundUpPlan: Sendable {
     /// Payments that would have counted but were counted in another week already.
     public let countedEarlier: [CountedTransaction]
 
+    /// Every other feed item left out, with its reason, in the order the feed gave them.
+    public let leftOutItems: [LeftOutTransaction]
+
     /// Plans `account`'s round-up for `week` from its settled feed. A payment in
     /// `alreadyCounted` (the feed item uids the account's other weeks counted) is left out,
     /// and so is a payment the feed gives twice: each payment is rounded up once.
@@ -104,6 +124,15 @@ public struct RoundUpPlan: Sendable {
         counted.reserveCapacity(feed.count)
         var leftOut: [Exclusion: Int] = [:]
         var countedEarlier: [CountedTransaction] = []
+        var leftOutItems: [LeftOutTransaction] = []
+        let leave = { (transaction: Transaction, reason: Exclusion) in
+            leftOut[reason, default: 0] += 1
+            leftOutItems.append(
+                LeftOutTransaction(
+                    uid: transaction.uid, settlementTime: transaction.settlementTime,
+                    counterPartyName: transaction.counterPartyName,
+                    amount: Money(minorUnits: transaction.minorUnits, currency: currency), reason: reason))
+        }
         var seen = Set<String>(minimumCapacity: feed.count)
         var sum = Decimal(0)
         for transaction in feed {
@@ -115,11 +144,11 @@ public struct RoundUpPlan: Sendable {
                     transactionUid: transaction.uid, currency: transaction.currencyCode, account: account.currencyCode)
             }
             if let reason = rule.exclusion(of: transaction, in: account, week: week) {
-                leftOut[reason, default: 0] += 1
+                leave(transaction, reason)
                 continue
             }
             guard seen.insert(transaction.uid).inserted else {
-                leftOut[.repeated, default: 0] += 1
+                leave(transaction, .repeated)
                 continue
             }
             let amount = Money(minorUnits: transaction.minorUnits, currency: currency)
@@ -149,6 +178,7 @@ public struct RoundUpPlan: Sendable {
         self.week = week
         self.counted = counted
         self.countedEarlier = countedEarlier
+        self.leftOutItems = leftOutItems
         self.leftOut = leftOut
         self.roundUpSum = try RoundUpPlan.money(sum, currency)
         self.multiplier = policy.multiplier

@@ -142,10 +142,12 @@ struct Composition {
     }
 
     /// `roundup history`.
-    func history(_ flags: SettingFlags, json: Bool, weeks: Int?, style: TextStyle) -> CommandResult {
+    func history(
+        _ flags: SettingFlags, query: History.Query, format: History.Format, style: TextStyle
+    ) -> CommandResult {
         switch settings(flags) {
         case .success(let loaded):
-            History.run(stateDirectory: loaded.settings.state.directory, json: json, weeks: weeks, style: style)
+            History.run(stateDirectory: loaded.settings.state.directory, query: query, format: format, style: style)
         case .failure(let error):
             .failure(error.failure)
         }

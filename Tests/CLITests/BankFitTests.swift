@@ -43,7 +43,11 @@ import Testing
                     == ["1.80", "0.00", "2.99"])
             let markdown = try String(
                 contentsOfFile: home.path + "/.local/state/roundup/reports/roundup-\(Self.week).md", encoding: .utf8)
-            #expect(markdown.contains("- Round-up: 4.79 GBP (each payment to the next 5 GBP) × 2, capped at 9.00 GBP"))
+            #expect(markdown.contains("- Each payment is rounded up to the next 5 GBP."))
+            #expect(
+                markdown.contains(
+                    "- The round-ups add up to 4.79 GBP; the multiplier of 2 makes that 9.58 GBP; "
+                        + "the weekly cap cuts it to 9.00 GBP: **9.00 GBP** moved."))
         }
     }
 

@@ -102,7 +102,10 @@ import Testing
                         + "at or above the minimum of 101.00 GBP)"))
             let markdown = try String(
                 contentsOfFile: home.path + "/.local/state/roundup/reports/roundup-\(Self.week).md", encoding: .utf8)
-            #expect(markdown.contains("- Round-up: 1.07 GBP, less 0.07 GBP held back → **1.00 GBP**"))
+            #expect(
+                markdown.contains(
+                    "- The round-ups add up to 1.07 GBP; 0.07 GBP stays in the account to keep the minimum balance "
+                        + "of 101.00 GBP: **1.00 GBP** moved."))
             #expect(markdown.contains("- Minimum balance: 101.00 GBP; the balance was 102.00 GBP"))
 
             let history = try await roundup(["history", "--config", config], environment: environment)

@@ -16,6 +16,10 @@ enum ReportFixtures {
         feedItemUid: "feed-1", settlementTime: "2026-11-10T12:30:00.000Z", counterParty: "Café \"Le Bon\" <b>",
         amount: "4.35", roundUp: "0.65")
 
+    static let leftOut = LeftOutReport(
+        feedItemUid: "feed-3", settlementTime: "2026-11-12T09:00:00.000Z", counterParty: "Acme <Ltd>",
+        amount: "2150.00", reason: "incoming")
+
     /// An account with every field set; `created` chooses which of the goal's flags is on.
     static func fullAccount(created: Bool) -> AccountReport {
         AccountReport(
@@ -23,9 +27,12 @@ enum ReportFixtures {
             nativeRoundUp: "active", status: created ? .transferred : .dryRun, detail: "moved 5.00 GBP",
             transactions: [transaction, transaction], countedEarlier: [transaction],
             leftOut: Dictionary(uniqueKeysWithValues: Exclusion.allCases.map { ($0.rawValue, 1) }),
+            leftOutTransactions: [leftOut],
             roundUpSum: "6.07", multiplier: 2, roundTo: 5, capApplied: "5.00", minimumBalance: "100.00",
             balance: "102.50", heldBack: "2.50", total: "2.50", totalMinorUnits: 250,
-            goal: GoalReport(uid: "goal-1", name: "Round-ups", created: created, wouldCreate: !created),
+            goal: GoalReport(
+                uid: "goal-1", name: "Round-ups", created: created, wouldCreate: !created, saved: "41.20",
+                savedMinorUnits: 4120, target: "100.00", targetMinorUnits: 10000),
             transferUid: "transfer-1",
             window: WindowReport(
                 startUTC: "2026-11-09T00:00:00.000Z", endUTC: "2026-11-15T11:00:00.000Z", hours: 155,

@@ -112,11 +112,15 @@ public struct TestBank: Sendable {
         state.feeds[accountUid, default: []].append(item)
     }
 
-    /// Adds a goal to an account.
-    public mutating func goal(_ accountUid: String, name: String, uid: String, state goalState: String = "ACTIVE") {
+    /// Adds a goal to an account, holding `saved` minor units, with a target of `target`.
+    public mutating func goal(
+        _ accountUid: String, name: String, uid: String, state goalState: String = "ACTIVE", target: Int64? = nil,
+        saved: Int64 = 0
+    ) {
         let currency = state.accounts.first { $0.uid == accountUid }!.currency
         state.goals[accountUid, default: []].append(
-            EmulatedGoal(uid: uid, name: name, currency: currency, state: goalState))
+            EmulatedGoal(
+                uid: uid, name: name, currency: currency, target: target, totalSaved: saved, state: goalState))
     }
 }
 

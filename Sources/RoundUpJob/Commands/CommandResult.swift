@@ -14,6 +14,9 @@ public struct CommandResult: Sendable {
     /// What went wrong in recording or reporting the run (the run table, the metrics file),
     /// said even by `run --quiet`.
     public var watchProblems: [String] = []
+    /// What a real run saved, in one line, when `notify.weekly` asks for it: printed even
+    /// by `run --quiet`.
+    public var savingsNews: String?
 
     public init(
         status: ExitStatus, output: String, diagnostics: [String], report: RunReport? = nil, reportPath: String? = nil

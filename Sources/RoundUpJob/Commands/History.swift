@@ -1,5 +1,5 @@
 import Foundation
-import RoundUp
+public import RoundUp
 
 /// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
 /// Reads the state directory only; needs no token and never talks to the bank.
@@ -77,11 +77,78 @@ public enum History {
         public var weeks: [Row]
         /// Moved so far, by currency, in major units.
         public var totals: [String: String]
+        /// What the weeks shown moved, per month and per year and currency.
+        public var subtotals: Subtotals?
     }
 
-    /// The history of the ledger in `stateDirectory`; `weeks` limits it to the newest weeks.
-    public static func run(stateDirectory: String, json: Bool, weeks: Int?, style: TextStyle = .plain) -> CommandResult
-    {
+    /// What the weeks shown moved in each month and year, per currency: a week counts in
+    /// the month of its end date, and currencies are never added together.
+    public struct Subtotals: Codable, Sendable, Equatable {
+        public var months: [Subtotal]
+        public var years: [Subtotal]
+    }
+
+    /// One period's savings in one currency.
+    public struct Subtotal: Codable, Sendable, Equatable {
+        /// `2026-11` for a month, `2026` for a year.
+        public var period: String
+        public var currency: String
+        public var amount: String
+        public var minorUnits: Int64
+    }
+
+    /// Which weeks to show. Every filter given applies.
+    public struct Query: Sendable {
+        /// Only weeks ending on or after this day.
+        public var since: LocalDate?
+        /// Only weeks ending in this year.
+        public var year: Int?
+        /// Only weeks whose money arrived.
+        public var movedOnly = false
+        /// Only the newest this many weeks (after the other filters).
+        public var weeks: Int?
+
+        public init(since: LocalDate? = nil, year: Int? = nil, movedOnly: Bool = false, weeks: Int? = nil) {
+            self.since = since
+            self.year = year
+            self.movedOnly = movedOnly
+            self.weeks = weeks
+        }
+
+        /// The entries the query keeps.
+        func select(_ entries: [LedgerEntry]) -> [LedgerEntry] {
+            var kept = entries.filter { entry in
+                (since.map { entry.weekEnd >= $0 } ?? true) && (year.map { entry.weekEnd.year == $0 } ?? true)
+                    && (!movedOnly || entry.status == .done)
+            }
+            if let weeks {
+                let newest = Set(Set(kept.map(\.weekEnd)).sorted().suffix(weeks))
+                kept = kept.filter { newest.contains($0.weekEnd) }
+            }
+            return kept
+        }
+    }
+
+    /// How the history is written.
+    public enum Format: Sendable {
+        /// A table with notes, a chart and subtotals, for people.
+        case table(bars: Bars)
+        /// `schema/history-v1.schema.json`.
+        case json
+        /// One row per account-week, for spreadsheets.
+        case csv
+    }
+
+    /// What the table's chart shows a bar for.
+    public enum Bars: String, Sendable, CaseIterable {
+        case week, month, none
+    }
+
+    /// The history of the ledger in `stateDirectory`, as `query` selects it.
+    public static func run(
+        stateDirectory: String, query: Query = Query(), format: Format = .table(bars: .week),
+        style: TextStyle = .plain
+    ) -> CommandResult {
         let path = Ledger.path(in: stateDirectory)
         var entries: [LedgerEntry] = []
         if FileManager.default.fileExists(atPath: path) {
@@ -92,25 +159,57 @@ public enum History {
                     CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
             }
         }
+        let selected = query.select(entries)
         // Newest week first; within a week, accounts by name.
-        let ordered = entries.sorted { a, b in
+        let ordered = selected.sorted { a, b in
             a.weekEnd != b.weekEnd
                 ? a.weekEnd > b.weekEnd : (a.accountName ?? a.accountUid) < (b.accountName ?? b.accountUid)
         }
-        var rows = ordered.map(row(for:))
-        if let weeks {
-            let newest = Array(Set(rows.map(\.weekEnd)).sorted().suffix(weeks))
-            rows = rows.filter { newest.contains($0.weekEnd) }
-        }
-        let document = Document(stateDirectory: stateDirectory, weeks: rows, totals: totals(of: entries))
-        if json {
+        let savings = Savings(selected)
+        let document = Document(
+            stateDirectory: stateDirectory, weeks: ordered.map(row(for:)), totals: totals(of: entries),
+            subtotals: subtotals(savings))
+        switch format {
+        case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(document)) ?? Data()
             return CommandResult(
                 status: .ok, output: printableJSON(String(decoding: data, as: UTF8.self)) + "\n", diagnostics: [])
+        case .csv:
+            return CommandResult(status: .ok, output: csv(document), diagnostics: [])
+        case .table(let bars):
+            return CommandResult(
+                status: .ok, output: table(document, savings: savings, bars: bars, style: style), diagnostics: [])
         }
-        return CommandResult(status: .ok, output: table(document, style: style), diagnostics: [])
+    }
+
+    /// The CSV columns, in order.
+    public static let csvColumns = ["weekEnd", "account", "currency", "amount", "goal", "status"]
+
+    /// One row per account-week, newest first: week end, account (its name, else its uid),
+    /// currency, amount in major units, goal and status.
+    static func csv(_ document: Document) -> String {
+        CSV.line(csvColumns)
+            + document.weeks.map { row in
+                CSV.line([
+                    row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
+                    row.status.rawValue,
+                ])
+            }.joined()
+    }
+
+    static func subtotals(_ savings: Savings) -> Subtotals {
+        func subtotals(_ periods: KeyPath<Savings.Series, [Savings.Period]>) -> [Subtotal] {
+            savings.series.flatMap { series in
+                series[keyPath: periods].map {
+                    Subtotal(
+                        period: $0.label, currency: series.currency, amount: series.amount($0.minorUnits),
+                        minorUnits: $0.minorUnits)
+                }
+            }.sorted { ($0.period, $0.currency) < ($1.period, $1.currency) }
+        }
+        return Subtotals(months: subtotals(\.months), years: subtotals(\.years))
     }
 
     static func row(for entry: LedgerEntry) -> Row {
@@ -146,10 +245,13 @@ public enum History {
         }
     }
 
-    static func table(_ document: Document, style: TextStyle = .plain) -> String {
+    static func table(
+        _ document: Document, savings: Savings, bars: Bars = .week, style: TextStyle = .plain
+    ) -> String {
         guard !document.weeks.isEmpty else {
-            return
-                "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
+            return document.totals.isEmpty
+                ? "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
+                : "No recorded week matches.\n"
         }
         let header = ["Week", "Account", "Amount", "Goal", "Status"]
         let body = document.weeks.map { row in
@@ -170,6 +272,20 @@ public enum History {
                 : printable("\(row.weekEnd) \(row.accountName ?? row.accountUid): " + said.joined(separator: "; "))
         }
         if !notes.isEmpty { lines += [""] + notes }
+        for series in savings.series where bars != .none {
+            let periods = bars == .week ? series.weeks : series.months
+            lines.append("")
+            lines.append(style.bold("Saved per \(bars.rawValue) in \(printable(series.currency))"))
+            lines += TerminalBars.render(periods, amount: series.amount, blocks: style.blocks)
+        }
+        if let subtotals = document.subtotals, !subtotals.months.isEmpty {
+            for (name, rows) in [("Month", subtotals.months), ("Year", subtotals.years)] {
+                lines.append("")
+                lines += TextTable.render(
+                    header: [name, "Saved"], rows: rows.map { [$0.period, "\($0.amount) \($0.currency)"] },
+                    rightAligned: [1])
+            }
+        }
         let totals = document.totals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !totals.isEmpty {
             lines.append("")

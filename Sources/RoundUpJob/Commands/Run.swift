@@ -124,6 +124,14 @@ public enum Runner {
         var daily = DailyRequests(
             ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
+        if !request.dryRun {
+            run.drawSavings(from: state.ledger, at: clock())
+            if settings.watch.weekly, let entries = try? state.ledger.entries() {
+                run.result.savingsNews = SavingsNews.line(
+                    moved: run.result.tally.moved, weeks: run.result.tally.weeks, entries: entries,
+                    currentYear: Week.localDate(of: clock(), in: settings.rules.timeZone).year)
+            }
+        }
         if !request.dryRun, let held = heldNote(in: state, shown: run.heldShown) {
             notes.append(held)
             // Until a person settles it, every run says that one is needed.
@@ -203,6 +211,8 @@ private struct WeekRuns {
     var summaries: [String] = []
     /// The held account-weeks this run's reports show, as "accountUid weekEnd".
     var heldShown: Set<String> = []
+    /// Each goal's progress as the run's newest report of it gives it, by goal uid.
+    var goals: [String: GoalProgress] = [:]
 
     init(request: RunRequest, reportDirectory: String, token: AccessToken, startedAt: Instant) {
         self.request = request
@@ -232,6 +242,26 @@ private struct WeekRuns {
             if account.status == .held { heldShown.insert("\(account.accountUid) \(report.week.endDate)") }
         }
         summaries.append(report.summary(reportPath: result.reportPath, style: request.style))
+        for account in report.accounts {
+            guard let goal = account.goal, let uid = goal.uid, let saved = goal.savedMinorUnits else { continue }
+            goals[uid] = GoalProgress(
+                name: goal.name, currency: account.currency, saved: saved, target: goal.targetMinorUnits)
+        }
+    }
+
+    /// Records the goals this run saw, then writes the saver's chart (`savings.svg`,
+    /// `savings.html`) beside the reports, from every week in the ledger and each goal's
+    /// progress as last recorded.
+    mutating func drawSavings(from ledger: Ledger, at time: Instant) {
+        do {
+            try ledger.record(goals: goals, at: time)
+            let chart = SavingsChart(savings: Savings(try ledger.entries()), goals: try ledger.goals())
+            try chart.write(to: reportDirectory, token: token)
+        } catch {
+            result.diagnostics.append(
+                "roundup: could not write the savings chart to \(reportDirectory): \(plainDescription(error))")
+            if result.status == .ok { result.status = .configuration }
+        }
     }
 
     /// The result, with `notes` said last and the token scrubbed from everything printed.
@@ -243,6 +273,7 @@ private struct WeekRuns {
             result.output = bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self) + "\n"
         } else {
             result.output = summaries.joined(separator: "\n")
+            if let news = result.savingsNews { result.output += "\n\(news)\n" }
         }
         // Defence in depth: nothing the run prints may contain the token.
         result.output = token.redacted(in: result.output)

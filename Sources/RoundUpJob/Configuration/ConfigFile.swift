@@ -47,6 +47,7 @@ struct ConfigFile: Decodable {
     /// `notify:`, how a saver is told of runs.
     struct Notify: Decodable {
         var pingURL: String?
+        var weekly: Bool?
 
         /// Its keys, read off its properties.
         static let keys = propertyNames(of: Notify())

@@ -9,6 +9,9 @@ public struct WatchSettings: Sendable {
     public var caFile: String?
     /// Where a real run writes its metrics for node_exporter's textfile collector.
     public var metricsFile: String?
+    /// A real run ends with one line of what was saved, even under `--quiet`
+    /// (`notify.weekly`), so that cron's MAILTO sends it.
+    public var weekly = false
 }
 
 extension WatchSettings {
@@ -20,7 +23,7 @@ extension WatchSettings {
             caFile: caFile,
             metricsFile: sources.first(flag: sources.flags.metricsFile, file: sources.file.metricsFile).map {
                 sources.locations.expand($0.value)
-            })
+            }, weekly: sources.file.notify?.weekly ?? false)
     }
 
     /// For a run whose settings cannot be had: the monitor `ROUNDUP_PING_URL` names, if it

@@ -1,3 +1,4 @@
+import RoundUp
 import StarlingAPI
 import Synchronization
 
@@ -26,6 +27,17 @@ final class AccountMemory: Sendable {
     /// failed or was held, the goal may be gone (deleted or archived during the run).
     func forgetGoal(of accountUid: String) {
         _ = known.withLock { $0.goals.removeValue(forKey: accountUid) }
+    }
+
+    /// Adds `moved` to what the remembered goal of `accountUid` holds: later weeks of the
+    /// run report the goal's balance with it.
+    func add(moved: Money, of accountUid: String) {
+        known.withLock { known in
+            guard let saved = known.goals[accountUid]?.saved, saved.currency == moved.currency else { return }
+            known.goals[accountUid]?.saved = Money(
+                minorUnits: saved.minorUnits.addingReportingOverflow(moved.minorUnits).partialValue,
+                currency: saved.currency)
+        }
     }
 
     /// Remembers `goal` for later weeks, where it is found, not created, whichever week made it.

@@ -76,7 +76,17 @@ extension WeeklyJob {
                     amount, note: minimum?.note, plan: plan, account: account, week: week, dryRun: dryRun,
                     scopes: scopes)
                 found.movement = intent.movement
-                return (try await transfer(intent, account: account, week: week, dryRun: dryRun), found)
+                let outcome = try await transfer(intent, account: account, week: week, dryRun: dryRun)
+                if outcome.status == .transferred {
+                    // The goal holds this week's money too, in this report and the run's later weeks.
+                    memory.add(moved: amount, of: account.uid)
+                    var goal = intent.goal
+                    goal.saved = goal.saved.map { saved in
+                        Money(minorUnits: saved.minorUnits &+ amount.minorUnits, currency: saved.currency)
+                    }
+                    found.movement?.goal = goal.report
+                }
+                return (outcome, found)
             }
         } catch {
             logger.error("\(account.label): \(error.message)")

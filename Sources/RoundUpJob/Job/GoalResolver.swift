@@ -9,8 +9,20 @@ struct GoalChoice {
     var uid: String?
     var name: String
     var created = false
+    /// What the goal holds, as the bank said when the run read it, with the run's transfers
+    /// into it since; nil when the bank did not say.
+    var saved: Money?
+    /// The goal's own target, else the configured `newGoalTarget` for its currency.
+    var target: Money?
 
-    var report: GoalReport { GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil) }
+    var report: GoalReport {
+        var report = GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil)
+        report.saved = saved?.formattedAmount
+        report.savedMinorUnits = saved?.minorUnits
+        report.target = target?.formattedAmount
+        report.targetMinorUnits = target?.minorUnits
+        return report
+    }
 }
 
 /// Finds the goal each account saves into: the one configured by uid for the account, or
@@ -73,7 +85,7 @@ public struct GoalResolver: Sendable {
             logger.info("\(account.label): saves into \"\(goal.name)\" (\(goal.savingsGoalUid))")
             return try await usable(goal, of: account, dryRun: dryRun)
         }
-        if dryRun { return GoalChoice(uid: nil, name: name) }
+        if dryRun { return GoalChoice(uid: nil, name: name, target: configuredTarget(for: account)) }
         guard scopes.contains(WeeklyJob.createGoalScope) else {
             throw AccountFailure(
                 .permissionDenied,
@@ -106,7 +118,9 @@ public struct GoalResolver: Sendable {
     private func usable(_ goal: SavingsGoal, of account: Account, dryRun: Bool) async throws(AccountFailure)
         -> GoalChoice
     {
-        let choice = GoalChoice(uid: goal.savingsGoalUid, name: goal.name)
+        let choice = GoalChoice(
+            uid: goal.savingsGoalUid, name: goal.name, saved: money(goal.totalSaved, of: account),
+            target: money(goal.target, of: account) ?? configuredTarget(for: account))
         guard !goal.isActive, !dryRun else { return choice }
         logger.info("\(account.label): the goal \"\(goal.name)\" is \(goal.state ?? "not active"); waiting for it")
         return try await waitUntilActive(choice, of: account)
@@ -156,7 +170,20 @@ public struct GoalResolver: Sendable {
                 })
         }
         logger.notice("\(account.label): created the goal \"\(name)\" (\(uid))")
-        return GoalChoice(uid: uid, name: name, created: true)
+        let zero = Currency(code: account.currencyCode).map { Money(minorUnits: 0, currency: $0) }
+        return GoalChoice(uid: uid, name: name, created: true, saved: zero, target: configuredTarget(for: account))
+    }
+
+    /// The `newGoalTarget` configured for the account's currency.
+    private func configuredTarget(for account: Account) -> Money? {
+        configured.newGoalTargets[account.currencyCode]
+    }
+
+    /// The bank's `amount`, when it is in the account's currency.
+    private func money(_ amount: CurrencyAndAmount?, of account: Account) -> Money? {
+        guard let amount, amount.currency == account.currencyCode, let currency = Currency(code: amount.currency)
+        else { return nil }
+        return Money(minorUnits: amount.minorUnits, currency: currency)
     }
 
     /// The account's goals in its currency that are not archived or being archived: the

@@ -8,7 +8,8 @@ import GRDB
 /// requests real runs sent each UTC day, for the daily allowance. It holds no secret.
 ///
 /// Its tables each have a file: the week entries (`WeekEntries.swift`), the requests per
-/// day (`RequestCounts.swift`) and the runs (`RunRecord.swift`); their schema is made by
+/// day (`RequestCounts.swift`), the runs (`RunRecord.swift`) and the goals' progress
+/// (`GoalRecord.swift`); their schema is made by
 /// the frozen migrations (`LedgerMigrations.swift`).
 public struct Ledger: Sendable {
     let database: DatabaseQueue

@@ -50,6 +50,19 @@ extension Ledger {
                     ALTER TABLE transfer ADD COLUMN timeZone TEXT;
                     """)
         }
+        migrator.registerMigration("v11: goal progress") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE goal (
+                        goalUid TEXT PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        saved INTEGER NOT NULL,
+                        target INTEGER,
+                        updatedAt TEXT NOT NULL
+                    )
+                    """)
+        }
         return migrator
     }
 

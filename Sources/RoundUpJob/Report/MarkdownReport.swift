@@ -27,11 +27,17 @@ private struct MarkdownReport {
     let report: RunReport
     let emit: (String) throws -> Void
     private var lines: [String] = []
+    /// Payment times are shown on the saver's clock, the week's zone.
+    private let clock: LocalClock
 
     init(report: RunReport, emit: @escaping (String) throws -> Void) {
         self.report = report
         self.emit = emit
+        clock = LocalClock(zone: TimeZone(identifier: report.week.timeZone))
     }
+
+    /// The heading of a column of payment times.
+    private var timeHeading: String { "Settled (\(Markdown.escape(report.week.timeZone)))" }
 
     mutating func render() throws {
         header()
@@ -39,7 +45,7 @@ private struct MarkdownReport {
         for account in report.accounts {
             section(account)
             try transactions(of: account)
-            leftOut(of: account)
+            try leftOut(of: account)
             countedEarlier(of: account)
         }
         try flush()
@@ -115,14 +121,10 @@ private struct MarkdownReport {
                 "- Starling did not say whether its own round-up is on: the payments its feed marks as rounded up are left out"
             )
         }
-        if let total = account.total {
-            var line = "- Round-up: \(account.roundUpSum ?? total) \(account.currency)"
-            if let step = account.roundTo { line += " (each payment to the next \(step) \(account.currency))" }
-            if let multiplier = account.multiplier, multiplier != 1 { line += " × \(multiplier)" }
-            if let cap = account.capApplied { line += ", capped at \(cap) \(account.currency)" }
-            if let heldBack = account.heldBack { line += ", less \(heldBack) \(account.currency) held back" }
-            lines.append(line + " → **\(total) \(account.currency)**")
+        if let step = account.roundTo {
+            lines.append("- Each payment is rounded up to the next \(step) \(account.currency).")
         }
+        if let line = arithmetic(of: account) { lines.append(line) }
         if let minimum = account.minimumBalance {
             lines.append(
                 "- Minimum balance: \(minimum) \(account.currency)"
@@ -132,37 +134,97 @@ private struct MarkdownReport {
             let note = goal.created ? " (created by this run)" : goal.wouldCreate ? " (would be created)" : ""
             lines.append("- Goal: \"\(Markdown.escape(goal.name))\"\(goal.uid.map { " `\($0)`" } ?? "")\(note)")
         }
+        if let line = goalProgress(of: account) { lines.append(line) }
         if let transferUid = account.transferUid { lines.append("- Transfer uid: `\(transferUid)`") }
+    }
+
+    /// How the multiplier, the weekly cap and the balance turned the round-ups into the
+    /// amount, in words; nil when none of them changed it.
+    private func arithmetic(of account: AccountReport) -> String? {
+        let code = account.currency
+        let multiplier = account.multiplier ?? 1
+        guard let total = account.total, multiplier != 1 || account.capApplied != nil || account.heldBack != nil
+        else { return nil }
+        let sum = account.roundUpSum ?? total
+        var steps = ["The round-ups add up to \(sum) \(code)"]
+        if multiplier != 1 {
+            let multiplied =
+                Decimal(string: sum).flatMap { amount in
+                    Currency(code: code).flatMap { try? Money(amount: amount * Decimal(multiplier), currency: $0) }
+                }.map { "\($0.formattedAmount) \(code)" } ?? "\(multiplier) times that"
+            steps.append("the multiplier of \(multiplier) makes that \(multiplied)")
+        }
+        if let cap = account.capApplied { steps.append("the weekly cap cuts it to \(cap) \(code)") }
+        if let heldBack = account.heldBack {
+            let why =
+                account.minimumBalance.map { "to keep the minimum balance of \($0) \(code)" }
+                ?? "to keep the account out of overdraft"
+            steps.append("\(heldBack) \(code) stays in the account \(why)")
+        }
+        let verb =
+            switch account.status {
+            case .transferred, .alreadyTransferred: "moved"
+            case .dryRun: "would move"
+            default: "to move"
+            }
+        return "- " + steps.joined(separator: "; ") + ": **\(total) \(code)** \(verb)."
+    }
+
+    /// What the goal holds and how near its target it is, when the bank said.
+    private func goalProgress(of account: AccountReport) -> String? {
+        guard let goal = account.goal else { return nil }
+        let code = account.currency
+        let now = account.status == .transferred ? "now holds" : "holds"
+        switch (goal.saved, goal.savedMinorUnits, goal.target, goal.targetMinorUnits) {
+        case (let saved?, let savedMinor?, let target?, let targetMinor?) where targetMinor > 0:
+            let percent =
+                savedMinor <= 0 ? 0 : savedMinor.multipliedReportingOverflow(by: 100).partialValue / targetMinor
+            return "- The goal \(now) \(saved) \(code): \(percent) % of its target of \(target) \(code)."
+        case (let saved?, _, _, _):
+            return "- The goal \(now) \(saved) \(code)."
+        case (nil, _, let target?, _):
+            return "- The goal's target is \(target) \(code)."
+        default:
+            return nil
+        }
     }
 
     /// The counted transactions, a row each.
     private mutating func transactions(of account: AccountReport) throws {
-        if !account.transactions.isEmpty {
-            lines.append("")
-            lines.append("| Settled (UTC) | Counterparty | Amount | Round-up |")
-            lines.append("|---|---|---:|---:|")
-            // Rows are gathered in one string and handed on a thousand at a time: a busy
-            // week has a hundred thousand of them.
-            try flush()
-            var rows = ""
-            rows.reserveCapacity(min(account.transactions.count, 1000) * 100)
-            for (number, item) in account.transactions.enumerated() {
-                if number > 0, number % 1000 == 0 {
-                    try emit(rows)
-                    rows.removeAll(keepingCapacity: true)
-                }
-                rows += "| "
-                rows += item.settlementTime
-                rows += " | "
-                Markdown.escape(item.counterParty ?? "", into: &rows)
-                rows += " | "
-                rows += item.amount
-                rows += " | "
-                rows += item.roundUp
-                rows += " |\n"
+        guard !account.transactions.isEmpty else { return }
+        lines.append("")
+        lines.append("| \(timeHeading) | Counterparty | Amount | Round-up |")
+        lines.append("|---|---|---:|---:|")
+        // Rows are gathered in one string and handed on a thousand at a time: a busy
+        // week has a hundred thousand of them.
+        try flush()
+        var rows = ""
+        rows.reserveCapacity(min(account.transactions.count, 1000) * 100)
+        var spent = Decimal(0)
+        for (number, index) in LocalClock.order(account.transactions.map(\.settlementTime)).enumerated() {
+            if number > 0, number % 1000 == 0 {
+                try emit(rows)
+                rows.removeAll(keepingCapacity: true)
             }
-            try emit(rows)
+            let item = account.transactions[index]
+            spent += Decimal(string: item.amount) ?? 0
+            rows += "| "
+            rows += clock.text(item.settlementTime)
+            rows += " | "
+            Markdown.escape(item.counterParty ?? "", into: &rows)
+            rows += " | "
+            rows += item.amount
+            rows += " | "
+            rows += item.roundUp
+            rows += " |\n"
         }
+        try emit(rows)
+        let count = account.transactions.count
+        let currency = Currency(code: account.currency)
+        let spentText = currency.flatMap { try? Money(amount: spent, currency: $0).formattedAmount } ?? "\(spent)"
+        lines.append(
+            "| **Total** | \(count) payment\(count == 1 ? "" : "s") | **\(spentText)** | "
+                + "**\(account.roundUpSum ?? "—")** |")
     }
 
     /// The payments left out because another week counted them, a row each.
@@ -171,30 +233,86 @@ private struct MarkdownReport {
         lines.append("")
         lines.append("Already counted in another week, so not again:")
         lines.append("")
-        lines.append("| Settled (UTC) | Counterparty | Amount | Round-up |")
+        lines.append("| \(timeHeading) | Counterparty | Amount | Round-up |")
         lines.append("|---|---|---:|---:|")
-        for item in earlier {
-            var row = "| \(item.settlementTime) | "
+        for index in LocalClock.order(earlier.map(\.settlementTime)) {
+            let item = earlier[index]
+            var row = "| \(clock.text(item.settlementTime)) | "
             Markdown.escape(item.counterParty ?? "", into: &row)
             lines.append(row + " | \(item.amount) | \(item.roundUp) |")
         }
     }
 
-    /// How many feed items were left out, by reason.
-    private mutating func leftOut(of account: AccountReport) {
-        if !account.leftOut.isEmpty {
-            lines.append("")
-            lines.append("| Left out | Items |")
-            lines.append("|---|---:|")
-            for (reason, count) in account.leftOut.sorted(by: { $0.key < $1.key }) {
-                lines.append("| \(reason) | \(count) |")
-            }
+    /// The feed items left out, by reason in words, then each with its reason.
+    private mutating func leftOut(of account: AccountReport) throws {
+        guard !account.leftOut.isEmpty else { return }
+        lines.append("")
+        lines.append("| Left out, because | Items |")
+        lines.append("|---|---:|")
+        for (reason, count) in account.leftOut.sorted(by: { $0.key < $1.key }) {
+            lines.append("| \(Markdown.reason(reason)) | \(count) |")
         }
+        guard let items = account.leftOutTransactions, !items.isEmpty else { return }
+        lines.append("")
+        lines.append("| \(timeHeading) | Counterparty | Amount | Left out, because |")
+        lines.append("|---|---|---:|---|")
+        try flush()
+        var rows = ""
+        for (number, index) in LocalClock.order(items.map { $0.settlementTime ?? "" }).enumerated() {
+            if number > 0, number % 1000 == 0 {
+                try emit(rows)
+                rows.removeAll(keepingCapacity: true)
+            }
+            let item = items[index]
+            rows += "| "
+            rows += item.settlementTime.map(clock.text) ?? "not settled"
+            rows += " | "
+            Markdown.escape(item.counterParty ?? "", into: &rows)
+            rows += " | \(item.amount) | \(Markdown.reason(item.reason)) |\n"
+        }
+        try emit(rows)
+    }
+}
+
+/// A time the report gives in UTC (`2026-11-17T08:12:31.000Z`), on the saver's clock:
+/// `2026-11-17 08:12` in the week's zone.
+struct LocalClock {
+    let zone: TimeZone?
+
+    func text(_ utc: String) -> String {
+        guard let zone, let instant = Instant(iso8601: utc) else { return utc }
+        let (seconds, _) = instant.millisecondsSince1970.dividedRoundingDown(by: 1000)
+        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let (days, second) = (seconds + Int64(offset)).dividedRoundingDown(by: 86_400)
+        let hour = second / 3600
+        let minute = second % 3600 / 60
+        return
+            "\(LocalDate(daysSinceEpoch: Int(days))) \(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)"
+    }
+
+    /// The indices of `times` (UTC, as the report writes them) in time order, the feed's
+    /// order among equal times; a time that does not read as one comes last.
+    static func order(_ times: [String]) -> [Int] {
+        let instants = times.map { Instant(iso8601: $0)?.millisecondsSince1970 ?? .max }
+        return instants.indices.sorted { (instants[$0], $0) < (instants[$1], $1) }
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded towards minus infinity, and the remainder that goes with it.
+    fileprivate func dividedRoundingDown(by divisor: Int64) -> (Int64, Int64) {
+        let remainder = self % divisor
+        return remainder < 0 ? (self / divisor - 1, remainder + divisor) : (self / divisor, remainder)
     }
 }
 
 /// Text from the bank or the config, made safe inside a Markdown table or paragraph.
 enum Markdown {
+    /// A reason a feed item was left out (`not-settled`), in words.
+    static func reason(_ code: String) -> String {
+        Exclusion(rawValue: code)?.description ?? escape(code)
+    }
+
     static func escape(_ text: String) -> String {
         var result = ""
         escape(text, into: &result)

@@ -38,6 +38,15 @@ extension AccountReport {
         transactions = plan.counted.map(row)
         countedEarlier = plan.countedEarlier.isEmpty ? nil : plan.countedEarlier.map(row)
         leftOut = Dictionary(uniqueKeysWithValues: plan.leftOut.map { ($0.key.rawValue, $0.value) })
+        leftOutTransactions =
+            plan.leftOutItems.isEmpty
+            ? nil
+            : plan.leftOutItems.map { item in
+                LeftOutReport(
+                    feedItemUid: item.uid, settlementTime: item.settlementTime?.iso8601,
+                    counterParty: item.counterPartyName, amount: item.amount.formattedAmount,
+                    reason: item.reason.rawValue)
+            }
         roundUpSum = plan.roundUpSum.formattedAmount
         multiplier = plan.multiplier
         roundTo = plan.roundTo == 1 ? nil : plan.roundTo

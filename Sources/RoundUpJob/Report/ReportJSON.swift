@@ -115,6 +115,10 @@ struct ReportJSON {
             open(UInt8(ascii: "{"))
             key("created", goal.created)
             key("name", goal.name)
+            key("saved", goal.saved)
+            key("savedMinorUnits", goal.savedMinorUnits)
+            key("target", goal.target)
+            key("targetMinorUnits", goal.targetMinorUnits)
             key("uid", goal.uid)
             key("wouldCreate", goal.wouldCreate)
             close(UInt8(ascii: "}"))
@@ -126,6 +130,22 @@ struct ReportJSON {
             key(reason, Int64(count))
         }
         close(UInt8(ascii: "}"))
+        if let items = account.leftOutTransactions {
+            key("leftOutTransactions")
+            open(UInt8(ascii: "["))
+            for item in items {
+                flushIfLarge()
+                element()
+                open(UInt8(ascii: "{"))
+                key("amount", item.amount)
+                key("counterParty", item.counterParty)
+                key("feedItemUid", item.feedItemUid)
+                key("reason", item.reason)
+                key("settlementTime", item.settlementTime)
+                close(UInt8(ascii: "}"))
+            }
+            close(UInt8(ascii: "]"))
+        }
         key("minimumBalance", account.minimumBalance)
         key("multiplier", account.multiplier.map(Int64.init))
         key("name", account.name)

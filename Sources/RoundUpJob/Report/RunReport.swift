@@ -101,6 +101,9 @@ public struct AccountReport: Codable, Sendable {
     public var countedEarlier: [TransactionReport]?
     /// Left-out feed items, counted by reason.
     public var leftOut: [String: Int] = [:]
+    /// The left-out feed items themselves, each with its reason (those another week
+    /// counted are in `countedEarlier`); nil when there are none.
+    public var leftOutTransactions: [LeftOutReport]?
     /// Sum of the round-ups, major units.
     public var roundUpSum: String?
     public var multiplier: Int?
@@ -142,6 +145,16 @@ public struct TransactionReport: Codable, Sendable {
     public var roundUp: String
 }
 
+/// A feed item the week left out, and why: a reason of `leftOut`.
+public struct LeftOutReport: Codable, Sendable {
+    public var feedItemUid: String
+    /// Absent for an item not settled.
+    public var settlementTime: String?
+    public var counterParty: String?
+    public var amount: String
+    public var reason: String
+}
+
 /// The goal the money went (or would go) into.
 public struct GoalReport: Codable, Sendable {
     public var uid: String?
@@ -150,4 +163,11 @@ public struct GoalReport: Codable, Sendable {
     public var created: Bool = false
     /// A real run would create the goal (dry run only).
     public var wouldCreate: Bool = false
+    /// What the goal holds, major units: as the bank said when the run read it, with this
+    /// run's transfers into it up to and including this week's. Absent when the bank did not say.
+    public var saved: String?
+    public var savedMinorUnits: Int64?
+    /// The goal's own target, else the configured `newGoalTarget`, major units.
+    public var target: String?
+    public var targetMinorUnits: Int64?
 }

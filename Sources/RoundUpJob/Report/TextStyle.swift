@@ -1,12 +1,20 @@
 /// How text for a terminal is dressed: plain, or with ANSI colours for statuses and
 /// headings. Colour is used only on a terminal, never when `NO_COLOR` is set (to anything
 /// but the empty string) or `TERM` is `dumb`, unless asked for with `--color always`.
+///
+/// Bars (`roundup history`) are drawn with Unicode blocks on a terminal, and with plain
+/// ASCII when the output is not a terminal or `NO_COLOR` is set.
 public struct TextStyle: Sendable, Equatable {
     public var colour: Bool
+    /// Bars in Unicode blocks, not `#`.
+    public var blocks: Bool
 
     public static let plain = TextStyle(colour: false)
 
-    public init(colour: Bool) { self.colour = colour }
+    public init(colour: Bool, blocks: Bool = false) {
+        self.colour = colour
+        self.blocks = blocks
+    }
 
     /// When to colour, as `--color` says.
     public enum Choice: String, Sendable, CaseIterable {
@@ -15,13 +23,13 @@ public struct TextStyle: Sendable, Equatable {
 
     /// The style for output going to a terminal (or not), under `environment`.
     public static func choose(_ choice: Choice, isTerminal: Bool, environment: [String: String]) -> TextStyle {
+        let noColour = !(environment["NO_COLOR"] ?? "").isEmpty
+        let dumb = environment["TERM"] == "dumb"
+        let blocks = isTerminal && !noColour && !dumb
         switch choice {
-        case .always: return TextStyle(colour: true)
-        case .never: return .plain
-        case .auto:
-            let noColour = !(environment["NO_COLOR"] ?? "").isEmpty
-            let dumb = environment["TERM"] == "dumb"
-            return TextStyle(colour: isTerminal && !noColour && !dumb)
+        case .always: return TextStyle(colour: true, blocks: blocks)
+        case .never: return TextStyle(colour: false, blocks: blocks)
+        case .auto: return TextStyle(colour: blocks, blocks: blocks)
         }
     }
 

@@ -1,0 +1,76 @@
+import RoundUp
+
+/// What the ledger says was saved, one series per currency: per week, per month and per
+/// year. Only weeks whose money arrived count, and amounts of two currencies are never
+/// added together. A week counts in the month and year of its end date.
+struct Savings: Sendable, Equatable {
+    /// An amount saved in one period: a week (`2026-11-15`, its end date), a month
+    /// (`2026-11`) or a year (`2026`).
+    struct Period: Sendable, Equatable {
+        var label: String
+        var minorUnits: Int64
+    }
+
+    /// One currency's savings, oldest period first.
+    struct Series: Sendable, Equatable {
+        var currency: String
+        var weeks: [Period]
+        var months: [Period]
+        var years: [Period]
+        /// Every period added up.
+        var total: Int64
+
+        /// `minorUnits` of this series' currency in major units: `2.98`, or `298 minor units`
+        /// for a code the job cannot place.
+        func amount(_ minorUnits: Int64) -> String { Savings.amount(minorUnits, currency) }
+
+        /// The total after each week, oldest first.
+        var runningTotal: [Period] {
+            var sum: Int64 = 0
+            return weeks.map { week in
+                sum = sum.addingReportingOverflow(week.minorUnits).partialValue
+                return Period(label: week.label, minorUnits: sum)
+            }
+        }
+    }
+
+    var series: [Series]
+
+    /// The savings in `entries`, by currency code in alphabetical order.
+    init(_ entries: [LedgerEntry]) {
+        let moved = entries.filter { $0.status == .done }
+        let byCurrency = Dictionary(grouping: moved, by: \.currency)
+        series = byCurrency.keys.sorted().map { code in
+            let entries = byCurrency[code] ?? []
+            return Series(
+                currency: code,
+                weeks: Savings.add(entries) { $0.weekEnd.description },
+                months: Savings.add(entries) { Savings.month(of: $0.weekEnd) },
+                years: Savings.add(entries) { String($0.weekEnd.year) },
+                total: entries.reduce(0) { $0.addingReportingOverflow($1.minorUnits).partialValue })
+        }
+    }
+
+    /// `2026-11` for any day of November 2026.
+    static func month(of date: LocalDate) -> String {
+        String(date.description.prefix(7))
+    }
+
+    /// `minorUnits` of `code` in major units with its own decimals.
+    static func amount(_ minorUnits: Int64, _ code: String) -> String {
+        Currency(code: code).map { Money(minorUnits: minorUnits, currency: $0).formattedAmount }
+            ?? "\(minorUnits) minor units"
+    }
+
+    /// The entries' amounts added up per `period`, in the periods' order (ISO labels sort
+    /// as time does).
+    private static func add(_ entries: [LedgerEntry], by period: (LedgerEntry) -> String) -> [Period] {
+        var sums: [String: Int64] = [:]
+        for entry in entries {
+            sums[period(entry), default: 0] =
+                sums[period(entry), default: 0]
+                .addingReportingOverflow(entry.minorUnits).partialValue
+        }
+        return sums.keys.sorted().map { Period(label: $0, minorUnits: sums[$0] ?? 0) }
+    }
+}
