@@ -149,9 +149,47 @@ public enum Seed {
                         totalSaved: 0, state: "ARCHIVED"),
                 ],
                 Uid.eurAccount: [
-                    EmulatedGoal(uid: Uid.eurRoundUps, name: "Round-ups", currency: "EUR", totalSaved: 12_40)
+                    EmulatedGoal(
+                        uid: Uid.eurRoundUps, name: "Round-ups", currency: "EUR", target: 50_00, totalSaved: 12_40)
                 ],
             ])
+    }
+
+    /// `state` with card payments in each of the `count` weeks before the week ending
+    /// `endDate` in `timeZone`, for both of `realisticWeek`'s accounts: the demo runs them
+    /// first, as the schedule would have, so that its history and chart have weeks to show.
+    /// Deterministic: the same weeks always get the same payments.
+    public static func earlierWeeks(
+        before endDate: LocalDate, count: Int, timeZone: TimeZone, adding state: BankState
+    ) -> BankState {
+        var state = state
+        let shops = [
+            ("Tesco", "GROCERIES"), ("Pret A Manger", "EATING_OUT"), ("Trainline", "TRANSPORT"),
+            ("Boots", "SHOPPING"), ("Waterstones", "SHOPPING"), ("Odeon", "ENTERTAINMENT"),
+        ]
+        for back in 1...max(1, count) {
+            let week = Week(endingOn: endDate.adding(days: -7 * back), in: timeZone)
+            for (account, category, currency, payments) in [
+                (Uid.gbpAccount, Uid.gbpCategory, "GBP", 3 + back % 4),
+                (Uid.eurAccount, Uid.eurCategory, "EUR", 1 + back % 3),
+            ] {
+                for number in 0..<payments {
+                    let minor = Int64((back * 7_919 + number * 104_729 + (currency == "GBP" ? 0 : 1_237)) % 4_000 + 101)
+                    let settled = localInstant(
+                        week.startDate.adding(days: number % 7), hour: 9 + number, minute: 7 * number % 60,
+                        in: timeZone)
+                    let (shop, spending) = shops[(back + number) % shops.count]
+                    state.feeds[account, default: []].append(
+                        EmulatedFeedItem(
+                            uid: String(
+                                format: "c3%06d-0000-4000-8000-%012d", back, number + (currency == "GBP" ? 0 : 100)),
+                            categoryUid: category, amount: EmulatedAmount(currency, minor), transactionTime: settled,
+                            settlementTime: settled, sourceSubType: "CONTACTLESS", counterPartyName: shop,
+                            spendingCategory: spending))
+                }
+            }
+        }
+        return state
     }
 
     /// A holder with `accounts` GBP accounts, each with an active "Round-ups" goal and

@@ -160,6 +160,14 @@ struct SavingsChart {
             body += "<title>\(Self.escape(period.label)): \(Self.escape(series.amount(period.minorUnits))) "
             body += "\(Self.escape(series.currency))</title></rect>\n"
         }
+        if periods.count <= 12 {
+            // Few enough to name each bar under it.
+            for (index, period) in periods.enumerated() {
+                let x = Self.left + (Double(index) + 0.5) * slot
+                body += text(period.label, x: x, y: baseline + 16, class: "axis", anchor: "middle")
+            }
+            return baseline + 28
+        }
         if let first = periods.first {
             body += text(first.label, x: Self.left, y: baseline + 16, class: "axis")
         }
