@@ -62,10 +62,10 @@ import Testing
     }
 
     /// Every name a run of `week` could write in the report directory around now: the
-    /// week's links, its reports of each outcome for the next minute, and the temporary
-    /// names older versions used.
+    /// week's links, its reports of each outcome for the next minute, the savings chart,
+    /// and the temporary names older versions used.
     static func reportNames(now: Instant = .now) -> [String] {
-        var names: [String] = []
+        var names = ["savings.svg", "savings.html", "savings.svg.partial", "savings.html.partial"]
         for suffix in ["md", "json"] {
             names += [
                 "roundup-\(week).\(suffix)", "roundup-\(week).\(suffix).link", "roundup-\(week).\(suffix).partial",
@@ -100,6 +100,8 @@ import Testing
             #expect(!names.contains(week), "\(week)")
             let report = try String(contentsOfFile: reports + "/roundup-\(Self.week).md", encoding: .utf8)
             #expect(report.contains("1.50") || report.contains("0.50"))
+            let chart = try String(contentsOfFile: reports + "/savings.svg", encoding: .utf8)
+            #expect(chart.contains("<rect class=\"week\""), "the chart is drawn, not written through a link")
             robustnessLine(
                 "\(names.count) links planted at every name a run writes in the report directory",
                 "exit \(result.status), victim unchanged: \(try victimIsUnchanged() ? "yes" : "NO")",

@@ -75,7 +75,8 @@ import Testing
             let json = try await roundup(["run", "--json", "--dry-run"] + common, environment: environment)
             outputs.append(("--json", json))
             for command in [
-                ["history"], ["history", "--json"], ["status"], ["status", "--json"], ["resolve"], ["check"],
+                ["history"], ["history", "--json"], ["history", "--csv"], ["status"], ["status", "--json"], ["resolve"],
+                ["check"],
             ] {
                 let result = try await roundup(
                     command + ["--config", config] + (command == ["check"] ? ["--api-base-url", server.baseURL] : []),
@@ -92,13 +93,21 @@ import Testing
             #expect(outputs.first { $0.0 == "resolve" }?.1.stdout.contains("Joint\\u001b[1A") == true)
             var problems: [String] = []
             for (what, result) in outputs {
-                problems += Self.problems(in: result.stdout, "\(what) stdout")
+                // CSV ends its records with CRLF, as RFC 4180 writes it: those are its own.
+                let stdout =
+                    what.hasSuffix("--csv") ? result.stdout.replacingOccurrences(of: "\r\n", with: "\n") : result.stdout
+                problems += Self.problems(in: stdout, "\(what) stdout")
                 problems += Self.problems(in: result.stderr, "\(what) stderr")
             }
             let reports = home.path + "/.local/state/roundup/reports"
             let markdown = try String(contentsOfFile: reports + "/roundup-\(Self.week).md", encoding: .utf8)
             problems += Self.problems(in: markdown, "Markdown report")
             #expect(markdown.contains("Shop"))
+            for chart in ["savings.svg", "savings.html"] {
+                let text = try String(contentsOfFile: reports + "/" + chart, encoding: .utf8)
+                problems += Self.problems(in: text, chart)
+                #expect(text.contains("\\u001b"), "\(chart) shows the goal's name with its controls escaped")
+            }
             #expect(problems == [])
 
             // The JSON report keeps the exact text, with nothing raw in the file.
@@ -113,7 +122,8 @@ import Testing
             #expect(transactions.contains { $0["counterParty"] as? String == Self.shopName })
             robustnessLine(
                 "bank names with ESC, OSC, BEL, CR, LF, C1 and bidi controls",
-                "\(outputs.count) outputs, the Markdown and the JSON report: \(problems.count) raw control characters; "
+                "\(outputs.count) outputs, the Markdown and the JSON report, the savings chart: "
+                    + "\(problems.count) raw control characters; "
                     + "the JSON report keeps the exact text",
                 moneyExactlyOnce: await server.bank.transfers.count == 1)
         }
