@@ -200,16 +200,23 @@ private struct MarkdownReport {
         try flush()
         var rows = ""
         rows.reserveCapacity(min(account.transactions.count, 1000) * 100)
-        var spent = Decimal(0)
-        for (number, index) in LocalClock.order(account.transactions.map(\.settlementTime)).enumerated() {
+        // What the payments came to, in minor units: each amount has exactly the
+        // currency's decimals, so its digits are its minor units.
+        var spent: Int64? = 0
+        for (number, (index, instant)) in LocalClock.order(account.transactions.map(\.settlementTime)).enumerated() {
             if number > 0, number % 1000 == 0 {
                 try emit(rows)
                 rows.removeAll(keepingCapacity: true)
             }
             let item = account.transactions[index]
-            spent += Decimal(string: item.amount) ?? 0
+            spent = spent.flatMap { sum in
+                Int64(item.amount.filter { $0 != "." }).flatMap { minor in
+                    let (total, overflow) = sum.addingReportingOverflow(minor)
+                    return overflow ? nil : total
+                }
+            }
             rows += "| "
-            rows += clock.text(item.settlementTime)
+            rows += clock.text(instant, else: item.settlementTime)
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
             rows += " | "
@@ -220,8 +227,10 @@ private struct MarkdownReport {
         }
         try emit(rows)
         let count = account.transactions.count
-        let currency = Currency(code: account.currency)
-        let spentText = currency.flatMap { try? Money(amount: spent, currency: $0).formattedAmount } ?? "\(spent)"
+        let spentText =
+            spent.flatMap { minor in
+                Currency(code: account.currency).map { Money(minorUnits: minor, currency: $0).formattedAmount }
+            } ?? "—"
         lines.append(
             "| **Total** | \(count) payment\(count == 1 ? "" : "s") | **\(spentText)** | "
                 + "**\(account.roundUpSum ?? "—")** |")
@@ -235,9 +244,9 @@ private struct MarkdownReport {
         lines.append("")
         lines.append("| \(timeHeading) | Counterparty | Amount | Round-up |")
         lines.append("|---|---|---:|---:|")
-        for index in LocalClock.order(earlier.map(\.settlementTime)) {
+        for (index, instant) in LocalClock.order(earlier.map(\.settlementTime)) {
             let item = earlier[index]
-            var row = "| \(clock.text(item.settlementTime)) | "
+            var row = "| \(clock.text(instant, else: item.settlementTime)) | "
             Markdown.escape(item.counterParty ?? "", into: &row)
             lines.append(row + " | \(item.amount) | \(item.roundUp) |")
         }
@@ -258,14 +267,14 @@ private struct MarkdownReport {
         lines.append("|---|---|---:|---|")
         try flush()
         var rows = ""
-        for (number, index) in LocalClock.order(items.map { $0.settlementTime ?? "" }).enumerated() {
+        for (number, (index, instant)) in LocalClock.order(items.map { $0.settlementTime ?? "" }).enumerated() {
             if number > 0, number % 1000 == 0 {
                 try emit(rows)
                 rows.removeAll(keepingCapacity: true)
             }
             let item = items[index]
             rows += "| "
-            rows += item.settlementTime.map(clock.text) ?? "not settled"
+            rows += item.settlementTime.map { clock.text(instant, else: $0) } ?? "not settled"
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
             rows += " | \(item.amount) | \(Markdown.reason(item.reason)) |\n"
@@ -279,8 +288,9 @@ private struct MarkdownReport {
 struct LocalClock {
     let zone: TimeZone?
 
-    func text(_ utc: String) -> String {
-        guard let zone, let instant = Instant(iso8601: utc) else { return utc }
+    /// `instant` on the saver's clock; `fallback` when there is no instant or no zone.
+    func text(_ instant: Instant?, else fallback: String) -> String {
+        guard let zone, let instant else { return fallback }
         let (seconds, _) = instant.millisecondsSince1970.dividedRoundingDown(by: 1000)
         let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
         let (days, second) = (seconds + Int64(offset)).dividedRoundingDown(by: 86_400)
@@ -291,10 +301,12 @@ struct LocalClock {
     }
 
     /// The indices of `times` (UTC, as the report writes them) in time order, the feed's
-    /// order among equal times; a time that does not read as one comes last.
-    static func order(_ times: [String]) -> [Int] {
-        let instants = times.map { Instant(iso8601: $0)?.millisecondsSince1970 ?? .max }
-        return instants.indices.sorted { (instants[$0], $0) < (instants[$1], $1) }
+    /// order among equal times, each with its instant; a time that does not read as one
+    /// comes last.
+    static func order(_ times: [String]) -> [(index: Int, instant: Instant?)] {
+        let instants = times.map { Instant(iso8601: $0) }
+        let keys = instants.map { $0?.millisecondsSince1970 ?? .max }
+        return keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { ($0, instants[$0]) }
     }
 }
 

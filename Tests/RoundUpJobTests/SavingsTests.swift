@@ -1,0 +1,86 @@
+import Foundation
+import RoundUp
+import Testing
+
+@testable import RoundUpJob
+
+/// The pieces of the saver's view, without a server: the local clock of the Markdown
+/// report, the periods of the savings, the bars, the CSV cell and the weekly line.
+@Suite struct SavingsTests {
+    static let london = TimeZone(identifier: "Europe/London")!
+
+    @Test func paymentTimesAreOnTheSaversClockAcrossAClockChange() {
+        let clock = LocalClock(zone: Self.london)
+        // 25 October 2026: BST ends at 01:00 UTC, so local 01:30 happens twice.
+        #expect(clock.text(Instant(iso8601: "2026-10-25T00:30:00.000Z"), else: "") == "2026-10-25 01:30")
+        #expect(clock.text(Instant(iso8601: "2026-10-25T01:30:00.000Z"), else: "") == "2026-10-25 01:30")
+        #expect(clock.text(Instant(iso8601: "2026-07-05T23:59:59.999Z"), else: "") == "2026-07-06 00:59")
+        #expect(clock.text(Instant(iso8601: "1969-12-31T23:59:00.000Z"), else: "") == "1970-01-01 00:59")
+        #expect(
+            LocalClock(zone: nil).text(Instant(iso8601: "2026-07-05T23:59:59.999Z"), else: "as given") == "as given")
+        let order = LocalClock.order([
+            "2026-11-10T12:00:00.000Z", "?", "2026-11-09T08:00:00.000Z", "2026-11-10T12:00:00.000Z",
+        ])
+        #expect(order.map(\.index) == [2, 0, 3, 1], "time order, the feed's among equal times, unreadable last")
+    }
+
+    static func entry(_ week: String, _ code: String, _ minor: Int64, _ status: WeekState = .done) -> LedgerEntry {
+        LedgerEntry(
+            accountUid: "a-\(code)", weekEnd: LocalDate(iso: week)!, status: status, currency: code, minorUnits: minor)
+    }
+
+    @Test func savingsAreAddedPerWeekMonthAndYearNeverAcrossCurrencies() {
+        let savings = Savings([
+            Self.entry("2025-12-28", "GBP", 150), Self.entry("2026-01-04", "GBP", 25),
+            Self.entry("2026-01-04", "EUR", 1_000), Self.entry("2026-01-11", "GBP", 99, .held),
+            Self.entry("2026-01-11", "JPY", 300),
+        ])
+        #expect(savings.series.map(\.currency) == ["EUR", "GBP", "JPY"])
+        let gbp = savings.series[1]
+        #expect(gbp.weeks.map(\.label) == ["2025-12-28", "2026-01-04"], "a held week saved nothing")
+        #expect(gbp.months == [.init(label: "2025-12", minorUnits: 150), .init(label: "2026-01", minorUnits: 25)])
+        #expect(gbp.years.map(\.minorUnits) == [150, 25])
+        #expect(gbp.runningTotal.map(\.minorUnits) == [150, 175])
+        #expect(gbp.amount(gbp.total) == "1.75")
+        #expect(savings.series[2].amount(300) == "300", "a currency without decimals")
+    }
+
+    @Test func barsAreInProportionAndAtLeastASliver() {
+        #expect(TerminalBars.bar(100, of: 100, blocks: false).count == TerminalBars.width)
+        #expect(TerminalBars.bar(50, of: 100, blocks: false).count == TerminalBars.width / 2)
+        #expect(TerminalBars.bar(1, of: 1_000_000, blocks: false) == "#")
+        #expect(TerminalBars.bar(0, of: 100, blocks: true) == "")
+        #expect(TerminalBars.bar(100, of: 100, blocks: true) == String(repeating: "█", count: TerminalBars.width))
+        // 3/64 of the width: 12 eighths, a block and a half.
+        #expect(TerminalBars.bar(3, of: 64, blocks: true) == "█▌")
+    }
+
+    @Test func aCSVCellNeverRunsInASpreadsheet() {
+        #expect(CSV.cell("Tesco") == "Tesco")
+        #expect(CSV.cell("=1+1") == "'=1+1")
+        #expect(CSV.cell("+44 20") == "'+44 20")
+        #expect(CSV.cell("-2") == "'-2")
+        #expect(CSV.cell("@SUM(A1)") == "'@SUM(A1)")
+        #expect(CSV.cell("a, \"b\"") == "\"a, \"\"b\"\"\"")
+        #expect(CSV.cell("line\nbreak") == "line\\u000abreak", "control characters are shown, not written")
+        #expect(CSV.line(["a", "b"]) == "a,b\r\n")
+    }
+
+    @Test func theWeeklyLineSaysWhatMovedAndTheYear() {
+        let entries = [
+            Self.entry("2025-12-28", "GBP", 5_000), Self.entry("2026-01-04", "GBP", 298),
+            Self.entry("2026-01-04", "EUR", 126), Self.entry("2026-01-04", "JPY", 40),
+        ]
+        let week = [LocalDate(iso: "2026-01-04")!]
+        #expect(
+            SavingsNews.line(moved: ["GBP": 298], weeks: week, entries: entries, currentYear: 2026)
+                == "you saved £2.98 this week, €1.26, £2.98 and 40 JPY this year")
+        #expect(
+            SavingsNews.line(moved: [:], weeks: week, entries: entries, currentYear: 2027)
+                == "nothing new was saved this week, €1.26, £2.98 and 40 JPY in 2026")
+        #expect(
+            SavingsNews.line(
+                moved: ["GBP": 100], weeks: week + [LocalDate(iso: "2026-01-11")!], entries: [], currentYear: 2026)
+                == "you saved £1.00 in 2 weeks")
+    }
+}
