@@ -13,18 +13,26 @@ public func printable(_ text: String) -> String {
     guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }),
         text.unicodeScalars.contains(where: isControl)
     else { return text }
-    var result = String.UnicodeScalarView()
+    return escaping(text) { isControl($0) }
+}
+
+/// `text` with each scalar `escaped` picks written as `\uXXXX`. Built as UTF-8 bytes: one
+/// pass, however many there are (appending to a `String.UnicodeScalarView` one scalar at a
+/// time costs time in proportion to its length, which a hostile name can make large).
+private func escaping(_ text: String, _ escaped: (Unicode.Scalar) -> Bool) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 64)
     for scalar in text.unicodeScalars {
-        guard isControl(scalar) else {
-            result.append(scalar)
+        guard escaped(scalar) else {
+            UTF8.encode(scalar) { bytes.append($0) }
             continue
         }
-        let digits = String(scalar.value, radix: 16)
-        result.append(contentsOf: "\\u".unicodeScalars)
-        result.append(contentsOf: String(repeating: "0", count: max(0, 4 - digits.count)).unicodeScalars)
-        result.append(contentsOf: digits.unicodeScalars)
+        let digits = Array(String(scalar.value, radix: 16).utf8)
+        bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 4 - digits.count)))
+        bytes.append(contentsOf: digits)
     }
-    return String(result)
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Whether `scalar` is one that `printable` escapes.
@@ -41,16 +49,5 @@ public func isControl(_ scalar: Unicode.Scalar) -> Bool {
 /// text, so the document means what it meant, and a terminal showing it is driven by none.
 public func printableJSON(_ json: String) -> String {
     guard json.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) else { return json }
-    var result = String.UnicodeScalarView()
-    for scalar in json.unicodeScalars {
-        guard scalar.value >= 0x7F, isControl(scalar) else {
-            result.append(scalar)
-            continue
-        }
-        let digits = String(scalar.value, radix: 16)
-        result.append(contentsOf: "\\u".unicodeScalars)
-        result.append(contentsOf: String(repeating: "0", count: max(0, 4 - digits.count)).unicodeScalars)
-        result.append(contentsOf: digits.unicodeScalars)
-    }
-    return String(result)
+    return escaping(json) { $0.value >= 0x7F && isControl($0) }
 }

@@ -20,7 +20,7 @@ public struct Account: Hashable, Sendable {
 extension Account {
     /// How text output names an account: its name (else its uid) and currency, `Personal (GBP)`.
     public static func label(name: String?, uid: String, currencyCode: String) -> String {
-        "\(printable(name ?? uid)) (\(currencyCode))"
+        "\(printable(name ?? uid)) (\(printable(currencyCode)))"
     }
 
     /// This account as text output names it.

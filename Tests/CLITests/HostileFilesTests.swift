@@ -109,6 +109,31 @@ import Testing
         }
     }
 
+    /// A report directory of the saver's that holds other things (`reportDir: ~/public_html`):
+    /// only the job's own files are made private; the rest, and the directory, keep their modes.
+    @Test func onlyTheJobsOwnFilesInTheReportDirectoryAreTightened() async throws {
+        let reports = try directory("public", mode: 0o755)
+        try "<html>".write(toFile: reports + "/index.html", atomically: true, encoding: .utf8)
+        chmod(reports + "/index.html", 0o644)
+        _ = try directory("public/sub", mode: 0o755)
+        try "old".write(toFile: reports + "/roundup-2026-11-08.md", atomically: true, encoding: .utf8)
+        chmod(reports + "/roundup-2026-11-08.md", 0o644)
+        try await withEmulator(bank().state) { server in
+            let result = try await run(server, ["--report-dir", reports])
+            #expect(result.status == 0, "\(result.stderr)")
+            func mode(_ name: String) throws -> Int? {
+                try FileManager.default.attributesOfItem(atPath: reports + name)[.posixPermissions] as? Int
+            }
+            #expect(try mode("") == 0o755 && mode("/index.html") == 0o644 && mode("/sub") == 0o755)
+            #expect(try mode("/roundup-2026-11-08.md") == 0o600, "an older report of the job's is made private")
+            #expect(try mode("/savings.svg") == 0o600)
+            robustnessLine(
+                "a report directory of the saver's with other files (0755, index.html 0644, sub/)",
+                "exit \(result.status); only the job's files made 0600",
+                moneyExactlyOnce: await server.bank.transfers.count == 1)
+        }
+    }
+
     @Test func aReportDirectoryOthersCanWriteToIsRefusedBeforeTheBankIsAsked() async throws {
         let reports = try directory("shared-reports", mode: 0o777)
         try await withEmulator(bank().state) { server in

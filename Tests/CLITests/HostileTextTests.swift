@@ -33,6 +33,9 @@ import Testing
         bank.spend(personal, 1_50, settled: Instant(iso8601: "2026-11-12T12:00:00Z")!) { item in
             item.counterPartyName = Self.shopName
         }
+        // An account of a type the bank made up, with controls in it: skipped, and its
+        // type shown in the Markdown report.
+        bank.account("GBP", name: "Odd", type: "SAVINGS\u{1B}]0;pwned\u{07}\u{202E}")
         // A second account whose goal never becomes active: its week is held, so that its
         // name reaches `status` and `resolve`.
         let joint = bank.account("GBP", name: Self.heldName)
@@ -103,6 +106,9 @@ import Testing
             let markdown = try String(contentsOfFile: reports + "/roundup-\(Self.week).md", encoding: .utf8)
             problems += Self.problems(in: markdown, "Markdown report")
             #expect(markdown.contains("Shop"))
+            #expect(
+                markdown.contains("SAVINGS\\\\u001b\\]0;pwned\\\\u0007\\\\u202e"),
+                "the bank's account type, shown printable")
             for chart in ["savings.svg", "savings.html"] {
                 let text = try String(contentsOfFile: reports + "/" + chart, encoding: .utf8)
                 problems += Self.problems(in: text, chart)
@@ -117,7 +123,7 @@ import Testing
             #expect(Self.problems(in: String(decoding: bytes, as: UTF8.self), "JSON report") == [])
             let report = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
             let accounts = try #require(report?["accounts"] as? [[String: Any]])
-            #expect(Set(accounts.compactMap { $0["name"] as? String }) == [Self.accountName, Self.heldName])
+            #expect(Set(accounts.compactMap { $0["name"] as? String }) == [Self.accountName, Self.heldName, "Odd"])
             let transactions = accounts.flatMap { ($0["transactions"] as? [[String: Any]]) ?? [] }
             #expect(transactions.contains { $0["counterParty"] as? String == Self.shopName })
             robustnessLine(

@@ -105,8 +105,11 @@ public struct StateDirectory: Sendable {
         }
     }
 
-    /// Files in the state directory that others can read (the ledger and its journals, the
-    /// lock, reports), made the owner's alone; says which.
+    /// The job's own files that others can read (the state directory, the ledger and its
+    /// journals, the lock, and in the report directory its reports, the savings chart and
+    /// its temporary files), made the owner's alone; says which. Nothing else in the report
+    /// directory is touched, nor the directory itself: it may be a directory of the saver's
+    /// that holds other things.
     func tighten(reportDirectory: String) -> [String] {
         var paths = [
             "ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm", "ledger.sqlite-journal",
@@ -114,7 +117,11 @@ public struct StateDirectory: Sendable {
         ].map { path + "/" + $0 }
         paths.append(path)
         if let reports = try? FileManager.default.contentsOfDirectory(atPath: reportDirectory) {
-            paths += [reportDirectory] + reports.map { reportDirectory + "/" + $0 }
+            let own = reports.filter { name in
+                name.hasPrefix("roundup-") || name.hasPrefix("savings.")
+                    || (name.hasPrefix(".") && name.hasSuffix(".partial"))
+            }
+            paths += own.map { reportDirectory + "/" + $0 }
         }
         var notices: [String] = []
         for file in paths {

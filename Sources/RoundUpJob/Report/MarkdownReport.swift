@@ -90,8 +90,8 @@ private struct MarkdownReport {
             let moved = account.status.kind == .moved || report.dryRun
             lines.append(
                 "| \(Markdown.escape(account.label)) | \(account.transactions.count) | "
-                    + "\(account.roundUpSum.map { "\($0) \(account.currency)" } ?? "—") | "
-                    + "\(moved ? account.total.map { "\($0) \(account.currency)" } ?? "—" : "—") | "
+                    + "\(account.roundUpSum.map { "\($0) \(account.shownCurrency)" } ?? "—") | "
+                    + "\(moved ? account.total.map { "\($0) \(account.shownCurrency)" } ?? "—" : "—") | "
                     + "\(Markdown.escape(account.goal?.name ?? "—")) | \(account.status.rawValue) |")
         }
     }
@@ -106,7 +106,9 @@ private struct MarkdownReport {
                 "\(account.status.kind == .failedOrWaiting ? "**Why:** " : "")\(Markdown.escape(detail))")
             lines.append("")
         }
-        lines.append("- Account: `\(account.accountUid)`\(account.accountType.map { ", \($0)" } ?? "")")
+        lines.append(
+            "- Account: \(Markdown.code(account.accountUid))\(account.accountType.map { ", \(Markdown.escape($0))" } ?? "")"
+        )
         if let window = account.window {
             lines.append(
                 "- Window: \(window.startUTC) to \(window.endUTC) (\(window.hours) hours), "
@@ -122,26 +124,27 @@ private struct MarkdownReport {
             )
         }
         if let step = account.roundTo {
-            lines.append("- Each payment is rounded up to the next \(step) \(account.currency).")
+            lines.append("- Each payment is rounded up to the next \(step) \(account.shownCurrency).")
         }
         if let line = arithmetic(of: account) { lines.append(line) }
         if let minimum = account.minimumBalance {
             lines.append(
-                "- Minimum balance: \(minimum) \(account.currency)"
-                    + (account.balance.map { "; the balance was \($0) \(account.currency)" } ?? ""))
+                "- Minimum balance: \(minimum) \(account.shownCurrency)"
+                    + (account.balance.map { "; the balance was \($0) \(account.shownCurrency)" } ?? ""))
         }
         if let goal = account.goal {
             let note = goal.created ? " (created by this run)" : goal.wouldCreate ? " (would be created)" : ""
-            lines.append("- Goal: \"\(Markdown.escape(goal.name))\"\(goal.uid.map { " `\($0)`" } ?? "")\(note)")
+            lines.append(
+                "- Goal: \"\(Markdown.escape(goal.name))\"\(goal.uid.map { " \(Markdown.code($0))" } ?? "")\(note)")
         }
         if let line = goalProgress(of: account) { lines.append(line) }
-        if let transferUid = account.transferUid { lines.append("- Transfer uid: `\(transferUid)`") }
+        if let transferUid = account.transferUid { lines.append("- Transfer uid: \(Markdown.code(transferUid))") }
     }
 
     /// How the multiplier, the weekly cap and the balance turned the round-ups into the
     /// amount, in words; nil when none of them changed it.
     private func arithmetic(of account: AccountReport) -> String? {
-        let code = account.currency
+        let code = account.shownCurrency
         let multiplier = account.multiplier ?? 1
         guard let total = account.total, multiplier != 1 || account.capApplied != nil || account.heldBack != nil
         else { return nil }
@@ -173,7 +176,7 @@ private struct MarkdownReport {
     /// What the goal holds and how near its target it is, when the bank said.
     private func goalProgress(of account: AccountReport) -> String? {
         guard let goal = account.goal else { return nil }
-        let code = account.currency
+        let code = account.shownCurrency
         let now = account.status == .transferred ? "now holds" : "holds"
         switch (goal.saved, goal.savedMinorUnits, goal.target, goal.targetMinorUnits) {
         case (let saved?, let savedMinor?, let target?, let targetMinor?) where targetMinor > 0:
@@ -320,6 +323,13 @@ extension Int64 {
 
 /// Text from the bank or the config, made safe inside a Markdown table or paragraph.
 enum Markdown {
+    /// A uid from the bank as a code span, printable; escaped text instead when it holds a
+    /// backtick, which would end the span.
+    static func code(_ text: String) -> String {
+        let shown = printable(text)
+        return shown.contains("`") ? escape(shown) : "`\(shown)`"
+    }
+
     /// A reason a feed item was left out (`not-settled`), in words.
     static func reason(_ code: String) -> String {
         Exclusion(rawValue: code)?.description ?? escape(code)

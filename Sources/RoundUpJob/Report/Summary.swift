@@ -8,13 +8,13 @@ extension RunReport {
             style.bold(
                 "roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")")
         ]
-        if let error { lines.append(style.status(.failed, "failed: \(error)")) }
+        if let error { lines.append(style.status(.failed, "failed: \(printable(error))")) }
         if !accounts.isEmpty {
             lines.append("")
             let rows = accounts.map { account in
                 [
                     account.label, String(account.transactions.count),
-                    account.total.map { "\($0) \(account.currency)" } ?? "—", account.goal?.name ?? "—",
+                    account.total.map { "\($0) \(account.shownCurrency)" } ?? "—", account.goal?.name ?? "—",
                     account.status.rawValue,
                 ]
             }
@@ -44,4 +44,7 @@ extension RunReport {
 extension AccountReport {
     /// The account as text output names it: `Personal (GBP)`.
     var label: String { Account.label(name: name, uid: accountUid, currencyCode: currency) }
+
+    /// The account's currency code as text output shows it: printable.
+    var shownCurrency: String { printable(currency) }
 }
