@@ -238,6 +238,8 @@ public struct BankClient: Sendable {
         let response: HTTPResponse
         try checkDeadline(endpoint)
         let ticket = await pacer.admit()
+        // A signal stops the run: nothing starts after it (the process ends meanwhile).
+        await StopGate.waitIfClosed()
         let started = ContinuousClock.now
         do {
             if let consumer {

@@ -59,10 +59,27 @@ struct Composition {
         if options.dryRun { forgetKeyLog(settings) }
         let ownFiles = [loaded.configPath, settings.bank.tokenFile].compactMap { $0 }
         let watch =
-            options.dryRun
-            ? nil : await RunWatch.begin(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
-        if let refusal = watch?.metricsRefusal { return await told(finished(.failure(refusal), by: watch), by: watch) }
-        return await run(settings: settings, endDate: endDate, options: options, logger: logger, watch: watch)
+            options.dryRun ? nil : RunWatch.begin(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
+        // From here to the end, a signal is recorded as the run's ending (or, once the run
+        // has recorded its own, waits for it to be told).
+        let progress = RunProgress()
+        let signals = InterruptWatch(progress: progress) { signal, status in
+            watch?.stopped(by: signal, status: status) ?? true
+        }
+        await watch?.announce()
+        let result: CommandResult
+        if let refusal = watch?.metricsRefusal {
+            result = await told(finished(.failure(refusal), by: watch), by: watch)
+        } else {
+            result = await run(
+                settings: settings, endDate: endDate, options: options, logger: logger, watch: watch,
+                progress: progress)
+        }
+        // A signal recorded the run's ending: the process ends from its handler.
+        if watch?.wasStopped == true { await StopGate.waitIfClosed() }
+        // Recorded and told: a signal from now on has its usual effect.
+        signals.stop()
+        return result
     }
 
     /// The run with its settings in hand. A real run opens and locks the state directory
@@ -71,7 +88,8 @@ struct Composition {
     /// the ledger meanwhile, and the monitor is told after, so that a slow one keeps no
     /// other run waiting.
     private func run(
-        settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger, watch: RunWatch?
+        settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger, watch: RunWatch?,
+        progress: RunProgress
     ) async -> CommandResult {
         let request: RunRequest
         let token: AccessToken
@@ -85,13 +103,8 @@ struct Composition {
         } catch {
             return await told(finished(.failure(error), by: watch), by: watch)
         }
-        let progress = RunProgress()
-        let signals = InterruptWatch(progress: progress) { signal, status in
-            watch?.stopped(by: signal, status: status)
-        }
         let result = await runHoldingTheState(
             request, settings: settings, token: token, logger: logger, progress: progress, watch: watch)
-        signals.stop()
         return await told(result, by: watch)
     }
 

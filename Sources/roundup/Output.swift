@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RoundUp
 import RoundUpJob
+import StarlingAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -25,18 +26,24 @@ func finish(_ result: CommandResult) throws -> Never {
 
 /// While a run is under way, SIGINT, SIGTERM and SIGHUP (a closed terminal) end it saying
 /// which accounts were finished and which were not, once any ledger write under way has
-/// completed: the ledger is never left between a transfer's intent and its record.
+/// completed: the ledger is never left between a transfer's intent and its record. The
+/// first signal closes the `StopGate`, so that no request to the bank starts after it;
+/// any signal after the first finds the run already stopping.
 final class InterruptWatch {
     private let sources: [any DispatchSourceSignal]
 
-    /// `stopped` hears of the signal, and the exit status, before the process ends.
-    init(progress: RunProgress, stopped: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) {
+    /// `stopped` hears of the signal, and the exit status, before the process ends; it
+    /// returns false when the run had already recorded its own ending, which it then
+    /// finishes telling and ends as it would have.
+    init(progress: RunProgress, stopped: @escaping @Sendable (String, Int32) -> Bool = { _, _ in true }) {
         sources = InterruptWatch.signals.map { number, name in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                _ = writeAll(STDERR_FILENO, progress.interrupted(by: name))
-                stopped(name, 128 + number)
+                guard StopGate.close() else { return }
+                let said = progress.interrupted(by: name)
+                guard stopped(name, 128 + number) else { return }
+                _ = writeAll(STDERR_FILENO, said)
                 exit(128 + number)
             }
             source.resume()

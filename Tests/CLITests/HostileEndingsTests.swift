@@ -93,6 +93,54 @@ import Testing
         await monitor.stop()
     }
 
+    /// A signal while the feeds are slow to come, with a monitor slow to answer: nothing is
+    /// sent to the bank after the signal, and the run ends once, as the signal says, however
+    /// many signals come (SIGHUP, SIGTERM and SIGINT together).
+    @Test func nothingIsSentAfterASignalAndTheRunEndsOnce() async throws {
+        let monitor = try await PingReceiver.start(outcomeDelay: .seconds(3))
+        let config = try config(pingURL: monitor.url)
+        try await withEmulator(state(), behaviour: EmulatorBehaviour(deduplicatesTransfers: false)) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.settledFeed], when: .first(2), faults: [.stall(.seconds(3))])
+            ])
+            let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
+            let said = home.path + "/signals.err"
+            let descriptor = open(said, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            let child = try Child.spawn(
+                try #require(roundupBinary), arguments, environment: unpaced(environment), stdout: descriptor,
+                stderr: descriptor)
+            close(descriptor)
+            for _ in 0..<400 where await server.bank.arrivals < 6 {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            try await Task.sleep(for: .seconds(1))
+            let arrivals = await server.bank.arrivals
+            for number in [SIGHUP, SIGTERM, SIGINT] { kill(child.pid, number) }
+            let ending = await ending(of: child)
+            let text = try String(contentsOfFile: said, encoding: .utf8)
+            #expect([128 + SIGHUP, 128 + SIGTERM, 128 + SIGINT].contains(ending.status), "\(ending): \(text)")
+            // The stalled feeds come back after the signal: nothing goes out after them.
+            try await Task.sleep(for: .seconds(4))
+            #expect(await server.bank.transfers.isEmpty, "no transfer after the signal")
+            #expect(await server.bank.arrivals == arrivals, "no request after the signal")
+            let pings = await monitor.pings
+            #expect(pings.map(\.method) == ["GET", "POST"], "one start, one ending: \(pings)")
+            #expect(pings.last?.path.hasSuffix("/fail") == true)
+            #expect(text.components(separatedBy: "stopped by SIG").count == 2, "said once: \(text)")
+            #expect(try metricsExit() == "roundup_run_exit_code \(ending.status)")
+            #expect(try await lastRecordedExit() == Int(ending.status))
+            let rerun = try await roundup(arguments, environment: environment)
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            #expect(moved == [126, 298])
+            robustnessLine(
+                "SIGHUP, SIGTERM and SIGINT at once while the feeds are slow, a monitor slow to answer",
+                "exit \(ending.status); no request after the signals; one /fail ping; run row and metrics agree",
+                moneyExactlyOnce: moved == [126, 298])
+        }
+        await monitor.stop()
+    }
+
     @Test func aReaderThatGoesAwayNeverStopsARun() async throws {
         let monitor = try await PingReceiver.start()
         let config = try config(pingURL: monitor.url)

@@ -25,6 +25,20 @@ public final class RunWatch: Sendable {
     let logger: Logger
     /// The run's row, once begun.
     private let recording = Mutex<Recording?>(nil)
+    /// Who ends the run's row: the run itself, or a signal; whichever comes first.
+    private let phase = Mutex(Phase.running)
+
+    private enum Phase {
+        case running
+        /// The run recorded its own ending; a signal now changes nothing.
+        case finished
+        /// A signal ended the run; the run's own ending is not recorded or told.
+        case stopped
+    }
+
+    /// Whether a signal ended the run: its row, ping and metrics say so, and the process
+    /// ends from the signal's handler.
+    public var wasStopped: Bool { phase.withLock { $0 == .stopped } }
 
     /// Where the run's row is, and why it could not be written.
     private struct Recording: Sendable {
@@ -61,17 +75,18 @@ public final class RunWatch: Sendable {
         self.logger = logger
     }
 
-    /// A real run with `settings` begins: pings `<url>/start`. Its row in the run table
-    /// waits until the run holds the state directory. The metrics file is checked now, so
-    /// that it never replaces another user's file or one of `ownFiles` (the config file,
-    /// the token file) or the job's state: `metricsRefusal` says why not.
+    /// A real run with `settings` begins; `announce` then pings `<url>/start`. Its row in
+    /// the run table waits until the run holds the state directory. The metrics file is
+    /// checked now, so that it never replaces another user's file or one of `ownFiles` (the
+    /// config file, the token file) or the job's state: `metricsRefusal` says why not.
     public static func begin(
         settings: Settings, ownFiles: [String], clock: @escaping @Sendable () -> Instant, logger: Logger
-    ) async -> RunWatch {
-        let watch = RunWatch(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
-        await watch.ping?.send(.start)
-        return watch
+    ) -> RunWatch {
+        RunWatch(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
     }
+
+    /// Pings `<url>/start`.
+    public func announce() async { await ping?.send(.start) }
 
     /// Begins the run's row in the ledger of `state`, which the run holds locked until the
     /// row is finished (`end`).
@@ -99,6 +114,13 @@ public final class RunWatch: Sendable {
     /// Records how the run ended in its row, while the run still holds the state directory;
     /// returns what to say on stderr. `tell` then tells the monitor and the metrics file.
     public func finish(_ result: CommandResult) -> [String] {
+        // Decided with the signal's handler: one of the two records the ending.
+        let own = phase.withLock { phase in
+            guard phase == .running else { return false }
+            phase = .finished
+            return true
+        }
+        guard own else { return [] }
         let recording = begunRecording()
         var notes = recording.problems
         guard let ledger = recording.ledger, let runId = recording.runId else { return notes }
@@ -123,6 +145,7 @@ public final class RunWatch: Sendable {
     /// returns what to say on stderr. Called once the run has let go of the state directory,
     /// so that a slow monitor never keeps the next run waiting.
     public func tell(_ result: CommandResult) async -> [String] {
+        guard !wasStopped else { return [] }
         var notes: [String] = []
         await ping?.send(result.status == .ok ? .success : .failure, body: RunWatch.summary(of: result))
         if let metricsFile {
@@ -160,8 +183,16 @@ public final class RunWatch: Sendable {
 
     /// The run was stopped by `signal` and the process ends with `status`: the ledger and
     /// the monitor hear of it first (the ping waits at most its own 10 seconds). Called on
-    /// a thread outside Swift's concurrency pool, which it may block.
-    public func stopped(by signal: String, status: Int32) {
+    /// a thread outside Swift's concurrency pool, which it may block. Returns false, and
+    /// does nothing, when the run had already recorded its own ending: it is then only
+    /// telling the monitor and the metrics, which it finishes, and ends as it would have.
+    public func stopped(by signal: String, status: Int32) -> Bool {
+        let mine = phase.withLock { phase in
+            guard phase == .running else { return false }
+            phase = .stopped
+            return true
+        }
+        guard mine else { return false }
         let summary = "exit \(status): stopped by \(signal) before it finished; the next run finishes the rest"
         let recording = begunRecording()
         if let ledger = recording.ledger, let runId = recording.runId {
@@ -174,13 +205,14 @@ public final class RunWatch: Sendable {
             try? Metrics(exitCode: status, tally: RunTally(), at: clock(), ledger: recording.ledger)
                 .write(to: metricsFile)
         }
-        guard let ping else { return }
+        guard let ping else { return true }
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             await ping.send(.failure, body: summary)
             done.signal()
         }
         _ = done.wait(timeout: .now() + 12)
+        return true
     }
 
     /// The run in one line, for the ledger and the monitor: counts and totals, and the
