@@ -121,6 +121,9 @@ struct Composition {
             return finished(.failure(error), by: watch)
         }
         watch?.record(in: state)
+        if let refusal = watch?.checkMetricsAgain() {
+            return withExtendedLifetime(state) { finished(.failure(refusal), by: watch) }
+        }
         let result = await Runner.run(
             request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
         return withExtendedLifetime(state) { finished(result, by: watch) }

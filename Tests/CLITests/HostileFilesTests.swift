@@ -228,6 +228,38 @@ import Testing
         }
     }
 
+    /// A collector's directory that is a link to where the state directory will be, on a
+    /// first run that makes it: refused once the state directory exists, before the first
+    /// request, and the ledger is never replaced; a hard link to the ledger is refused too.
+    @Test func aMetricsPathThatLeadsIntoTheStateDirectoryLaterIsRefused() async throws {
+        let state = home.path + "/new-state"
+        try FileManager.default.createSymbolicLink(atPath: home.path + "/collector", withDestinationPath: state)
+        try await withEmulator(bank().state) { server in
+            let first = try await run(
+                server, ["--state-dir", state, "--metrics-file", home.path + "/collector/ledger.sqlite"])
+            #expect(first.status == 78, "\(first.stderr)")
+            #expect(first.stderr.contains("the metrics file"), "\(first.stderr)")
+            #expect(await server.bank.arrivals == 0, "refused before the first request")
+            let header = try Data(contentsOf: URL(fileURLWithPath: state + "/ledger.sqlite")).prefix(16)
+            #expect(header == Data("SQLite format 3\0".utf8), "the ledger is still the ledger")
+            // A hard link to the ledger, outside the state directory.
+            let hard = home.path + "/hard.prom"
+            #expect(link(state + "/ledger.sqlite", hard) == 0)
+            let second = try await run(server, ["--state-dir", state, "--metrics-file", hard])
+            #expect(second.status == 78, "\(second.stderr)")
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: state + "/ledger.sqlite")).prefix(16)
+                    == Data("SQLite format 3\0".utf8))
+            let third = try await run(server, ["--state-dir", state])
+            #expect(third.status == 0, "\(third.stderr)")
+            #expect(await server.bank.transfers.count == 1)
+            robustnessLine(
+                "--metrics-file through a link into a state directory a first run makes, and a hard link to the ledger",
+                "exits \(first.status), \(second.status) before the first request; the ledger intact",
+                moneyExactlyOnce: await server.bank.transfers.count == 1)
+        }
+    }
+
     @Test func aLedgerThatIsALinkIsNeverOpened() async throws {
         let state = try directory(".local/state/roundup", mode: 0o700)
         #expect(plant(state + "/ledger.sqlite"))

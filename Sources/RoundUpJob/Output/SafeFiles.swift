@@ -75,6 +75,15 @@ final class WriteDirectory: @unchecked Sendable {
     /// Whether anything, a link included, stands at `name`.
     func contains(_ name: String) -> Bool { status(of: name) != nil }
 
+    /// Whether this is the directory at `path` (the same device and inode), whatever links
+    /// or spellings lead to either.
+    func isSame(as path: String) -> Bool {
+        var mine = stat()
+        var other = stat()
+        guard fstat(descriptor, &mine) == 0, stat(path, &other) == 0 else { return false }
+        return mine.st_dev == other.st_dev && mine.st_ino == other.st_ino
+    }
+
     /// A new file to become `name` once committed, created with `mode` under a temporary
     /// name nobody can guess.
     func create(_ name: String, mode: mode_t) throws(FileRefusal) -> NewFile {

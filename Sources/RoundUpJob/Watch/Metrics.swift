@@ -43,9 +43,29 @@ struct Metrics {
 
     /// Writes the file at `path` atomically, mode 0644, through `WriteDirectory`: a link
     /// planted at its name, or at any name beside it, is replaced, never written through.
-    func write(to path: String) throws(FileRefusal) {
+    /// The directory it is written in is checked once more as it is opened: it is none of
+    /// `jobDirectories` (the state and report directories, which may not have existed when
+    /// the run began), and what stands at its name is none of `ownFiles`.
+    func write(to path: String, jobDirectories: [String] = [], ownFiles: [String] = []) throws(FileRefusal) {
         let (parent, name) = Metrics.split(path)
         let directory = try WriteDirectory(parent, sharing: .shared, create: false)
+        if let own = jobDirectories.first(where: directory.isSame(as:)) {
+            throw FileRefusal(
+                .refused,
+                "the metrics file \(path) is in \(own), where it would replace the job's own files; give metricsFile "
+                    + "a path in the textfile collector's directory")
+        }
+        if let target = directory.status(of: name) {
+            for file in ownFiles {
+                var own = stat()
+                if stat(file, &own) == 0, own.st_dev == target.st_dev, own.st_ino == target.st_ino {
+                    throw FileRefusal(
+                        .refused,
+                        "the metrics file \(path) is \(file), one of the job's own files; give metricsFile a path of its own"
+                    )
+                }
+            }
+        }
         if let refusal = Metrics.refusal(of: name, in: directory) { throw FileRefusal(.refused, refusal) }
         let file = try directory.create(name, mode: 0o644)
         try file.write(text)

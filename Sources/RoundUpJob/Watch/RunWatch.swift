@@ -16,13 +16,21 @@ public final class RunWatch: Sendable {
     let stateDirectory: String
     let ping: Ping?
     /// Nil when none is configured, or when the one configured is refused.
-    let metricsFile: String?
+    private let configuredMetricsFile: String?
+    /// Set when the metrics file is refused once the state directory exists (`checkMetricsAgain`).
+    private let metricsRefusedLater = Mutex(false)
+    /// The metrics file to write, unless it was refused.
+    var metricsFile: String? { metricsRefusedLater.withLock { $0 } ? nil : configuredMetricsFile }
     /// Why the configured metrics file is not written (78): the run stops before it asks
     /// anything of the bank.
     public let metricsRefusal: CommandFailure?
     let startedAt: Instant
     let clock: @Sendable () -> Instant
     let logger: Logger
+    /// The state and report directories, and the job's own files (the ledger, the config,
+    /// the token file), which the metrics file never replaces: checked again as it is written.
+    let jobDirectories: [String]
+    let jobFiles: [String]
     /// The run's row, once begun.
     private let recording = Mutex<Recording?>(nil)
     /// Who ends the run's row: the run itself, or a signal; whichever comes first.
@@ -62,14 +70,17 @@ public final class RunWatch: Sendable {
 
     private init(settings: Settings, ownFiles: [String], clock: @escaping @Sendable () -> Instant, logger: Logger) {
         stateDirectory = settings.state.directory
+        jobDirectories = [settings.state.directory, settings.state.reportDirectory]
+        let jobFiles = ownFiles + [Ledger.path(in: settings.state.directory)]
+        self.jobFiles = jobFiles
         ping = Ping(settings.watch, logger: logger)
         let refusal = settings.watch.metricsFile.flatMap {
             Metrics.refusal(
                 of: $0, stateDirectory: settings.state.directory, reportDirectory: settings.state.reportDirectory,
-                ownFiles: ownFiles)
+                ownFiles: jobFiles)
         }
         metricsRefusal = refusal.map { CommandFailure(.configuration, $0) }
-        metricsFile = refusal == nil ? settings.watch.metricsFile : nil
+        configuredMetricsFile = refusal == nil ? settings.watch.metricsFile : nil
         startedAt = clock()
         self.clock = clock
         self.logger = logger
@@ -87,6 +98,18 @@ public final class RunWatch: Sendable {
 
     /// Pings `<url>/start`.
     public func announce() async { await ping?.send(.start) }
+
+    /// The metrics file checked again once the run holds its state directory, which a
+    /// first run has only just made: a collector's path that leads into it through a link
+    /// is refused now (78), before anything is asked of the bank, and is never written.
+    public func checkMetricsAgain() -> CommandFailure? {
+        guard let path = configuredMetricsFile,
+            let refusal = Metrics.refusal(
+                of: path, stateDirectory: jobDirectories[0], reportDirectory: jobDirectories[1], ownFiles: jobFiles)
+        else { return nil }
+        metricsRefusedLater.withLock { $0 = true }
+        return CommandFailure(.configuration, refusal)
+    }
 
     /// Begins the run's row in the ledger of `state`, which the run holds locked until the
     /// row is finished (`end`).
@@ -152,7 +175,7 @@ public final class RunWatch: Sendable {
             do {
                 try Metrics(
                     exitCode: result.status.rawValue, tally: result.tally, at: clock(), ledger: begunRecording().ledger
-                ).write(to: metricsFile)
+                ).write(to: metricsFile, jobDirectories: jobDirectories, ownFiles: jobFiles)
             } catch {
                 notes.append("could not write the metrics file \(metricsFile): \(plainDescription(error))")
             }
@@ -203,7 +226,7 @@ public final class RunWatch: Sendable {
         }
         if let metricsFile {
             try? Metrics(exitCode: status, tally: RunTally(), at: clock(), ledger: recording.ledger)
-                .write(to: metricsFile)
+                .write(to: metricsFile, jobDirectories: jobDirectories, ownFiles: jobFiles)
         }
         guard let ping else { return true }
         let done = DispatchSemaphore(value: 0)
