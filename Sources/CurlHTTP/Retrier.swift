@@ -84,10 +84,12 @@ public struct Retrier: Sendable {
 
     /// Calls `attempt` with the attempt number (1, 2, …) until it succeeds or the policy
     /// stops; `classify` tells the policy what a failure was, and `willRetry` hears of
-    /// each retry before its wait.
+    /// each retry before its wait. `mayWait` says whether a wait fits in what is left of
+    /// the run's time: one that does not ends the retries at once.
     public func run<Success, Failure: Error>(
         _ attempt: (Int) async throws(Failure) -> Success,
         classify: (Failure) -> RetryableFailure,
+        mayWait: (Duration) -> Bool = { _ in true },
         willRetry: (_ failure: Failure, _ attempt: Int, _ delay: Duration) -> Void = { _, _, _ in }
     ) async throws(RetriesEnded<Failure>) -> Success {
         var number = 1
@@ -102,6 +104,9 @@ public struct Retrier: Sendable {
             case .stop(let stop):
                 throw RetriesEnded(last: failure, attempts: number, stop: stop)
             case .retry(let delay):
+                guard mayWait(delay) else {
+                    throw RetriesEnded(last: failure, attempts: number, stop: .waitOutlastsRun(delay))
+                }
                 guard budget.take(delay) else {
                     throw RetriesEnded(last: failure, attempts: number, stop: .runBudgetSpent)
                 }

@@ -125,6 +125,8 @@ public enum RetryStop: Sendable, Equatable, CustomStringConvertible {
     case runBudgetSpent
     /// The run was cancelled while waiting.
     case cancelled
+    /// Waiting this long before trying again would outlast the run's time limit.
+    case waitOutlastsRun(Duration)
 
     public var description: String {
         switch self {
@@ -133,6 +135,7 @@ public enum RetryStop: Sendable, Equatable, CustomStringConvertible {
         case .retryAfterTooLong(let asked): "the bank asked to wait \(asked.inSeconds), longer than the job waits"
         case .runBudgetSpent: "gave up: this run's retry budget is spent"
         case .cancelled: "cancelled while waiting to retry"
+        case .waitOutlastsRun(let wait): "waiting \(wait.inSeconds) to try again would outlast the run's time limit"
         }
     }
 

@@ -194,7 +194,7 @@ public struct BankClient: Sendable {
     ) async throws(BankError) -> T {
         do throws(RetriesEnded<BankError>) {
             return try await retrier.run(
-                attempt, classify: classify,
+                attempt, classify: classify, mayWait: { delay in deadline?.allows(waiting: delay) ?? true },
                 willRetry: { failure, number, delay in
                     logger.warning(
                         "\(failure.description); trying again in \(delay.inSeconds) (attempt \(number + 1) of \(retrier.policy.maxAttempts))"
@@ -202,6 +202,13 @@ public struct BankClient: Sendable {
                 })
         } catch {
             if error.attempts == 1, error.stop == .notRetryable { throw error.last }
+            // (A failure after which the bank may have acted is never retried, so it keeps
+            // its kind for the caller, who looks in the feed.)
+            if case .waitOutlastsRun(let wait) = error.stop, let deadline, !error.last.mayHaveActed {
+                throw .outOfTime(
+                    endpoint: endpoint, limit: deadline.limit,
+                    slowest: "it would have waited \(wait.inSeconds) to try again after: \(error.last.description)")
+            }
             throw .retriesEnded(error.last, attempts: error.attempts, stop: error.stop)
         }
     }
@@ -273,7 +280,7 @@ public struct BankClient: Sendable {
             // Every request waits, not only this one; a wait longer than the run will take
             // ends the run instead (see RetryPolicy.maxRetryAfter).
             if let delay = retryAfter.flatMap(RetryAfter.init)?.delay(from: retrier.clock.now()),
-                delay <= retrier.policy.maxRetryAfter
+                delay <= retrier.policy.maxRetryAfter, deadline?.allows(waiting: delay) ?? true
             {
                 await pacer.hold(for: delay)
             }

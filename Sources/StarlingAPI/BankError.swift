@@ -15,8 +15,9 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
     case refused(endpoint: String, status: Int, messages: [String])
     /// A 2xx whose body is not what the API promises.
     case malformedResponse(endpoint: String, detail: String)
-    /// The run's time limit (`runTimeoutSeconds`) had passed, so the request to `endpoint`
-    /// was never sent; `slowest` is the slowest request of the run, in words.
+    /// The run's time limit (`runTimeoutSeconds`) had passed, or would have before the
+    /// request to `endpoint` could be tried again, so it was not sent; `slowest` says why in
+    /// words: the slowest request of the run, or the wait it would have needed.
     case outOfTime(endpoint: String, limit: Duration, slowest: String?)
     /// `last` failed again and again until the retry policy stopped, for the reason given.
     indirect case retriesEnded(_ last: BankError, attempts: Int, stop: RetryStop)
@@ -80,7 +81,7 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
             "the bank's answer to \(endpoint) is malformed: \(detail)"
         case .outOfTime(let endpoint, let limit, let slowest):
             "the run's time limit (runTimeoutSeconds: \(limit.components.seconds)) was spent before \(endpoint) could "
-                + "be sent" + (slowest.map { "; the slowest request was \($0)" } ?? "")
+                + "be sent" + (slowest.map { "; \($0)" } ?? "")
                 + "; the next run carries on, looking in the feed before it sends any transfer again"
         case .retriesEnded(let last, let attempts, let stop):
             switch stop {

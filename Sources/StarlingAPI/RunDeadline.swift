@@ -19,6 +19,9 @@ public final class RunDeadline: Sendable {
     /// Whether the time is up.
     public var hasPassed: Bool { ContinuousClock.now >= ends }
 
+    /// Whether waiting `delay` from now ends before the time is up.
+    public func allows(waiting delay: Duration) -> Bool { ContinuousClock.now + delay < ends }
+
     /// A request to `endpoint` took `took`.
     func record(_ endpoint: String, took: Duration) {
         slowest.withLock { slowest in
@@ -26,8 +29,8 @@ public final class RunDeadline: Sendable {
         }
     }
 
-    /// The slowest request so far, in words: `GET /api/v2/accounts (29.8 s)`.
+    /// The slowest request so far, in words: `the slowest request was GET /api/v2/accounts (29.8 s)`.
     var slowestRequest: String? {
-        slowest.withLock { $0.map { "\($0.endpoint) (\($0.took.inSeconds))" } }
+        slowest.withLock { $0.map { "the slowest request was \($0.endpoint) (\($0.took.inSeconds))" } }
     }
 }

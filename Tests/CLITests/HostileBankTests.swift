@@ -54,6 +54,30 @@ import Testing
         }
     }
 
+    /// A bank that asks to wait a minute, in a run of 20 seconds: the run does not wait past
+    /// its limit, and says what it would have waited for.
+    @Test func aRetryAfterLongerThanWhatIsLeftOfTheRunEndsItAtOnce() async throws {
+        try await withEmulator(state()) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.accounts], when: .always, faults: [.rateLimited(retryAfter: "60")])
+            ])
+            let started = ContinuousClock.now
+            let slow = try await run(server, ["ROUNDUP_RUN_TIMEOUT_SECONDS": "20"])
+            let took = ContinuousClock.now - started
+            #expect(slow.status == 75, "\(slow.stderr)")
+            #expect(
+                slow.stderr.contains(
+                    "the run's time limit (runTimeoutSeconds: 20) was spent before GET /api/v2/accounts could be sent; "
+                        + "it would have waited 60"), "\(slow.stderr)")
+            #expect(took < .seconds(50), "it does not wait the minute: \(took)")
+            #expect(await server.bank.transfers.isEmpty)
+            robustnessLine(
+                "Retry-After: 60 in a run of runTimeoutSeconds: 20",
+                "exit \(slow.status) after \(took.components.seconds) s, naming the endpoint and the wait",
+                moneyExactlyOnce: await server.bank.transfers.isEmpty)
+        }
+    }
+
     @Test func aRetryAfterWithLeadingZerosIsADayNotZero() async throws {
         try await withEmulator(state()) { server in
             await server.bank.injectFaults([
