@@ -260,6 +260,52 @@ import Testing
         }
     }
 
+    /// Report and state directories reached through another user's directory or link, or
+    /// under a directory anyone may write to, are refused before the first request; a
+    /// sticky directory (as /tmp) on the way is fine.
+    @Test func directoriesOnAWayOthersControlAreRefused() async throws {
+        let theirs = try directory("theirs", mode: 0o755)
+        let mine = try directory("mine", mode: 0o755)
+        try "config\n".write(toFile: mine + "/app.conf", atomically: true, encoding: .utf8)
+        chmod(mine + "/app.conf", 0o644)
+        let open = try directory("open", mode: 0o777)
+        _ = try directory("open/reports", mode: 0o700)
+        let sticky = try directory("sticky", mode: 0o1777)
+        _ = try directory("sticky/reports", mode: 0o700)
+        try FileManager.default.createSymbolicLink(atPath: theirs + "/reports", withDestinationPath: mine)
+        let asRoot = geteuid() == 0
+        if asRoot {
+            chown(theirs, Self.attacker, Self.attacker)
+            lchown(theirs + "/reports", Self.attacker, Self.attacker)
+        }
+        try await withEmulator(bank().state) { server in
+            var exits: [Int32] = []
+            var refusals = [
+                ["--report-dir", open + "/reports"], ["--state-dir", open + "/reports/state"],
+            ]
+            if asRoot { refusals += [["--report-dir", theirs + "/reports"], ["--state-dir", theirs + "/reports"]] }
+            for arguments in refusals {
+                let refused = try await run(server, arguments)
+                #expect(refused.status == 78, "\(arguments): \(refused.stderr)")
+                #expect(
+                    refused.stderr.contains("belongs to another user") || refused.stderr.contains("can be written by"),
+                    "\(refused.stderr)")
+                exits.append(refused.status)
+            }
+            #expect(await server.bank.arrivals == 0, "refused before the first request")
+            let mode = try FileManager.default.attributesOfItem(atPath: mine + "/app.conf")[.posixPermissions]
+            #expect(mode as? Int == 0o644, "the saver's file keeps its mode")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: mine) == ["app.conf"])
+            let fine = try await run(server, ["--report-dir", sticky + "/reports"])
+            #expect(fine.status == 0, "a sticky directory on the way: \(fine.stderr)")
+            if !asRoot { print("HostileFilesTests: not root, so another user's directory is not tried") }
+            robustnessLine(
+                "report and state directories through another user's link or directory, or under one anyone may write to",
+                "exits \(exits.map(String.init).joined(separator: ", ")) before the first request; a sticky one on the way: exit \(fine.status)",
+                moneyExactlyOnce: await server.bank.transfers.count == 1)
+        }
+    }
+
     @Test func aLedgerThatIsALinkIsNeverOpened() async throws {
         let state = try directory(".local/state/roundup", mode: 0o700)
         #expect(plant(state + "/ledger.sqlite"))

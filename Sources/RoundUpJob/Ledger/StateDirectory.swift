@@ -88,6 +88,9 @@ public struct StateDirectory: Sendable {
     /// A state directory that others can write to, or that another user owns, could have
     /// its ledger replaced or its lock taken: refused.
     private static func refuseIfOthersCanWrite(_ path: String) throws(CommandFailure) {
+        if let problem = SafePath.problem(with: path) {
+            throw CommandFailure(.configuration, "the state directory \(problem)")
+        }
         var status = stat()
         guard stat(path, &status) == 0 else { return }
         guard status.st_uid == geteuid() else {

@@ -61,6 +61,10 @@ final class WriteDirectory: @unchecked Sendable {
                     "\(path) can be written by others (mode \(String(mode, radix: 8))), who could plant links "
                         + "in it; make it yours alone with: chmod 700 \(path)")
             }
+            if let problem = SafePath.problem(with: path) {
+                close(descriptor)
+                throw FileRefusal(.refused, problem)
+            }
         }
     }
 
