@@ -288,15 +288,28 @@ private struct MarkdownReport {
 
 /// A time the report gives in UTC (`2026-11-17T08:12:31.000Z`), on the saver's clock:
 /// `2026-11-17 08:12` in the week's zone.
-struct LocalClock {
+final class LocalClock {
     let zone: TimeZone?
+    /// The zone's offset by quarter hour since 1970: this century every zone changes its
+    /// offset on a quarter hour, and a busy week's hundred thousand payments need only a few
+    /// hundred of them.
+    private var offsets: [Int64: Int64] = [:]
+
+    init(zone: TimeZone?) { self.zone = zone }
 
     /// `instant` on the saver's clock; `fallback` when there is no instant or no zone.
     func text(_ instant: Instant?, else fallback: String) -> String {
         guard let zone, let instant else { return fallback }
         let (seconds, _) = instant.millisecondsSince1970.dividedRoundingDown(by: 1000)
-        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
-        let (days, second) = (seconds + Int64(offset)).dividedRoundingDown(by: 86_400)
+        let (quarter, _) = seconds.dividedRoundingDown(by: 900)
+        let offset: Int64
+        if let known = offsets[quarter] {
+            offset = known
+        } else {
+            offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
+            offsets[quarter] = offset
+        }
+        let (days, second) = (seconds + offset).dividedRoundingDown(by: 86_400)
         let hour = second / 3600
         let minute = second % 3600 / 60
         return
