@@ -407,7 +407,11 @@ public actor EmulatedBank {
                 savingsGoalUid: goal.uid, name: goal.name,
                 target: goal.target.map { EmulatedAmount(goal.currency, $0) },
                 totalSaved: EmulatedAmount(goal.currency, goal.totalSaved),
-                savedPercentage: goal.target.map { $0 > 0 ? Int(goal.totalSaved * 100 / $0) : 0 },
+                savedPercentage: goal.target.map { target in
+                    let (hundredfold, overflow) = goal.totalSaved.multipliedReportingOverflow(by: 100)
+                    return target > 0
+                        ? Int(overflow ? Int64(Int32.max) : min(hundredfold / target, Int64(Int32.max))) : 0
+                },
                 state: servedState(goal))
         }
         return json(200, ["savingsGoalList": list])

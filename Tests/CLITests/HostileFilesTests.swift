@@ -118,6 +118,10 @@ import Testing
         _ = try directory("public/sub", mode: 0o755)
         try "old".write(toFile: reports + "/roundup-2026-11-08.md", atomically: true, encoding: .utf8)
         chmod(reports + "/roundup-2026-11-08.md", 0o644)
+        // A hard link of the saver's own notes at the chart's name: another name for their file.
+        try "notes".write(toFile: home.path + "/notes.txt", atomically: true, encoding: .utf8)
+        chmod(home.path + "/notes.txt", 0o644)
+        #expect(link(home.path + "/notes.txt", reports + "/savings.html") == 0)
         try await withEmulator(bank().state) { server in
             let result = try await run(server, ["--report-dir", reports])
             #expect(result.status == 0, "\(result.stderr)")
@@ -126,6 +130,9 @@ import Testing
             }
             #expect(try mode("") == 0o755 && mode("/index.html") == 0o644 && mode("/sub") == 0o755)
             #expect(try mode("/roundup-2026-11-08.md") == 0o600, "an older report of the job's is made private")
+            let notes = try FileManager.default.attributesOfItem(atPath: home.path + "/notes.txt")
+            #expect(notes[.posixPermissions] as? Int == 0o644, "a hard link's other name keeps its mode")
+            #expect(try String(contentsOfFile: home.path + "/notes.txt", encoding: .utf8) == "notes")
             #expect(try mode("/savings.svg") == 0o600)
             robustnessLine(
                 "a report directory of the saver's with other files (0755, index.html 0644, sub/)",

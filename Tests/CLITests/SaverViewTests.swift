@@ -268,6 +268,32 @@ import Testing
         #expect(bytes.count > 2_000)
     }
 
+    /// A goal whose figures from the bank are enormous (10^17 saved of a target of 0.01):
+    /// the run, its report and its chart say so, and neither this run nor the next fails.
+    @Test func aGoalWithEnormousFiguresNeverStopsARun() async throws {
+        let home = try TemporaryDirectory()
+        let token = "saver-enormous-token"
+        var bank = TestBank(token: token)
+        let gbp = bank.account("GBP", name: "Personal")
+        bank.goal(gbp, name: "Round-ups", uid: Self.goalUid, target: 1, saved: 100_000_000_000_000_000)
+        for week in ["2026-11-08", "2026-11-15"] {
+            bank.spend(gbp, 250, settled: londonWeek(week).start.adding(milliseconds: 60_000))
+        }
+        try await withEmulator(bank.state, contract: .requestsOnly) { server in
+            for week in ["2026-11-08", "2026-11-15"] {
+                let run = try await roundup(
+                    ["run", "--end-date", week, "--api-base-url", server.baseURL],
+                    environment: binaryEnvironment(home, token: token))
+                #expect(run.status == 0, "\(week): \(run.stderr)")
+            }
+        }
+        let reports = home.path + "/.local/state/roundup/reports"
+        let markdown = try String(contentsOfFile: reports + "/roundup-2026-11-15.md", encoding: .utf8)
+        #expect(markdown.contains("999999 % of its target of 0.01 GBP"), "\(markdown)")
+        let svg = try String(contentsOfFile: reports + "/savings.svg", encoding: .utf8)
+        #expect(svg.contains("(999999 %)"))
+    }
+
     @Test func aDryRunDrawsNoChart() async throws {
         let home = try TemporaryDirectory()
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: "dry")

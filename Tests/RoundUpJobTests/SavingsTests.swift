@@ -55,6 +55,54 @@ import Testing
         #expect(TerminalBars.bar(3, of: 64, blocks: true) == "█▌")
     }
 
+    @Test func aGoalsProgressIsAPercentageWhateverItsFigures() {
+        #expect(Savings.percent(4_120, of: 10_000) == 41)
+        #expect(Savings.percent(29, of: 100) == 29, "exact, not 28.999…")
+        #expect(Savings.percent(0, of: 100) == 0)
+        #expect(Savings.percent(-5, of: 100) == 0)
+        #expect(Savings.percent(100, of: 0) == nil)
+        #expect(Savings.percent(100, of: nil) == nil)
+        #expect(Savings.percent(100_000_000_000_000_000, of: 1) == 999_999, "held, never a trap")
+        #expect(Savings.percent(.max, of: .max) == 999_999)
+        #expect(Savings.add(.max, 1) == .max && Savings.add(.min, -1) == .min && Savings.add(2, 3) == 5)
+    }
+
+    @Test func aWeekWhoseClocksChangeShowsEachTimesOffset() {
+        let clock = LocalClock(zone: Self.london, showingOffsets: true)
+        #expect(clock.text(Instant(iso8601: "2026-10-25T00:30:00.000Z"), else: "") == "2026-10-25 01:30 +01:00")
+        #expect(clock.text(Instant(iso8601: "2026-10-25T01:30:00.000Z"), else: "") == "2026-10-25 01:30 +00:00")
+        let kathmandu = LocalClock(zone: TimeZone(identifier: "Asia/Kathmandu"), showingOffsets: true)
+        #expect(kathmandu.text(Instant(iso8601: "2026-11-10T00:00:00.000Z"), else: "") == "2026-11-10 05:45 +05:45")
+        let stJohns = LocalClock(zone: TimeZone(identifier: "America/St_Johns"), showingOffsets: true)
+        #expect(stJohns.text(Instant(iso8601: "2026-11-10T12:00:00.000Z"), else: "") == "2026-11-10 08:30 -03:30")
+    }
+
+    @Test func historySaysNoWeekMatchesWhenTheLedgerHasWeeks() {
+        let document = History.Document(stateDirectory: "/s", weeks: [], totals: [:])
+        let table = History.table(document, savings: Savings([]), ledgerHasWeeks: true)
+        #expect(table == "No recorded week matches.\n")
+        #expect(History.table(document, savings: Savings([]), ledgerHasWeeks: false).hasPrefix("No weeks recorded yet"))
+    }
+
+    @Test func theArithmeticLineAppearsOnlyWhenSomethingChangedTheAmount() {
+        var report = ReportFixtures.bare
+        var account = AccountReport(accountUid: "a", currency: "GBP", status: .nothingToDo)
+        account.roundUpSum = "0.00"
+        account.total = "0.00"
+        account.multiplier = 2
+        report.accounts = [account]
+        #expect(!report.markdown.contains("add up to"), "twice nothing is nothing")
+        report.accounts[0].roundUpSum = "1.50"
+        report.accounts[0].total = "3.00"
+        report.accounts[0].status = .transferred
+        #expect(
+            report.markdown.contains(
+                "- The round-ups add up to 1.50 GBP; the multiplier of 2 makes that 3.00 GBP: **3.00 GBP** moved."))
+        report.accounts[0].multiplier = 1
+        report.accounts[0].total = "1.50"
+        #expect(!report.markdown.contains("add up to"))
+    }
+
     @Test func aCSVCellNeverRunsInASpreadsheet() {
         #expect(CSV.cell("Tesco") == "Tesco")
         #expect(CSV.cell("=1+1") == "'=1+1")

@@ -180,7 +180,9 @@ public enum History {
             return CommandResult(status: .ok, output: csv(document), diagnostics: [])
         case .table(let bars):
             return CommandResult(
-                status: .ok, output: table(document, savings: savings, bars: bars, style: style), diagnostics: [])
+                status: .ok,
+                output: table(document, savings: savings, bars: bars, style: style, ledgerHasWeeks: !entries.isEmpty),
+                diagnostics: [])
         }
     }
 
@@ -228,7 +230,7 @@ public enum History {
     static func totals(of entries: [LedgerEntry]) -> [String: String] {
         var sums: [String: Int64] = [:]
         for entry in entries where entry.status == .done {
-            sums[entry.currency, default: 0] &+= entry.minorUnits
+            sums[entry.currency, default: 0] = Savings.add(sums[entry.currency, default: 0], entry.minorUnits)
         }
         return sums.reduce(into: [:]) { result, pair in
             result[pair.key] =
@@ -246,10 +248,11 @@ public enum History {
     }
 
     static func table(
-        _ document: Document, savings: Savings, bars: Bars = .week, style: TextStyle = .plain
+        _ document: Document, savings: Savings, bars: Bars = .week, style: TextStyle = .plain,
+        ledgerHasWeeks: Bool = true
     ) -> String {
         guard !document.weeks.isEmpty else {
-            return document.totals.isEmpty
+            return !ledgerHasWeeks
                 ? "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
                 : "No recorded week matches.\n"
         }
@@ -286,7 +289,7 @@ public enum History {
                     rightAligned: [1])
             }
         }
-        let totals = document.totals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        let totals = document.totals.sorted { $0.key < $1.key }.map { printable("\($0.value) \($0.key)") }
         if !totals.isEmpty {
             lines.append("")
             lines.append("Saved so far: " + totals.joined(separator: ", "))

@@ -126,7 +126,11 @@ public enum Runner {
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
         if !request.dryRun {
             run.drawSavings(from: state.ledger, at: clock())
-            if settings.watch.weekly, let entries = try? state.ledger.entries() {
+            // Good news is for a run that did its work: one that could not reach the bank
+            // says so in its summary instead.
+            if settings.watch.weekly, run.result.status == .ok || !run.result.tally.moved.isEmpty,
+                let entries = try? state.ledger.entries()
+            {
                 run.result.savingsNews = SavingsNews.line(
                     moved: run.result.tally.moved, weeks: run.result.tally.weeks, entries: entries,
                     currentYear: Week.localDate(of: clock(), in: settings.rules.timeZone).year)

@@ -35,7 +35,7 @@ final class AccountMemory: Sendable {
         known.withLock { known in
             guard let saved = known.goals[accountUid]?.saved, saved.currency == moved.currency else { return }
             known.goals[accountUid]?.saved = Money(
-                minorUnits: saved.minorUnits.addingReportingOverflow(moved.minorUnits).partialValue,
+                minorUnits: Savings.add(saved.minorUnits, moved.minorUnits),
                 currency: saved.currency)
         }
     }

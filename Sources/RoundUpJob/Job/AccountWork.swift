@@ -82,7 +82,7 @@ extension WeeklyJob {
                     memory.add(moved: amount, of: account.uid)
                     var goal = intent.goal
                     goal.saved = goal.saved.map { saved in
-                        Money(minorUnits: saved.minorUnits &+ amount.minorUnits, currency: saved.currency)
+                        Money(minorUnits: Savings.add(saved.minorUnits, amount.minorUnits), currency: saved.currency)
                     }
                     found.movement?.goal = goal.report
                 }

@@ -22,11 +22,15 @@ extension Ledger {
     /// Each goal's progress as last recorded, by currency and name.
     func goals() throws -> [GoalProgress] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, currency, saved, target FROM goal ORDER BY currency, name, goalUid")
-                .map { row in
-                    GoalProgress(
-                        name: row["name"], currency: row["currency"], saved: row["saved"], target: row["target"])
-                }
+            try Row.fetchAll(
+                db, sql: "SELECT name, currency, saved, target, updatedAt FROM goal ORDER BY currency, name, goalUid"
+            )
+            .map { row in
+                let updatedAt: String = row["updatedAt"]
+                return GoalProgress(
+                    name: row["name"], currency: row["currency"], saved: row["saved"], target: row["target"],
+                    asOf: String(updatedAt.prefix(10)))
+            }
         }
     }
 }

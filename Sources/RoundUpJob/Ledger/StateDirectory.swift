@@ -131,7 +131,10 @@ public struct StateDirectory: Sendable {
             var status = stat()
             guard lstat(file, &status) == 0, status.st_mode & 0o077 != 0 else { continue }
             let isDirectory = status.st_mode & S_IFMT == S_IFDIR
-            guard status.st_mode & S_IFMT == S_IFREG || isDirectory else { continue }
+            // Only the state directory itself is a directory made private; a file with
+            // another name elsewhere (a hard link) may be the saver's, and is left alone.
+            guard (status.st_mode & S_IFMT == S_IFREG && status.st_nlink == 1) || (isDirectory && file == path)
+            else { continue }
             let mode = status.st_mode & 0o777
             let wanted: mode_t = isDirectory ? 0o700 : 0o600
             if chmod(file, wanted) == 0 {

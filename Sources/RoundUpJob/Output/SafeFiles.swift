@@ -65,6 +65,12 @@ final class WriteDirectory: @unchecked Sendable {
                 close(descriptor)
                 throw FileRefusal(.refused, problem)
             }
+            // Said now, before anything is asked of the bank, not after the money moved.
+            if access(path, W_OK | X_OK) != 0 {
+                let code = errno
+                close(descriptor)
+                throw FileRefusal(.unwritable, "cannot write to \(path): \(errorText(code))")
+            }
         }
     }
 

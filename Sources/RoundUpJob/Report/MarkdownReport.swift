@@ -33,7 +33,11 @@ private struct MarkdownReport {
     init(report: RunReport, emit: @escaping (String) throws -> Void) {
         self.report = report
         self.emit = emit
-        clock = LocalClock(zone: TimeZone(identifier: report.week.timeZone))
+        // A week in which the clocks change shows each time with its offset: 01:30 happens
+        // twice on the night they go back.
+        clock = LocalClock(
+            zone: TimeZone(identifier: report.week.timeZone),
+            showingOffsets: report.week.startLocal.dropFirst(19) != report.week.endLocal.dropFirst(19))
     }
 
     /// The heading of a column of payment times.
@@ -145,10 +149,11 @@ private struct MarkdownReport {
     /// amount, in words; nil when none of them changed it.
     private func arithmetic(of account: AccountReport) -> String? {
         let code = account.shownCurrency
-        let multiplier = account.multiplier ?? 1
+        let sum = account.roundUpSum ?? account.total ?? "0"
+        // A multiplier changes nothing of round-ups that come to nothing.
+        let multiplier = (Decimal(string: sum) ?? 0) == 0 ? 1 : account.multiplier ?? 1
         guard let total = account.total, multiplier != 1 || account.capApplied != nil || account.heldBack != nil
         else { return nil }
-        let sum = account.roundUpSum ?? total
         var steps = ["The round-ups add up to \(sum) \(code)"]
         if multiplier != 1 {
             let multiplied =
@@ -180,8 +185,7 @@ private struct MarkdownReport {
         let now = account.status == .transferred ? "now holds" : "holds"
         switch (goal.saved, goal.savedMinorUnits, goal.target, goal.targetMinorUnits) {
         case (let saved?, let savedMinor?, let target?, let targetMinor?) where targetMinor > 0:
-            let percent =
-                savedMinor <= 0 ? 0 : savedMinor.multipliedReportingOverflow(by: 100).partialValue / targetMinor
+            let percent = Savings.percent(savedMinor, of: targetMinor) ?? 0
             return "- The goal \(now) \(saved) \(code): \(percent) % of its target of \(target) \(code)."
         case (let saved?, _, _, _):
             return "- The goal \(now) \(saved) \(code)."
@@ -290,12 +294,17 @@ private struct MarkdownReport {
 /// `2026-11-17 08:12` in the week's zone.
 final class LocalClock {
     let zone: TimeZone?
+    /// Each time ends with its offset from UTC: `2026-10-25 01:30 +01:00`.
+    let showingOffsets: Bool
     /// The zone's offset by quarter hour since 1970: this century every zone changes its
     /// offset on a quarter hour, and a busy week's hundred thousand payments need only a few
     /// hundred of them.
     private var offsets: [Int64: Int64] = [:]
 
-    init(zone: TimeZone?) { self.zone = zone }
+    init(zone: TimeZone?, showingOffsets: Bool = false) {
+        self.zone = zone
+        self.showingOffsets = showingOffsets
+    }
 
     /// `instant` on the saver's clock; `fallback` when there is no instant or no zone.
     func text(_ instant: Instant?, else fallback: String) -> String {
@@ -312,8 +321,12 @@ final class LocalClock {
         let (days, second) = (seconds + offset).dividedRoundingDown(by: 86_400)
         let hour = second / 3600
         let minute = second % 3600 / 60
-        return
+        let time =
             "\(LocalDate(daysSinceEpoch: Int(days))) \(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)"
+        guard showingOffsets else { return time }
+        let (offsetHours, offsetMinutes) = (abs(offset) / 3600, abs(offset) % 3600 / 60)
+        return time + " \(offset < 0 ? "-" : "+")\(offsetHours < 10 ? "0" : "")\(offsetHours):"
+            + "\(offsetMinutes < 10 ? "0" : "")\(offsetMinutes)"
     }
 
     /// The indices of `times` (UTC, as the report writes them) in time order, the feed's

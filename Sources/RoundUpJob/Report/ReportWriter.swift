@@ -160,6 +160,9 @@ final class ReportFile {
     /// Gives up: the temporary file goes, and whatever was at the name stays.
     func abandon() { file.abandon() }
 
+    /// Writes all that is gathered, without putting the file in its place.
+    func flush() throws { try flush(all: true) }
+
     private func flush(all: Bool) throws(FileRefusal) {
         if let token { pending = token.redacted(inUTF8: pending) }
         // Bytes that could be the start of a token completed by the next piece wait for it.

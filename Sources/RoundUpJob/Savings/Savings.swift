@@ -28,7 +28,7 @@ struct Savings: Sendable, Equatable {
         var runningTotal: [Period] {
             var sum: Int64 = 0
             return weeks.map { week in
-                sum = sum.addingReportingOverflow(week.minorUnits).partialValue
+                sum = Savings.add(sum, week.minorUnits)
                 return Period(label: week.label, minorUnits: sum)
             }
         }
@@ -47,8 +47,27 @@ struct Savings: Sendable, Equatable {
                 weeks: Savings.add(entries) { $0.weekEnd.description },
                 months: Savings.add(entries) { Savings.month(of: $0.weekEnd) },
                 years: Savings.add(entries) { String($0.weekEnd.year) },
-                total: entries.reduce(0) { $0.addingReportingOverflow($1.minorUnits).partialValue })
+                total: entries.reduce(0) { Savings.add($0, $1.minorUnits) })
         }
+    }
+
+    /// `saved` as a whole percentage of `target`, rounded down and at most 999,999; nil
+    /// without a target above zero. Exact in integers, and never a trap, whatever the bank
+    /// says a goal holds.
+    static func percent(_ saved: Int64, of target: Int64?) -> Int? {
+        guard let target, target > 0 else { return nil }
+        guard saved > 0 else { return 0 }
+        let (hundredfold, overflow) = saved.multipliedReportingOverflow(by: 100)
+        let percent = overflow ? Int64.max : hundredfold / target
+        return Int(min(percent, 999_999))
+    }
+
+    /// `a + b`, held at the largest or smallest amount rather than wrapping round: a
+    /// damaged ledger never shows a negative total.
+    static func add(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard overflow else { return sum }
+        return b > 0 ? .max : .min
     }
 
     /// `2026-11` for any day of November 2026.
@@ -67,9 +86,7 @@ struct Savings: Sendable, Equatable {
     private static func add(_ entries: [LedgerEntry], by period: (LedgerEntry) -> String) -> [Period] {
         var sums: [String: Int64] = [:]
         for entry in entries {
-            sums[period(entry), default: 0] =
-                sums[period(entry), default: 0]
-                .addingReportingOverflow(entry.minorUnits).partialValue
+            sums[period(entry), default: 0] = Savings.add(sums[period(entry), default: 0], entry.minorUnits)
         }
         return sums.keys.sorted().map { Period(label: $0, minorUnits: sums[$0] ?? 0) }
     }

@@ -10,6 +10,8 @@ struct GoalProgress: Sendable, Equatable {
     var saved: Int64
     /// The goal's target, in minor units; nil when it has none.
     var target: Int64?
+    /// The day (UTC) a run last learnt these figures, when they come from the ledger.
+    var asOf: String?
 }
 
 /// The saver's picture of their savings, `savings.svg`, and a self-contained page around
@@ -160,8 +162,8 @@ struct SavingsChart {
             body += "<title>\(Self.escape(period.label)): \(Self.escape(series.amount(period.minorUnits))) "
             body += "\(Self.escape(series.currency))</title></rect>\n"
         }
-        if periods.count <= 12 {
-            // Few enough to name each bar under it.
+        if let widest = periods.map(\.label.count).max(), Double(widest) * 7.5 <= slot {
+            // Room enough to name each bar under it.
             for (index, period) in periods.enumerated() {
                 let x = Self.left + (Double(index) + 0.5) * slot
                 body += text(period.label, x: x, y: baseline + 16, class: "axis", anchor: "middle")
@@ -211,15 +213,18 @@ struct SavingsChart {
         y += 28
         for goal in goals {
             let saved = "\(Savings.amount(goal.saved, goal.currency)) \(goal.currency)"
+            // A long name is cut, so that the figures after it stay on the picture.
+            let name = goal.name.count > 48 ? goal.name.prefix(47) + "…" : goal.name
+            let asOf = goal.asOf.map { ", as of \($0)" } ?? ""
             guard let target = goal.target, target > 0 else {
-                body += text("\(goal.name): \(saved) saved; no target set", x: 16, y: y + 12)
+                body += text("\(name): \(saved) saved; no target set\(asOf)", x: 16, y: y + 12)
                 y += 24
                 continue
             }
             let share = min(1, max(0, Double(goal.saved) / Double(target)))
-            let percent = Int((Double(goal.saved) / Double(target) * 100).rounded(.down))
+            let percent = Savings.percent(goal.saved, of: target) ?? 0
             body += text(
-                "\(goal.name): \(saved) of \(Savings.amount(target, goal.currency)) \(goal.currency) (\(percent) %)",
+                "\(name): \(saved) of \(Savings.amount(target, goal.currency)) \(goal.currency) (\(percent) %)\(asOf)",
                 x: 16, y: y + 12)
             y += 18
             body +=
@@ -273,17 +278,22 @@ extension SavingsChart {
 
     /// Writes `savings.svg` and `savings.html` into the report directory at `path`, through
     /// the same safe writer as the reports, with any occurrence of `token` removed.
+    /// Both are written whole under temporary names before either is renamed into place,
+    /// so that a failure leaves the two as they were, together.
     func write(to path: String, token: AccessToken?) throws {
         let directory = try ReportWriter.openDirectory(path)
-        for (name, content) in [(Self.names.svg, svg), (Self.names.html, html)] {
-            let file = try ReportFile(in: directory, name: name, token: token)
-            do {
+        var files: [ReportFile] = []
+        do {
+            for (name, content) in [(Self.names.svg, svg), (Self.names.html, html)] {
+                let file = try ReportFile(in: directory, name: name, token: token)
+                files.append(file)
                 try file.append(content)
-                try file.commit()
-            } catch {
-                file.abandon()
-                throw error
+                try file.flush()
             }
+            for file in files { try file.commit() }
+        } catch {
+            for file in files { file.abandon() }
+            throw error
         }
     }
 }
