@@ -67,6 +67,15 @@ import Testing
         #expect(Savings.add(.max, 1) == .max && Savings.add(.min, -1) == .min && Savings.add(2, 3) == 5)
     }
 
+    @Test func theTotalRowReadsAmountsAsTheirMinorUnits() {
+        #expect(LocalClock.minorUnits(of: "12.34") == 1_234)
+        #expect(LocalClock.minorUnits(of: "1200") == 1_200)
+        #expect(LocalClock.minorUnits(of: "0.125") == 125)
+        #expect(LocalClock.minorUnits(of: "-1.00") == nil)
+        #expect(LocalClock.minorUnits(of: "") == nil)
+        #expect(LocalClock.minorUnits(of: "99999999999999999999") == nil, "too large for minor units")
+    }
+
     @Test func aWeekWhoseClocksChangeShowsEachTimesOffset() {
         let clock = LocalClock(zone: Self.london, showingOffsets: true)
         #expect(clock.text(Instant(iso8601: "2026-10-25T00:30:00.000Z"), else: "") == "2026-10-25 01:30 +01:00")

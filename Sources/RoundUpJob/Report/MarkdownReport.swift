@@ -216,11 +216,7 @@ private struct MarkdownReport {
                 rows.removeAll(keepingCapacity: true)
             }
             let item = account.transactions[index]
-            spent = spent.flatMap { sum in
-                Int64(item.amount.filter { $0 != "." }).flatMap { minor in
-                    let (total, overflow) = sum.addingReportingOverflow(minor)
-                    return overflow ? nil : total
-                }
+            spent = spent.flatMap { sum in LocalClock.minorUnits(of: item.amount).flatMap { Savings.exactSum(sum, $0) }
             }
             rows += "| "
             rows += clock.text(instant, else: item.settlementTime)
@@ -300,6 +296,9 @@ final class LocalClock {
     /// offset on a quarter hour, and a busy week's hundred thousand payments need only a few
     /// hundred of them.
     private var offsets: [Int64: Int64] = [:]
+    /// What each UTC minute reads as: a week has ten thousand of them, and a busy week's
+    /// payments share them.
+    private var minutes: [Int64: String] = [:]
 
     init(zone: TimeZone?, showingOffsets: Bool = false) {
         self.zone = zone
@@ -309,7 +308,15 @@ final class LocalClock {
     /// `instant` on the saver's clock; `fallback` when there is no instant or no zone.
     func text(_ instant: Instant?, else fallback: String) -> String {
         guard let zone, let instant else { return fallback }
-        let (seconds, _) = instant.millisecondsSince1970.dividedRoundingDown(by: 1000)
+        let (minuteSince1970, _) = instant.millisecondsSince1970.dividedRoundingDown(by: 60_000)
+        if let known = minutes[minuteSince1970] { return known }
+        let text = self.text(minuteSince1970 * 60, in: zone)
+        minutes[minuteSince1970] = text
+        return text
+    }
+
+    /// The minute that begins `seconds` after 1970, in `zone`.
+    private func text(_ seconds: Int64, in zone: TimeZone) -> String {
         let (quarter, _) = seconds.dividedRoundingDown(by: 900)
         let offset: Int64
         if let known = offsets[quarter] {
@@ -327,6 +334,21 @@ final class LocalClock {
         let (offsetHours, offsetMinutes) = (abs(offset) / 3600, abs(offset) % 3600 / 60)
         return time + " \(offset < 0 ? "-" : "+")\(offsetHours < 10 ? "0" : "")\(offsetHours):"
             + "\(offsetMinutes < 10 ? "0" : "")\(offsetMinutes)"
+    }
+
+    /// An amount as the report writes it (`12.34`, with exactly the currency's decimals) in
+    /// minor units: its digits; nil for anything else.
+    static func minorUnits(of amount: String) -> Int64? {
+        var minor: Int64 = 0
+        var digits = 0
+        for byte in amount.utf8 where byte != UInt8(ascii: ".") {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (tenfold, overflow) = minor.multipliedReportingOverflow(by: 10)
+            guard !overflow, let next = Savings.exactSum(tenfold, Int64(byte - UInt8(ascii: "0"))) else { return nil }
+            minor = next
+            digits += 1
+        }
+        return digits > 0 ? minor : nil
     }
 
     /// The indices of `times` (UTC, as the report writes them) in time order, the feed's

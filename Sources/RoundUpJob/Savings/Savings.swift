@@ -70,6 +70,12 @@ struct Savings: Sendable, Equatable {
         return b > 0 ? .max : .min
     }
 
+    /// `a + b`, or nil when it does not fit.
+    static func exactSum(_ a: Int64, _ b: Int64) -> Int64? {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? nil : sum
+    }
+
     /// `2026-11` for any day of November 2026.
     static func month(of date: LocalDate) -> String {
         String(date.description.prefix(7))
