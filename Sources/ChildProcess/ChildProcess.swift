@@ -1,7 +1,7 @@
 public import Foundation
 
 #if canImport(Glibc)
-public import Glibc
+import Glibc
 #endif
 
 /// A child process started with `posix_spawn`, for the tests of the built binary and the

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Checks a JSON value against a JSON Schema (2020-12), for the keywords roundup's
 /// schemas use: `$ref` to `#/$defs/…`, `type`, `const`, `enum`, `properties`, `required`,

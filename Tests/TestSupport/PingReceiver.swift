@@ -1,5 +1,5 @@
 import FlyingFox
-public import Foundation
+import Foundation
 
 /// A dead man's switch on 127.0.0.1 for tests: it answers 200 to everything (or `status`)
 /// and keeps what it was sent. A slow one answers a run's outcome (a POST) only
