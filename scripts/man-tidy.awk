@@ -1,0 +1,21 @@
+# Turns the man page generated from the command definitions into mdoc that groff reads
+# without a warning: a blank line becomes a paragraph break, lines indented by two spaces
+# (the examples) become a literal display, and a text line that starts with a dot or
+# holds a backslash is escaped.
+function close_display() { if (display) { print ".Ed"; display = 0 } }
+{
+  if ($0 == "") { close_display(); pending = 1; next }
+  if ($0 ~ /^  /) {
+    if (!display) { print ".Bd -literal -offset indent"; display = 1; pending = 0 }
+    line = $0; gsub(/\\/, "\\e", line); sub(/^  /, "", line)
+    if (line ~ /^[.']/) line = "\\&" line
+    print line; next
+  }
+  close_display()
+  if ($0 ~ /^\./) { pending = 0; print; next }
+  if (pending) { print ".Pp"; pending = 0 }
+  line = $0; gsub(/\\/, "\\e", line)
+  if (line ~ /^'/) line = "\\&" line
+  print line
+}
+END { close_display() }
