@@ -55,7 +55,7 @@ public enum Check {
         for warning in OtherLedgers.warnings(
             stateDirectory: settings.state.directory,
             candidates: OtherLedgers.candidates(
-                locations: locations, crontabLine: Schedule.crontabLine(searchPath: searchPath)?.line),
+                locations: locations, crontabLine: Schedule.crontabLine(searchPath: searchPath)),
             accounts: labels)
         {
             list.warn(warning)

@@ -13,18 +13,18 @@ public enum Schedule {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             if let next, !next.isEmpty, next != "n/a", !next.hasPrefix("0") { return "\(next) (roundup.timer)" }
         }
-        guard let (line, zone) = crontabLine(searchPath: searchPath) else { return nil }
+        guard let line = crontabLine(searchPath: searchPath) else { return nil }
         let schedule = line.split(separator: " ").prefix(5).joined(separator: " ")
-        return "crontab: \(schedule)\(zone.map { ", \($0)" } ?? "")"
+        // cron runs in the system's zone: Debian's and Ubuntu's ignore CRON_TZ, so no other
+        // zone is claimed.
+        return "crontab: \(schedule), in the system's time zone"
     }
 
-    /// The line of this user's crontab (`crontab -l`) that runs roundup, with its
-    /// `CRON_TZ=` line if there is one.
-    static func crontabLine(searchPath: String?) -> (line: String, zone: String?)? {
+    /// The line of this user's crontab (`crontab -l`) that runs roundup.
+    static func crontabLine(searchPath: String?) -> String? {
         guard let crontab = output(of: "crontab", ["-l"], searchPath: searchPath) else { return nil }
         let lines = crontab.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let line = lines.first(where: { !$0.hasPrefix("#") && $0.contains("roundup run") }) else { return nil }
-        return (line, lines.first { $0.hasPrefix("CRON_TZ=") })
+        return lines.first { !$0.hasPrefix("#") && $0.contains("roundup run") }
     }
 
     /// What `command` (found on PATH) prints, when it exits 0.
