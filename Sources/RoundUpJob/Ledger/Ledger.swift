@@ -87,7 +87,7 @@ public struct Ledger: Sendable {
     }
 
     /// Returns once no write is under way (a write that starts later waits for nothing).
-    public func settle() { try? database.writeWithoutTransaction { _ in } }
+    public func settle() { try? database.writeWithoutTransaction { (_: Database) throws in } }
 
     /// `text` cut to what a column of free text keeps: 500 characters.
     static func clip(_ text: String) -> String { String(text.prefix(500)) }
