@@ -215,28 +215,19 @@ public enum History {
     }
 
     static func row(for entry: LedgerEntry) -> Row {
-        let money = Currency(code: entry.currency).map { Money(minorUnits: entry.minorUnits, currency: $0) }
-        return Row(
+        Row(
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
-            amount: money?.formattedAmount ?? "\(entry.minorUnits) minor units", minorUnits: entry.minorUnits,
+            amount: Savings.amount(entry.minorUnits, entry.currency), minorUnits: entry.minorUnits,
             goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Standing(entry),
             lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
             feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
             updatedAt: entry.updatedAt)
     }
 
-    /// What the confirmed transfers add up to, per currency.
+    /// What the confirmed transfers add up to, per currency: the savings' totals.
     static func totals(of entries: [LedgerEntry]) -> [String: String] {
-        var sums: [String: Int64] = [:]
-        for entry in entries where entry.status == .done {
-            sums[entry.currency, default: 0] = Savings.add(sums[entry.currency, default: 0], entry.minorUnits)
-        }
-        return sums.reduce(into: [:]) { result, pair in
-            result[pair.key] =
-                Currency(code: pair.key).map { Money(minorUnits: pair.value, currency: $0).formattedAmount }
-                ?? "\(pair.value) minor units"
-        }
+        Dictionary(uniqueKeysWithValues: Savings(entries).series.map { ($0.currency, $0.amount($0.total)) })
     }
 
     private static func hint(_ status: Standing) -> String {
