@@ -13,6 +13,9 @@ struct Composition {
     var environment: [String: String]
     var locations: Locations
     var clock: @Sendable () -> Instant
+    /// Whether standard input is a terminal: a person typed the command. Their usage
+    /// mistake (exit 64) is said and not recorded as a run; a scheduled run's is.
+    var typedByAPerson: Bool
 
     /// The running process's environment and the real clock. Files the process creates
     /// from here on (state directory, ledger and its journals, lock, reports) are readable
@@ -23,7 +26,9 @@ struct Composition {
         // EPIPE instead, and the command finishes what it does (`finish` says how it ends).
         signal(SIGPIPE, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
-        return Composition(environment: environment, locations: Locations(environment: environment), clock: { .now })
+        return Composition(
+            environment: environment, locations: Locations(environment: environment), clock: { .now },
+            typedByAPerson: isatty(STDIN_FILENO) == 1)
     }()
 
     /// The settings `flags` ask for, with the config file they name or the default one.
@@ -44,7 +49,7 @@ struct Composition {
         do throws(CommandFailure) {
             loaded = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get()
         } catch {
-            if !options.dryRun {
+            if !options.dryRun, !isPersonsMistake(error) {
                 // The state directory and the monitor as the flags and the environment name
                 // them; the default state directory only when it already has a ledger.
                 await RunWatch.settingsFailed(
@@ -56,6 +61,12 @@ struct Composition {
             return .failure(error)
         }
         let settings = loaded.settings
+        // The week asked for is known before anything is asked of the bank, or recorded.
+        let week: Result<Week, CommandFailure> = Result { () throws(CommandFailure) in
+            try RunRequest.week(
+                endingOn: endDate, now: clock(), in: settings.rules.timeZone, weekEndsOn: settings.rules.weekEndsOn)
+        }
+        if case .failure(let error) = week, options.dryRun || isPersonsMistake(error) { return .failure(error) }
         if options.dryRun { forgetKeyLog(settings) }
         let ownFiles = [loaded.configPath, settings.bank.tokenFile].compactMap { $0 }
         let watch =
@@ -72,8 +83,7 @@ struct Composition {
             result = await told(finished(.failure(refusal), by: watch), by: watch)
         } else {
             result = await run(
-                settings: settings, endDate: endDate, options: options, logger: logger, watch: watch,
-                progress: progress)
+                settings: settings, week: week, options: options, logger: logger, watch: watch, progress: progress)
         }
         // A signal recorded the run's ending: the process ends from its handler.
         if watch?.wasStopped == true { await StopGate.waitIfClosed() }
@@ -88,16 +98,15 @@ struct Composition {
     /// the ledger meanwhile, and the monitor is told after, so that a slow one keeps no
     /// other run waiting.
     private func run(
-        settings: Settings, endDate: LocalDate?, options: RunOptions, logger: Logger, watch: RunWatch?,
-        progress: RunProgress
+        settings: Settings, week: Result<Week, CommandFailure>, options: RunOptions, logger: Logger,
+        watch: RunWatch?, progress: RunProgress
     ) async -> CommandResult {
         let request: RunRequest
         let token: AccessToken
         do throws(CommandFailure) {
-            let week = try RunRequest.week(
-                endingOn: endDate, now: clock(), in: settings.rules.timeZone, weekEndsOn: settings.rules.weekEndsOn)
             request = RunRequest(
-                week: week, dryRun: options.dryRun, json: options.json, catchUp: options.catchUp, style: options.style)
+                week: try week.get(), dryRun: options.dryRun, json: options.json, catchUp: options.catchUp,
+                style: options.style)
             token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
                 .mapError { CommandFailure(.configuration, $0.message) }.get().0
         } catch {
@@ -127,6 +136,12 @@ struct Composition {
         let result = await Runner.run(
             request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
         return withExtendedLifetime(state) { finished(result, by: watch) }
+    }
+
+    /// A usage mistake (64) a person typed at a terminal: said once, and not a run, so it
+    /// neither alarms the monitor nor shows in `status` or the metrics.
+    private func isPersonsMistake(_ failure: CommandFailure) -> Bool {
+        failure.status == .usage && typedByAPerson
     }
 
     /// `result` with its row in the run table finished, and what went wrong in doing so.

@@ -52,7 +52,7 @@ struct Demo: AsyncParsableCommand {
         // bank is on this machine, so it need not keep to the real bank's 5 requests a second.
         let demo = Composition(
             environment: ["STARLING_ACCESS_TOKEN": Seed.demoToken, "ROUNDUP_MAX_REQUESTS_PER_SECOND": "1000"],
-            locations: live.locations, clock: live.clock)
+            locations: live.locations, clock: live.clock, typedByAPerson: live.typedByAPerson)
         let flags = SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState)
         // A first real demo runs the weeks before last week first, as the schedule would
         // have, so that the history and the chart have weeks to show.

@@ -41,7 +41,7 @@ struct StatusCommand: ParsableCommand {
         case .success(let loaded):
             let finding = JobHealth.find(
                 stateDirectory: loaded.settings.state.directory, now: live.clock(),
-                nextRun: Schedule.nextRun(searchPath: live.environment["PATH"]))
+                nextRun: Schedule.nextRun(searchPath: live.environment["PATH"]), zone: loaded.settings.rules.timeZone)
             let text = json ? JobHealth.json(finding) : JobHealth.text(finding)
             if let failure = writeAll(STDOUT_FILENO, text), failure != EPIPE {
                 throw ExitCode(ExitStatus.ioError.rawValue)

@@ -57,7 +57,10 @@ import Testing
                     accountsHeld: 0, accountsFailed: 0, summary: "exit 78: the certificate is not trusted"))
             let other = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
             #expect(other.level == .critical)
-            #expect(other.reasons.contains { $0.contains("needs a person (exit 78): the certificate") })
+            #expect(other.reasons.contains { $0.contains("needs a person (exit 78)") })
+            // The run's summary is shown once, on the last run's line, not again among the reasons.
+            let text = JobHealth.text(other)
+            #expect(text.components(separatedBy: "the certificate is not trusted").count == 2, "\(text)")
         }
     }
 

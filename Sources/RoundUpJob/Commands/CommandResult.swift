@@ -17,6 +17,9 @@ public struct CommandResult: Sendable {
     /// What a real run saved, in one line, when `notify.weekly` asks for it: printed even
     /// by `run --quiet`.
     public var savingsNews: String?
+    /// Each account-week this run held for a person, as the summary says it: shown once,
+    /// there, and named by the --quiet line and the run's row when nothing else went wrong.
+    public var held: [String] = []
 
     public init(
         status: ExitStatus, output: String, diagnostics: [String], report: RunReport? = nil, reportPath: String? = nil

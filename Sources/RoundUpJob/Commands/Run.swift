@@ -154,13 +154,14 @@ public enum Runner {
         for week in weeks {
             if run.request.catchUp, let stop = daily.stop(before: week) { return [stop] }
             let (retriesBefore, sentBefore) = (bank.retrier.budget.retries, await bank.pacer.sent)
-            var report = await job.run(week: week, dryRun: run.request.dryRun)
+            let weekRun = await job.run(week: week, dryRun: run.request.dryRun)
+            var report = weekRun.report
             let retries = bank.retrier.budget.retries - retriesBefore
             if retries > 0 { report.retries = retries }
             let cost = await bank.pacer.sent - sentBefore
             report.record(requests: cost)
             daily.record(cost)
-            run.record(report)
+            run.record(report, changedNothing: weekRun.changedNothing)
             if report.error != nil {
                 guard week != weeks.last else { return [] }
                 return ["stopped after the week ending \(week.endDate); the next --catch-up run continues from it"]
@@ -225,14 +226,16 @@ private struct WeekRuns {
         self.startedAt = startedAt
     }
 
-    mutating func record(_ report: RunReport) {
+    mutating func record(_ report: RunReport, changedNothing: Bool) {
         result.report = report
         result.tally.add(report)
         if request.json { reports.append(report) }
         result.status = ExitStatus.overall([result.status, report.exitCode])
         do {
-            // A dry run's proposal goes to standard output only.
-            if !request.dryRun {
+            // A dry run's proposal goes to standard output only; a rerun that changed
+            // nothing leaves the week's report as it is.
+            result.reportPath = nil
+            if !request.dryRun, !changedNothing {
                 result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token, at: startedAt)
             }
         } catch {
@@ -241,11 +244,24 @@ private struct WeekRuns {
             if result.status == .ok { result.status = .configuration }
         }
         if let error = report.error { result.diagnostics.append("roundup: \(error)") }
+        // A failed week is said on stderr too; a held one only in the summary (and the
+        // --quiet line), which says what to do.
         for account in report.accounts where account.status.kind == .failedOrWaiting {
-            result.diagnostics.append("roundup: \(account.label): \(account.detail ?? account.status.rawValue)")
-            if account.status == .held { heldShown.insert("\(account.accountUid) \(report.week.endDate)") }
+            let said = "\(account.label): \(account.detail ?? account.status.rawValue)"
+            if account.status == .held {
+                heldShown.insert("\(account.accountUid) \(report.week.endDate)")
+                result.held.append(said)
+            } else {
+                result.diagnostics.append("roundup: \(said)")
+            }
         }
-        summaries.append(report.summary(reportPath: result.reportPath, style: request.style))
+        var summary = report.summary(reportPath: result.reportPath, style: request.style)
+        if changedNothing, !request.dryRun {
+            summary +=
+                request.style.dim(ReportWriter.unchangedNote(week: report.week.endDate, in: reportDirectory))
+                + "\n"
+        }
+        summaries.append(summary)
         for account in report.accounts {
             guard let goal = account.goal, let uid = goal.uid, let saved = goal.savedMinorUnits else { continue }
             goals[uid] = GoalProgress(

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import RoundUp
 
 /// `roundup status`: one screen on whether the weekly job is doing its work, from the
@@ -33,6 +33,13 @@ public enum JobHealth {
         public var held: [LedgerEntry]
         public var failed: [LedgerEntry]
         public var nextRun: String?
+        /// The zone its times are shown in: the config's `timeZone`, the saver's clock.
+        public var zone: TimeZone
+
+        /// `instant` on the saver's clock, with its offset: `2026-11-23 06:00 +00:00`.
+        func local(_ instant: Instant) -> String {
+            LocalClock(zone: zone, showingOffsets: true).text(instant, else: instant.iso8601)
+        }
     }
 
     /// A run that ended no successful run for this long is critical.
@@ -40,9 +47,11 @@ public enum JobHealth {
     /// A week held longer than this is critical.
     static let heldLimit: Int64 = 86_400_000
 
-    /// Looks at the ledger in `stateDirectory` as of `now`.
-    public static func find(stateDirectory: String, now: Instant, nextRun: String?) -> Finding {
-        var finding = Finding(level: .ok, reasons: [], held: [], failed: [], nextRun: nextRun)
+    /// Looks at the ledger in `stateDirectory` as of `now`; its times are told in `zone`.
+    public static func find(stateDirectory: String, now: Instant, nextRun: String?, zone: TimeZone = .gmt)
+        -> Finding
+    {
+        var finding = Finding(level: .ok, reasons: [], held: [], failed: [], nextRun: nextRun, zone: zone)
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
             finding.level = .unknown
@@ -76,25 +85,26 @@ public enum JobHealth {
         }
         // Held weeks make every run end 78 until a person settles them: a run that ended so
         // for that alone is judged by how long they have waited, below.
+        // The run's summary is shown once, on its own line: the reasons only judge it.
         if let code = last.exitCode, code != 0, !(last.onlyHeld && !finding.held.isEmpty) {
-            let what = last.summary.map { ": " + $0.replacingOccurrences(of: "exit \(code): ", with: "") } ?? ""
             // Stopped by SIGHUP, SIGINT or SIGTERM: the next run finishes the rest.
             let mayPass = ExitStatus(rawValue: code)?.mayPass ?? (code == 129 || code == 130 || code == 143)
             if mayPass {
-                raise(.warning, "the last run ended with exit \(code), which may pass by itself\(what)")
+                raise(.warning, "the last run ended with exit \(code), which may pass by itself")
             } else {
-                raise(.critical, "the last run needs a person (exit \(code))\(what)")
+                raise(.critical, "the last run needs a person (exit \(code)); its summary says why")
             }
         } else if last.exitCode == nil, now.millisecondsSince1970 - last.startedAt.millisecondsSince1970 > 21_600_000 {
             raise(
                 .warning,
-                "the last run, started \(last.startedAt.iso8601), never finished (killed, or the machine stopped)")
+                "the last run, started \(finding.local(last.startedAt)), never finished (killed, or the machine stopped)"
+            )
         }
         for entry in finding.held {
             let since = entry.updatedAt.flatMap(Instant.init(iso8601:)) ?? now
             let label = "\(entry.label), week ending \(entry.weekEnd)"
             if now.millisecondsSince1970 - since.millisecondsSince1970 > heldLimit {
-                raise(.critical, "\(label) has waited for a person since \(since.iso8601): roundup resolve")
+                raise(.critical, "\(label) has waited for a person since \(finding.local(since)): roundup resolve")
             } else {
                 raise(.warning, "\(label) waits for a person: roundup resolve")
             }
@@ -103,25 +113,32 @@ public enum JobHealth {
         if success.map({ now.millisecondsSince1970 - $0.millisecondsSince1970 > quietLimit }) ?? true {
             raise(
                 .critical,
-                success.map { "no successful run since \($0.iso8601), more than 8 days ago" }
+                success.map { "no successful run since \(finding.local($0)), more than 8 days ago" }
                     ?? "no run has succeeded yet")
         }
     }
 
-    /// The finding for people: the level first, then the facts, then what to do.
+    /// The finding for people: the level first, then the facts, then what to do. Each run
+    /// is one line, in local time: when it started, how long it took, and its summary.
     public static func text(_ finding: Finding) -> String {
-        var lines = ["roundup \(finding.level.word)"]
+        var lines = ["roundup \(finding.level.word) (times in \(finding.zone.identifier))"]
         func run(_ record: RunRecord) -> String {
-            let end = record.endedAt.map { " to \($0.iso8601)" } ?? " (not finished)"
-            let code = record.exitCode.map { ", exit \($0)" } ?? ""
-            return "\(record.startedAt.iso8601)\(end)\(code)"
-                + "; \(record.accountsDone) done, \(record.accountsHeld) held, \(record.accountsFailed) failed"
+            let took = record.endedAt.map { end in
+                let seconds = max(0, end.millisecondsSince1970 - record.startedAt.millisecondsSince1970) / 1000
+                return seconds < 120 ? "\(seconds) s" : "\(seconds / 60) min"
+            }
+            let when = "\(finding.local(record.startedAt)), " + (took.map { "took \($0)" } ?? "not finished")
+            guard let summary = record.summary else {
+                let code = record.exitCode.map { "exit \($0): " } ?? ""
+                return "\(when); \(code)\(record.accountsDone) account-week(s) done, \(record.accountsHeld) held, "
+                    + "\(record.accountsFailed) failed"
+            }
+            return "\(when); \(summary)"
         }
-        if let last = finding.lastRun {
-            lines.append("last run:        \(run(last))")
-            if let summary = last.summary { lines.append("                 \(summary)") }
+        if let last = finding.lastRun { lines.append("last run:        \(run(last))") }
+        if let success = finding.lastSuccess, success.id != finding.lastRun?.id {
+            lines.append("last success:    \(run(success))")
         }
-        if let success = finding.lastSuccess { lines.append("last success:    \(run(success))") }
         lines.append("held weeks:      \(finding.held.count)")
         lines.append("unconfirmed:     \(finding.failed.count)")
         lines.append("next run:        \(finding.nextRun ?? "unknown (no roundup.timer or crontab entry found)")")

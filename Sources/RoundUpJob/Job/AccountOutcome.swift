@@ -66,6 +66,9 @@ enum AccountOutcome: Sendable, Equatable {
 struct AccountFindings: Sendable {
     /// Whether the bank's own round-up is on, once read.
     var nativeRoundUp: NativeRoundUpState?
+    /// An earlier run settled the week (moved its money, found nothing to move, or a person
+    /// abandoned it), and this run changed nothing of it.
+    var settledEarlier = false
     /// The week's counted payments and their round-up.
     var plan: RoundUpPlan?
     /// What the balance did to the round-up: a minimum balance, or keeping out of overdraft.

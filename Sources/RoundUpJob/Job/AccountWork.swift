@@ -64,6 +64,7 @@ extension WeeklyJob {
                 found.movement = Movement(recorded: entry, currency: plan.currency)
                 let outcome = try await resume(
                     entry, plan: plan, account: account, week: week, dryRun: dryRun, scopes: scopes)
+                found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
                 return (outcome, found)
             case .nothingToMove(let minimum):
                 found.balance = minimum
@@ -89,7 +90,12 @@ extension WeeklyJob {
                 return (outcome, found)
             }
         } catch {
-            logger.error("\(account.label): \(error.message)")
+            // A held week is said once, in the run's summary; a failure is logged as it happens.
+            if error.held {
+                logger.info("\(account.label): held for a person: \(error.message)")
+            } else {
+                logger.error("\(account.label): \(error.message)")
+            }
             memory.forgetGoal(of: account.uid)
             return (AccountOutcome(error), found)
         }

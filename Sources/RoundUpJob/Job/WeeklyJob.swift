@@ -68,7 +68,7 @@ public struct WeeklyJob: Sendable {
 
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
     /// created, no money moves, and the ledger is not touched.
-    public func run(week: Week, dryRun: Bool) async -> RunReport {
+    public func run(week: Week, dryRun: Bool) async -> WeekRun {
         var report = RunReport(
             generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: WeekReport(week),
             accounts: [], error: nil, exitCode: .ok)
@@ -79,26 +79,31 @@ public struct WeeklyJob: Sendable {
         } catch {
             report.error = error.message
             report.exitCode = error.status
-            return report
+            return WeekRun(report: report, changedNothing: false)
         }
-        report.accounts = await withTaskGroup(of: (Int, AccountReport).self) { group in
-            var results: [(Int, AccountReport)] = []
+        var settledEarlier = 0
+        report.accounts = await withTaskGroup(of: (Int, AccountReport, Bool).self) { group in
+            var results: [(Int, AccountReport, Bool)] = []
             for (index, account) in accounts.enumerated() {
                 if let reason = typeSkip(account, week: week) {
                     let skipped = AccountReport(
                         account: account, outcome: .skipped(reason), findings: AccountFindings())
-                    results.append((index, skipped))
+                    results.append((index, skipped, false))
                     continue
                 }
                 group.addTask {
-                    (index, await process(account, week: week, dryRun: dryRun, scopes: scopes))
+                    let (report, settled) = await process(account, week: week, dryRun: dryRun, scopes: scopes)
+                    return (index, report, settled)
                 }
             }
             for await result in group { results.append(result) }
+            settledEarlier = results.count { $0.2 }
             return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
         report.exitCode = ExitStatus.overall(report.accounts.map(\.exitCode))
-        return report
+        let skipped = report.accounts.count { $0.status == .skipped }
+        return WeekRun(
+            report: report, changedNothing: settledEarlier > 0 && settledEarlier + skipped == report.accounts.count)
     }
 
     /// The token's scopes and the accounts, or why the run cannot go on.
@@ -176,13 +181,22 @@ public struct WeeklyJob: Sendable {
         return reason
     }
 
+    /// The account's part of the report, and whether an earlier run had settled its week.
     private func process(_ bankAccount: BankAccount, week: Week, dryRun: Bool, scopes: Set<String>) async
-        -> AccountReport
+        -> (AccountReport, Bool)
     {
         let label = "\(bankAccount.account.label), week ending \(week.endDate)"
         progress?.started(label)
         defer { progress?.finished(label) }
         let (outcome, findings) = await work(on: bankAccount.account, week: week, dryRun: dryRun, scopes: scopes)
-        return AccountReport(account: bankAccount, outcome: outcome, findings: findings)
+        return (AccountReport(account: bankAccount, outcome: outcome, findings: findings), findings.settledEarlier)
     }
+}
+
+/// One week of a run: its report, and whether the run changed nothing of it because
+/// earlier runs had settled every account's week. Such a rerun writes no report: the
+/// week's report stays the one of the run that settled it.
+public struct WeekRun: Sendable {
+    public var report: RunReport
+    public var changedNothing: Bool
 }

@@ -67,6 +67,14 @@ public enum ReportWriter {
         return "\(path)/\(name).md"
     }
 
+    /// What a rerun that changed nothing of the week ending `endDate` says instead of a
+    /// report's path: none was written, and where the week's report is.
+    static func unchangedNote(week endDate: String, in directory: String) -> String {
+        let link = "\(directory)/roundup-\(endDate).md"
+        let report = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ": \(link) -> \($0)" }
+        return "Report: none new (earlier runs settled this week; this run changed nothing)\(report ?? "")"
+    }
+
     /// The report directory at `path`, created for its owner alone if missing; refused
     /// (`FileRefusal.Kind.refused`) when another user owns it or others can write to it, as
     /// they could plant links where reports are written.

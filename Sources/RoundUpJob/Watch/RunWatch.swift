@@ -251,10 +251,14 @@ public final class RunWatch: Sendable {
             Currency(code: code).map { Money(minorUnits: minor, currency: $0).description } ?? "\(minor) \(code)"
         }
         if !moved.isEmpty { parts.append("moved \(moved.joined(separator: ", "))") }
-        parts.append("\(tally.done) account-week(s) done, \(tally.held) held, \(tally.failed) failed")
+        // A run that ended before any account's week (a usage or config mistake, a refused
+        // lock) has no counts to give: "exit 78: 0 held" would say the opposite of its reason.
+        if !tally.weeks.isEmpty || tally.done + tally.held + tally.failed > 0 || result.status == .ok {
+            parts.append("\(tally.done) account-week(s) done, \(tally.held) held, \(tally.failed) failed")
+        }
         var line = "exit \(result.status.rawValue): " + parts.joined(separator: "; ")
-        if result.status != .ok, let reason = result.diagnostics.first {
-            line += "; " + reason.replacingOccurrences(of: "roundup: ", with: "")
+        if result.status != .ok, let reason = result.diagnostics.first ?? result.held.first {
+            line += (parts.isEmpty ? "" : "; ") + reason.replacingOccurrences(of: "roundup: ", with: "")
         }
         return RunWatch.withoutUids(String(line.prefix(400)))
     }
