@@ -156,13 +156,45 @@ struct Composition {
         return result.adding(watchProblems: await watch.tell(result))
     }
 
-    /// `roundup check`.
-    func check(_ flags: SettingFlags, logger: Logger, style: TextStyle) async -> CommandResult {
-        let loaded = settings(flags)
+    /// `roundup check`, or with `system` the system service's files as `roundup.service`
+    /// reads them (`check --system`).
+    func check(_ flags: SettingFlags, system: Bool, logger: Logger, style: TextStyle) async -> CommandResult {
+        let view = system ? Composition.systemService(from: self) : self
+        let loaded = view.settings(flags)
         if case .success(let value) = loaded { forgetKeyLog(value.settings) }
+        let lookup = Check.Lookup(
+            config: Settings.configSearch(flags: flags, environment: view.environment, locations: view.locations),
+            flags: flags, environment: view.environment, system: system)
         return await Check.run(
-            loaded: loaded, tokens: TokenLoader(environment: environment), locations: locations,
-            searchPath: environment["PATH"], clock: clock, logger: logger, style: style)
+            loaded: loaded, lookup: lookup, tokens: TokenLoader(environment: view.environment),
+            locations: view.locations, searchPath: environment["PATH"], clock: clock, logger: logger, style: style)
+    }
+
+    /// The composition `roundup.service` runs the job with: its environment, not this
+    /// user's (`SystemService`).
+    static func systemService(from live: Composition) -> Composition {
+        let environment = SystemService.environment(searchPath: live.environment["PATH"])
+        return Composition(
+            environment: environment, locations: Locations(environment: environment), clock: live.clock,
+            typedByAPerson: live.typedByAPerson)
+    }
+
+    /// `roundup check --crontab`: the crontab lines for this user's config and ledger.
+    func crontab(_ flags: SettingFlags) -> CommandResult {
+        switch settings(flags) {
+        case .failure(let error):
+            return .failure(error.failure)
+        case .success(let loaded):
+            let executable =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+            return CommandResult(
+                status: .ok,
+                output: Schedule.crontabEntry(
+                    executable: executable, configFile: loaded.configPath,
+                    stateDirectory: loaded.settings.state.directory
+                ), diagnostics: [])
+        }
     }
 
     /// For a command that moves no money: libcurl is kept from writing the TLS secrets to

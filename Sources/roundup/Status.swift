@@ -32,8 +32,18 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the status as JSON.")
     var json = false
 
+    @Flag(help: "The system service's status, from /var/lib/roundup as roundup.service keeps it (as root).")
+    var system = false
+
+    func validate() throws {
+        if system, config != nil || stateDir != nil {
+            throw ValidationError(
+                "--system reads the service's own config and state directory: leave out --config and --state-dir")
+        }
+    }
+
     func run() throws {
-        let live = Composition.live
+        let live = system ? Composition.systemService(from: Composition.live) : Composition.live
         switch live.settings(SettingFlags(configFile: config, stateDirectory: stateDir)) {
         case .failure(let error):
             _ = writeAll(STDERR_FILENO, "roundup: \(error.message)\n")

@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+import RoundUpJob
 import StarlingEmulator
 import TestSupport
 import Testing
@@ -180,5 +181,112 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
+    }
+
+    /// The crontab line `check --crontab` prints for a shell with XDG variables names that
+    /// shell's config file and state directory, so that cron, which sets only HOME and
+    /// PATH, runs with the same config and ledger.
+    @Test func theCrontabLineCheckPrintsReadsWhatTheShellReads() async throws {
+        let home = try TemporaryDirectory()
+        let token = "cron-xdg-token-" + UUID().uuidString
+        let (state, week) = Self.bankWithLastWeek(token: token)
+        let (configHome, stateHome) = (home.path + "/xdg config", home.path + "/xdg-state")
+        try FileManager.default.createDirectory(atPath: configHome + "/roundup", withIntermediateDirectories: true)
+        let tokenFile = configHome + "/roundup/token"
+        _ = FileManager.default.createFile(
+            atPath: tokenFile, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600])
+        let shell = [
+            "HOME": home.path, "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": configHome, "XDG_STATE_HOME": stateHome,
+        ]
+        try await withEmulator(state) { server in
+            try "apiBaseURL: \(server.baseURL)\ntokenFile: \(tokenFile)\n"
+                .write(toFile: configHome + "/roundup/config.yaml", atomically: true, encoding: .utf8)
+            let printed = try await roundup(["check", "--crontab"], environment: shell)
+            #expect(printed.status == 0, "\(printed.stderr)")
+            let entry = try #require(printed.stdout.split(separator: "\n").first { $0.hasPrefix("0 6 * * 1 ") })
+            let command = String(entry.dropFirst("0 6 * * 1 ".count))
+            #expect(command.contains(" --config '\(configHome)/roundup/config.yaml'"), "\(command)")
+            #expect(command.contains(" --state-dir \(stateHome)/roundup"), "\(command)")
+            // As cron runs it: /bin/sh, HOME and a PATH, no XDG variable.
+            let result = try await run(
+                "/bin/sh", ["-c", command], environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
+            #expect(FileManager.default.fileExists(atPath: stateHome + "/roundup/reports/roundup-\(week.endDate).json"))
+            #expect(!FileManager.default.fileExists(atPath: home.path + "/.local/state/roundup"), "no second ledger")
+        }
+    }
+
+    /// `check` reads this user's crontab as cron would run its line and warns when that
+    /// line would read another config file or keep another ledger than the shell does.
+    @Test func checkWarnsWhenCronWouldReadAnotherConfigOrLedger() async throws {
+        let home = try TemporaryDirectory()
+        let bin = home.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/.config/roundup", withIntermediateDirectories: true)
+        try "timeZone: Europe/London\n"
+            .write(toFile: home.path + "/.config/roundup/config.yaml", atomically: true, encoding: .utf8)
+        /// A `crontab` on PATH whose `-l` prints `text`.
+        func crontab(_ text: String) throws {
+            try text.write(toFile: home.path + "/crontab.txt", atomically: true, encoding: .utf8)
+            try "#!/bin/sh\ncat '\(home.path)/crontab.txt'\n".write(
+                toFile: bin + "/crontab", atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
+        }
+        let plain = ["HOME": home.path, "PATH": "\(bin):/usr/bin:/bin"]
+        // The shipped line, in a shell with no XDG variable: the same config and ledger.
+        try crontab(try Self.text("roundup.crontab"))
+        let same = try await roundup(["check"], environment: plain)
+        #expect(
+            same.stdout.contains("ok    cron: your crontab's line reads the same config and ledger"), "\(same.stdout)")
+        // A shell whose XDG_STATE_HOME moves the ledger: cron would keep another one.
+        let moved = try await roundup(
+            ["check"], environment: plain.merging(["XDG_STATE_HOME": home.path + "/st"]) { $1 })
+        #expect(
+            moved.stdout.contains(
+                "WARN  cron: your crontab's line would read the ledger in \(home.path)/.local/state/roundup where "
+                    + "this shell uses \(home.path)/st/roundup"), "\(moved.stdout)")
+        // A line naming a config that is not there would fail.
+        try crontab("0 6 * * 1 roundup run --quiet --config /nowhere/config.yaml\n")
+        let failing = try await roundup(["check"], environment: plain)
+        #expect(
+            failing.stdout.contains(
+                "WARN  cron: your crontab's line for roundup would fail: cannot read the config file /nowhere/config.yaml"
+            ),
+            "\(failing.stdout)")
+        // The lines `check --crontab` prints for that shell settle it.
+        let printed = try await roundup(
+            ["check", "--crontab"], environment: plain.merging(["XDG_STATE_HOME": home.path + "/st"]) { $1 })
+        try crontab(printed.stdout)
+        let settled = try await roundup(
+            ["check"], environment: plain.merging(["XDG_STATE_HOME": home.path + "/st"]) { $1 })
+        #expect(
+            settled.stdout.contains("ok    cron: your crontab's line reads the same config and ledger"),
+            "\(settled.stdout)")
+        // check names where it looked.
+        #expect(
+            same.stdout.contains(
+                "ok    config: \(home.path)/.config/roundup/config.yaml (the one default place, "
+                    + "~/.config/roundup/config.yaml, as neither --config nor ROUNDUP_CONFIG is set)"), "\(same.stdout)"
+        )
+        #expect(
+            same.stdout.contains(
+                "state directory: \(home.path)/.local/state/roundup (the default, ~/.local/state/roundup)"))
+    }
+
+    /// `check --system` and `status --system` read the files `roundup.service` names:
+    /// the paths `SystemService` holds are the unit's.
+    @Test func theSystemServicesFilesAreTheUnitsOwn() throws {
+        let service = try Self.text("roundup.service")
+        #expect(service.contains("LoadCredential=starling-token:\(SystemService.tokenFile)"))
+        #expect(SystemService.configFile == "/etc/roundup/config.yaml")
+        #expect(service.contains("Environment=ROUNDUP_CONFIG=%E/roundup/config.yaml"))
+        #expect(SystemService.stateDirectory == "/var/lib/roundup")
+        #expect(
+            service.contains("Environment=ROUNDUP_STATE_DIR=%S/roundup") && service.contains("StateDirectory=roundup\n")
+        )
+        #expect(service.contains("EnvironmentFile=-\(SystemService.environmentFile)"))
+        #expect(URL(fileURLWithPath: SystemService.tokenFile).lastPathComponent == TokenSource.credentialName)
     }
 }

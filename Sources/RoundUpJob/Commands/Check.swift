@@ -7,26 +7,69 @@ import StarlingAPI
 /// `roundup check`: the configuration, the token, its scopes, the accounts, their goals
 /// and the state directory, checked without writing anything, each with what to fix.
 public enum Check {
+    /// Where `check` looked, and for whom: this user's shell, or the system service.
+    public struct Lookup {
+        /// Where the config file was looked for, and why there (`Settings.configSearch`).
+        public var config: (path: String?, why: String)
+        /// The flags and environment the settings came from, to say where the state
+        /// directory came from and to compare with what cron would read.
+        public var flags: SettingFlags
+        public var environment: [String: String]
+        /// `check --system`: the service's files, as `SystemService` names them.
+        public var system: Bool
+
+        public init(
+            config: (path: String?, why: String), flags: SettingFlags, environment: [String: String], system: Bool
+        ) {
+            self.config = config
+            self.flags = flags
+            self.environment = environment
+            self.system = system
+        }
+    }
+
     /// Checks `loaded` (or reports why the settings could not be had), the token `tokens`
     /// finds, and what the bank says of it.
     public static func run(
-        loaded: Result<LoadedSettings, SettingsError>, tokens: TokenLoader, locations: Locations, searchPath: String?,
-        clock: @escaping @Sendable () -> Instant, logger: Logger, style: TextStyle = .plain
+        loaded: Result<LoadedSettings, SettingsError>, lookup: Lookup, tokens: TokenLoader, locations: Locations,
+        searchPath: String?, clock: @escaping @Sendable () -> Instant, logger: Logger, style: TextStyle = .plain
     ) async -> CommandResult {
         var list = Checklist(style: style)
+        if lookup.system {
+            list.ok(
+                "as roundup.service runs: config \(SystemService.configFile), token \(SystemService.tokenFile), state "
+                    + "\(SystemService.stateDirectory), environment file \(SystemService.environmentFile)")
+        }
         let settings: Settings
         switch loaded {
         case .success(let value):
             settings = value.settings
-            list.ok(value.configPath.map { "config: \($0)" } ?? "config: no config file, so the defaults")
+            if let path = value.configPath {
+                list.ok("config: \(path) (\(lookup.config.why))")
+            } else {
+                list.ok(
+                    "config: none at \(lookup.config.path ?? "any place") (\(lookup.config.why)), so the defaults")
+            }
         case .failure(let error):
-            list.problem(error.exitStatus, "config: \(error.message)")
+            list.problem(error.exitStatus, "config: \(error.message) (\(lookup.config.why))")
             return list.result
         }
         list.ok("bank: \(settings.bank.apiBaseURL) (\(bankKind(settings.bank.apiBaseURL)))")
-        checkStateDirectory(settings.state.directory, in: &list)
-        checkWrittenFiles(settings, configPath: try? loaded.get().configPath, in: &list)
-        checkSchedules(locations, searchPath: searchPath, in: &list)
+        checkStateDirectory(
+            settings.state.directory,
+            from: Settings.stateSearch(
+                flags: lookup.flags, environment: lookup.environment, directory: settings.state.directory,
+                locations: locations),
+            in: &list)
+        if lookup.system {
+            checkServiceFiles(settings, in: &list)
+        } else {
+            checkWrittenFiles(settings, configPath: try? loaded.get().configPath, in: &list)
+            checkSchedules(locations, searchPath: searchPath, in: &list)
+            checkCron(
+                shell: (try? loaded.get()).map { ($0.configPath, settings.state.directory) }, locations: locations,
+                searchPath: searchPath, in: &list)
+        }
 
         let token: AccessToken
         switch tokens.load(tokenFile: settings.bank.tokenFile) {
@@ -192,6 +235,74 @@ public enum Check {
                 + "twice, from two state directories: keep one (crontab -e, or systemctl disable --now roundup.timer)")
     }
 
+    /// The service's state directory and ledger, as root sees them: read, never written.
+    /// Its owner is the service's dynamic user, not the one running `check`.
+    private static func checkServiceFiles(_ settings: Settings, in list: inout Checklist) {
+        let ledger = Ledger.path(in: settings.state.directory)
+        guard FileManager.default.fileExists(atPath: ledger) else {
+            list.ok("ledger: none yet in \(settings.state.directory): the service has not run")
+            return
+        }
+        do {
+            let entries = try Ledger.readOnlyCopy(of: ledger).entries()
+            list.ok("ledger: \(ledger), \(entries.count) account-week(s) (read only; nothing here is written)")
+        } catch {
+            list.problem(.configuration, "ledger: cannot read \(ledger): \(plainDescription(error))")
+        }
+    }
+
+    /// The crontab's line for roundup, read as cron runs it (HOME only, no XDG variable,
+    /// with the crontab's own variables): a warning when it would read another config file
+    /// or keep another ledger than this shell does, or could not run at all.
+    private static func checkCron(
+        shell: (configPath: String?, stateDirectory: String)?, locations: Locations, searchPath: String?,
+        in list: inout Checklist
+    ) {
+        guard let shell, let cron = Schedule.cronRun(searchPath: searchPath, home: locations.home) else { return }
+        var environment = cron.variables
+        environment["HOME"] = environment["HOME"] ?? locations.home
+        var flags = SettingFlags()
+        var words = cron.arguments[...]
+        while let word = words.popFirst() {
+            let (name, inline) =
+                word.hasPrefix("--") && word.contains("=")
+                ? (String(word.prefix { $0 != "=" }), String(word.drop { $0 != "=" }.dropFirst())) : (word, nil)
+            func value() -> String? { inline ?? words.popFirst() }
+            switch name {
+            case "--config": flags.configFile = value()
+            case "--state-dir": flags.stateDirectory = value()
+            case "--api-base-url": flags.apiBaseURL = value()
+            case "--savings-goal": flags.savingsGoal = value()
+            case "--report-dir": flags.reportDirectory = value()
+            case ";", "&", "|": words = []
+            default: break
+            }
+        }
+        let fix = "`roundup check --crontab` prints a line that names this shell's config and state directory"
+        let loaded: LoadedSettings
+        do throws(SettingsError) {
+            loaded = try Settings.load(
+                flags: flags, environment: environment, locations: Locations(environment: environment))
+        } catch {
+            list.warn("cron: your crontab's line for roundup would fail: \(error.message); \(fix)")
+            return
+        }
+        var differences: [String] = []
+        if loaded.configPath != shell.configPath {
+            differences.append(
+                "the config \(loaded.configPath ?? "(none)") where this shell reads \(shell.configPath ?? "none")")
+        }
+        if loaded.settings.state.directory != shell.stateDirectory {
+            differences.append(
+                "the ledger in \(loaded.settings.state.directory) where this shell uses \(shell.stateDirectory)")
+        }
+        if differences.isEmpty {
+            list.ok("cron: your crontab's line reads the same config and ledger as this shell")
+        } else {
+            list.warn("cron: your crontab's line would read \(differences.joined(separator: ", and ")); \(fix)")
+        }
+    }
+
     /// Where reports and the metrics file go, checked as a real run checks them before its
     /// first request: a report directory of another user's or that others can write to,
     /// and a metrics file of another user's or among the job's own files, are refused.
@@ -220,13 +331,13 @@ public enum Check {
     }
 
     /// The state directory must be writable, or creatable, by this user; nothing is created.
-    private static func checkStateDirectory(_ path: String, in list: inout Checklist) {
+    private static func checkStateDirectory(_ path: String, from source: String, in list: inout Checklist) {
         var existing = URL(fileURLWithPath: path)
         while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
             existing.deleteLastPathComponent()
         }
         if access(existing.path, W_OK) == 0 {
-            list.ok("state directory: \(path)\(existing.path == path ? "" : " (a run creates it)")")
+            list.ok("state directory: \(path) (\(source))\(existing.path == path ? "" : "; a run creates it")")
         } else {
             list.problem(
                 .configuration, "state directory: \(existing.path) is not writable; set stateDir to a directory you own"

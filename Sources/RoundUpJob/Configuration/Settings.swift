@@ -102,6 +102,35 @@ extension Settings {
         return LoadedSettings(settings: settings, configPath: path)
     }
 
+    /// Where the config file was looked for, in words for `roundup check`: the file
+    /// `--config` or `ROUNDUP_CONFIG` names, else the one default place,
+    /// `$XDG_CONFIG_HOME/roundup/config.yaml` (`~/.config/roundup/config.yaml`).
+    public static func configSearch(flags: SettingFlags, environment: [String: String], locations: Locations)
+        -> (path: String?, why: String)
+    {
+        if let named = flags.configFile { return (named, "named by --config") }
+        if let named = environment.nonEmpty("ROUNDUP_CONFIG") { return (named, "named by ROUNDUP_CONFIG") }
+        let rule = environment.nonEmpty("XDG_CONFIG_HOME")?.hasPrefix("/") == true ? "$XDG_CONFIG_HOME" : "~/.config"
+        guard let standard = locations.configFile else {
+            return (nil, "there is no default place, as neither HOME nor XDG_CONFIG_HOME is set")
+        }
+        return (
+            standard,
+            "the one default place, \(rule)/roundup/config.yaml, as neither --config nor ROUNDUP_CONFIG is set"
+        )
+    }
+
+    /// Where the state directory comes from, in words for `roundup check`.
+    public static func stateSearch(
+        flags: SettingFlags, environment: [String: String], directory: String, locations: Locations
+    ) -> String {
+        if flags.stateDirectory != nil { return "named by --state-dir" }
+        if environment.nonEmpty("ROUNDUP_STATE_DIR") != nil { return "named by ROUNDUP_STATE_DIR" }
+        if directory != locations.stateDirectory { return "named by stateDir in the config" }
+        let rule = environment.nonEmpty("XDG_STATE_HOME")?.hasPrefix("/") == true ? "$XDG_STATE_HOME" : "~/.local/state"
+        return "the default, \(rule)/roundup"
+    }
+
     /// The config file's text and path: `--config`, else `ROUNDUP_CONFIG`, else the default
     /// config file when it exists.
     static func configFile(flags: SettingFlags, environment: [String: String], locations: Locations)

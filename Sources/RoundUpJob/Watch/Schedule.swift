@@ -45,3 +45,113 @@ public enum Schedule {
         return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 }
+
+extension Schedule {
+    /// The lines for this user's crontab that run roundup every Monday at 06:00, in the
+    /// system's time zone: `executable` by its full path, and the config file and state
+    /// directory named, so that cron (which sets only HOME, and no XDG variable) reads the
+    /// same config and ledger as the shell that printed them.
+    public static func crontabEntry(executable: String, configFile: String?, stateDirectory: String) -> String {
+        var command = "umask 077 && \(cronWord(executable)) run --catch-up --quiet"
+        if let configFile { command += " --config \(cronWord(configFile))" }
+        command += " --state-dir \(cronWord(stateDirectory))"
+        return """
+            # roundup: every Monday at 06:00 in the system's time zone (cron ignores CRON_TZ), for the
+            # week that ended on weekEndsOn in roundup's timeZone; --quiet prints only what needs you.
+            0 6 * * 1 \(command)
+
+            """
+    }
+
+    /// `word` as /bin/sh reads it in a crontab line: quoted when it needs to be, with `%`
+    /// (a newline to cron) escaped.
+    static func cronWord(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "/._-+:,@".unicodeScalars.contains($0)
+        }
+        let quoted = plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return quoted.replacingOccurrences(of: "%", with: "\\%")
+    }
+
+    /// This user's crontab line that runs roundup, as cron would run it: the words after
+    /// `roundup` (quotes removed; `$HOME`, `${HOME}` and a leading `~` expanded with `home`),
+    /// and the variables the crontab and the line set before it. Nil when there is none.
+    public static func cronRun(searchPath: String?, home: String?) -> (
+        arguments: [String], variables: [String: String]
+    )? {
+        guard let crontab = output(of: "crontab", ["-l"], searchPath: searchPath) else { return nil }
+        var variables: [String: String] = [:]
+        for raw in crontab.split(separator: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.hasPrefix("#"), !line.isEmpty else { continue }
+            let words = shellWords(line, home: home)
+            if words.count == 1, let equals = words[0].firstIndex(of: "="),
+                words[0][..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+            {
+                variables[String(words[0][..<equals])] = String(words[0][words[0].index(after: equals)...])
+                continue
+            }
+            guard line.contains("roundup run"),
+                let index = words.firstIndex(where: { $0 == "roundup" || $0.hasSuffix("/roundup") }),
+                words.dropFirst(index + 1).first == "run"
+            else { continue }
+            // NAME=value words just before the command are its environment too.
+            for word in words[..<index].reversed() {
+                guard let equals = word.firstIndex(of: "="), word.first?.isLetter == true else { break }
+                variables[String(word[..<equals])] = String(word[word.index(after: equals)...])
+            }
+            return (Array(words[(index + 2)...]), variables)
+        }
+        return nil
+    }
+
+    /// `line` split into words as /bin/sh would, near enough for a crontab line: quotes
+    /// group and go, `&&` and `;` end a word, `$HOME` and a leading `~` are expanded.
+    static func shellWords(_ line: String, home: String?) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var quote: Character?
+        var characters = Array(line)
+        if let home {
+            characters = Array(
+                line.replacingOccurrences(of: "${HOME}", with: home).replacingOccurrences(of: "$HOME", with: home))
+        }
+        var index = 0
+        func end() {
+            if inWord { words.append(word) }
+            word = ""
+            inWord = false
+        }
+        while index < characters.count {
+            let character = characters[index]
+            index += 1
+            if let open = quote {
+                if character == open { quote = nil } else { word.append(character) }
+                continue
+            }
+            switch character {
+            case "'", "\"":
+                quote = character
+                inWord = true
+            case "\\" where index < characters.count:
+                word.append(characters[index])
+                index += 1
+                inWord = true
+            case " ", "\t":
+                end()
+            case ";", "&", "|":
+                end()
+                words.append(String(character))
+            case "~" where !inWord && home != nil:
+                word += home!
+                inWord = true
+            default:
+                word.append(character)
+                inWord = true
+            }
+        }
+        end()
+        return words
+    }
+}

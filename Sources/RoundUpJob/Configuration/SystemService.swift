@@ -1,0 +1,52 @@
+import Foundation
+
+/// Where `roundup.service`, as shipped, has the job find its files: the config in
+/// `/etc/roundup`, the token handed over as the credential `starling-token` from
+/// `/etc/roundup/starling-token`, the ledger and reports in `/var/lib/roundup`, and any
+/// other secrets in `/etc/roundup/environment`. `check --system` and `status --system`
+/// read these as the service does, and write nothing: a file root made in the state
+/// directory would be one the service's dynamic user could not write.
+public enum SystemService {
+    /// `Environment=ROUNDUP_CONFIG=%E/roundup/config.yaml`.
+    public static let configFile = "/etc/roundup/config.yaml"
+    /// `LoadCredential=starling-token:/etc/roundup/starling-token`.
+    public static let tokenFile = "/etc/roundup/starling-token"
+    /// `StateDirectory=roundup` and `Environment=ROUNDUP_STATE_DIR=%S/roundup`.
+    public static let stateDirectory = "/var/lib/roundup"
+    /// `EnvironmentFile=-/etc/roundup/environment`.
+    public static let environmentFile = "/etc/roundup/environment"
+
+    /// The environment the service's run sees: the unit's variables, the environment
+    /// file's (when this user can read it), the credential's directory, and `searchPath`
+    /// to find commands with; nothing of this user's own environment, and no HOME.
+    public static func environment(searchPath: String?) -> [String: String] {
+        var environment = environmentFileVariables()
+        environment["ROUNDUP_CONFIG"] = configFile
+        environment["ROUNDUP_STATE_DIR"] = stateDirectory
+        // The credential's file is the token file itself: it is named starling-token.
+        environment["CREDENTIALS_DIRECTORY"] = (tokenFile as NSString).deletingLastPathComponent
+        environment["PATH"] = searchPath ?? "/usr/bin:/bin"
+        environment["STARLING_ACCESS_TOKEN"] = nil
+        return environment
+    }
+
+    /// `NAME=value` lines of the environment file, as systemd reads them: blank lines and
+    /// lines starting `#` or `;` are skipped, and one pair of quotes around a value goes.
+    static func environmentFileVariables() -> [String: String] {
+        guard let text = try? String(contentsOfFile: environmentFile, encoding: .utf8) else { return [:] }
+        var variables: [String: String] = [:]
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty, !line.hasPrefix("#"), !line.hasPrefix(";"),
+                let equals = line.firstIndex(of: "=")
+            else { continue }
+            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = String(value.dropFirst().dropLast())
+            }
+            variables[name] = value
+        }
+        return variables
+    }
+}
