@@ -27,7 +27,7 @@ struct Roundup: AsyncParsableCommand {
         version: roundupVersion,
         subcommands: [
             Run.self, CheckCommand.self, StatusCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self,
-            Emulator.self,
+            Emulator.self, ManualSections.self,
         ]
     )
 

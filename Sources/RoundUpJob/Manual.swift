@@ -1,0 +1,134 @@
+/// The reference sections of `man roundup` that the command definitions do not give:
+/// ENVIRONMENT, FILES, EXIT STATUS and the config file's keys, in mdoc. They are made from
+/// the definitions the code uses (`ExitStatus`, `Locations`, `SystemService`,
+/// `ConfigFile.keys`), and `roundup manual-sections` prints them for `scripts/install` and
+/// `scripts/package` to add to the generated page. `ManualTests` holds the list of
+/// variables to the names the code reads.
+public enum Manual {
+    /// Every environment variable roundup reads, with what it does.
+    public static let environment: [(name: String, meaning: String)] = [
+        (
+            "STARLING_ACCESS_TOKEN",
+            "The access token, first of the places a token is read from. There is no token flag."
+        ),
+        (
+            "CREDENTIALS_DIRECTORY",
+            "Set by systemd: the token is read from its file \(TokenSource.credentialName) when STARLING_ACCESS_TOKEN "
+                + "is not set (LoadCredential= in roundup.service)."
+        ),
+        ("ROUNDUP_CONFIG", "The config file, when --config is not given."),
+        ("ROUNDUP_STATE_DIR", "The state directory (stateDir), when --state-dir is not given."),
+        ("ROUNDUP_REPORT_DIR", "Where reports are written (reportDir), when --report-dir is not given."),
+        ("ROUNDUP_API_BASE_URL", "The bank's API base URL (apiBaseURL)."),
+        ("ROUNDUP_SAVINGS_GOAL", "The name of the goal to save into (savingsGoal)."),
+        ("ROUNDUP_TIME_ZONE", "The zone of the week (timeZone)."),
+        ("ROUNDUP_TOKEN_FILE", "The token file (tokenFile)."),
+        ("ROUNDUP_CA_FILE", "Certificate authorities to trust for the bank (caFile)."),
+        ("ROUNDUP_MAX_REQUESTS_PER_SECOND", "Requests per second to the bank at most."),
+        ("ROUNDUP_RUN_TIMEOUT_SECONDS", "The whole run's time limit (runTimeoutSeconds)."),
+        ("ROUNDUP_PING_URL", "The dead man's switch to ping (notify.pingURL): a secret, best kept out of the config."),
+        ("ROUNDUP_LOG_LEVEL", "The level of log lines on stderr, when --log-level is not given."),
+        ("HOME", "The home directory, from which the default config file and state directory follow."),
+        (
+            "XDG_CONFIG_HOME",
+            "Where the default config file is: $XDG_CONFIG_HOME/roundup/config.yaml (default ~/.config)."
+        ),
+        ("XDG_STATE_HOME", "Where the default state directory is: $XDG_STATE_HOME/roundup (default ~/.local/state)."),
+        ("CURL_CA_BUNDLE", "Certificate authorities, as libcurl reads them, when caFile is not set."),
+        ("SSL_CERT_FILE", "Certificate authorities, as OpenSSL reads them, when caFile is not set."),
+        ("https_proxy", "The proxy to the bank (also HTTPS_PROXY, all_proxy, ALL_PROXY)."),
+        ("NO_COLOR", "When set to anything, no colour, and ASCII instead of block characters."),
+        ("TERM", "dumb: no colour."),
+        ("SSLKEYLOGFILE", "Refused by a run that moves money: it would write the TLS secrets to a file."),
+        ("PATH", "Where crontab and systemctl are found, for check and status."),
+    ]
+
+    /// Every file roundup reads or writes, with what it is.
+    public static var files: [(path: String, meaning: String)] {
+        [
+            (
+                "~/.config/roundup/config.yaml",
+                "The config file: $XDG_CONFIG_HOME/roundup/config.yaml, the one default place."
+            ),
+            (
+                "~/.local/state/roundup/",
+                "The state directory: $XDG_STATE_HOME/roundup. It holds the ledger, the lock and the reports."
+            ),
+            ("~/.local/state/roundup/ledger.sqlite", "The ledger: every week, transfer and run. Back it up."),
+            ("~/.local/state/roundup/roundup.lock", "Held while a run works, so that two runs never overlap."),
+            (
+                "~/.local/state/roundup/reports/",
+                "Each run's report pair (.md and .json), roundup-<end>.md pointing at the week's, and savings.svg and "
+                    + "savings.html."
+            ),
+            ("~/.local/state/roundup/demo/", "roundup demo's own state, apart from real runs."),
+            (SystemService.configFile, "The system service's config file."),
+            (SystemService.tokenFile, "The system service's token, read by systemd (root, mode 600)."),
+            (SystemService.environmentFile, "The system service's other secrets, such as ROUNDUP_PING_URL (mode 600)."),
+            (SystemService.stateDirectory + "/", "The system service's state directory, kept by its dynamic user."),
+        ]
+    }
+
+    /// The sections in mdoc, for the end of the page generated from the commands.
+    public static func sections() -> String {
+        var lines = [".Sh ENVIRONMENT", ".Bl -tag -width Ds"]
+        for (name, meaning) in environment { lines += [".It Ev \(name)", escaped(meaning)] }
+        lines += [".El", ".Sh FILES", ".Bl -tag -width Ds"]
+        for (path, meaning) in files { lines += [".It Pa \(path)", escaped(meaning)] }
+        lines += [
+            ".El", ".Sh CONFIGURATION",
+            "The config file is YAML; an unknown key is an error. Its keys, each described in the example config "
+                + "(/usr/share/doc/roundup/roundup.example.yaml) and its JSON schema:",
+            ".Pp",
+            ConfigFile.keys.sorted().map {
+                "\($0 == "notify" ? "notify (\(ConfigFile.Notify.keys.sorted().joined(separator: ", ")))" : $0)"
+            }
+            .joined(separator: ", ") + ".",
+            ".Sh EXIT STATUS", ".Bl -tag -width Ds",
+        ]
+        for status in ExitStatus.allCases {
+            lines += [".It \(status.rawValue)", escaped("\(status.meaning). \(status.remedy)")]
+        }
+        lines.append(".El")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` as an mdoc text line: backslashes escaped, and a leading dot or quote kept as text.
+    static func escaped(_ text: String) -> String {
+        let line = text.replacingOccurrences(of: "\\", with: "\\e")
+        return line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : line
+    }
+}
+
+extension ExitStatus {
+    /// What the status means, for the man page and the help.
+    public var meaning: String {
+        switch self {
+        case .ok: "Every account-week ended well: moved, already moved, nothing to move, or skipped"
+        case .usage: "A usage mistake: a bad flag or argument, or a week that has not ended"
+        case .dataError: "The bank sent data the job cannot use"
+        case .unavailable: "The bank could not be reached, or kept failing"
+        case .ioError: "Output could not be written (a full disk, a closed terminal); the ledger was already committed"
+        case .temporaryFailure:
+            "Try again later: another run holds the lock, the bank asked to slow down, or the run's time ran out"
+        case .permissionDenied: "The token was rejected, or lacks a scope the run needs"
+        case .configuration: "The configuration cannot be used, or a week is held until a person decides"
+        }
+    }
+
+    /// What to do about it.
+    public var remedy: String {
+        switch self {
+        case .ok: "The week's reports and roundup history say what moved."
+        case .usage:
+            "Read the message, fix the command line (roundup help), and run it again. A person's typo at a terminal is not recorded as a run."
+        case .dataError: "Nothing moved for the week; the report names the answer. Run again later, or report it."
+        case .unavailable:
+            "It may pass by itself: the scheduler tries again, and the next --catch-up run finishes the week."
+        case .ioError: "Free space or fix the output, then roundup history shows what the run did."
+        case .temporaryFailure: "It may pass by itself: the next run carries on where this one stopped."
+        case .permissionDenied: "Create a token with the scopes roundup check names."
+        case .configuration: "Run roundup check and fix each FIX line; for a held week, roundup resolve."
+        }
+    }
+}
