@@ -52,7 +52,7 @@ public struct TokenLoader: Sendable {
             return .failure(
                 TokenError(
                     message: "no access token: set STARLING_ACCESS_TOKEN, or tokenFile in the config file "
-                        + "(see config/roundup.example.yaml), or pass the systemd credential "
+                        + "(see roundup.example.yaml in config/ or /usr/share/doc/roundup/), or pass the systemd credential "
                         + TokenSource.credentialName))
         }
         return Self.readFile(path).map { ($0, .file(path: path)) }
