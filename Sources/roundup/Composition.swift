@@ -156,6 +156,32 @@ struct Composition {
         return result.adding(watchProblems: await watch.tell(result))
     }
 
+    /// A `roundup run` whose flags could not be parsed, from a schedule (no person at a
+    /// terminal): recorded, where `--state-dir` or the environment names a state directory
+    /// with a ledger, and told to the monitor the environment names, as a run whose settings
+    /// could not be had is. A dry run, and a person's typo, are not runs.
+    func recordUnparsedRun(_ message: String, arguments: [String]) async {
+        guard arguments.first == "run", !typedByAPerson, !arguments.contains("--dry-run") else { return }
+        var flags = SettingFlags()
+        for (index, argument) in arguments.enumerated() {
+            let value = { (name: String) -> String? in
+                if argument == name, index + 1 < arguments.count { return arguments[index + 1] }
+                return argument.hasPrefix(name + "=") ? String(argument.dropFirst(name.count + 1)) : nil
+            }
+            if let path = value("--state-dir") { flags.stateDirectory = path }
+            if let path = value("--config") { flags.configFile = path }
+        }
+        var logger = Logger(label: "roundup")
+        logger.logLevel = .critical
+        // The config's state directory and monitor when it can be read, else the environment's.
+        let loaded = try? settings(flags).get().settings
+        await RunWatch.settingsFailed(
+            CommandFailure(.usage, message.split(separator: "\n").first.map(String.init) ?? message),
+            stateDirectory: loaded?.state.directory
+                ?? StateSettings.directory(flags: flags, environment: environment, locations: locations),
+            watch: loaded?.watch ?? .fromEnvironment(environment), clock: clock, logger: logger)
+    }
+
     /// `roundup check`, or with `system` the system service's files as `roundup.service`
     /// reads them (`check --system`).
     func check(_ flags: SettingFlags, system: Bool, logger: Logger, style: TextStyle) async -> CommandResult {
@@ -188,12 +214,27 @@ struct Composition {
             let executable =
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 ?? CommandLine.arguments[0]
-            return CommandResult(
-                status: .ok,
-                output: Schedule.crontabEntry(
-                    executable: executable, configFile: loaded.configPath,
-                    stateDirectory: loaded.settings.state.directory
-                ), diagnostics: [])
+            // cron starts in HOME: every path is given whole.
+            let absolute = { (path: String) in
+                path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            }
+            let paths = [executable, loaded.configPath, loaded.settings.state.directory].compactMap { $0 }.map(absolute)
+            if let bad = paths.first(where: { $0.contains(where: { "\n\r\\".contains($0) }) }) {
+                return .failure(
+                    CommandFailure(
+                        .configuration,
+                        "a crontab line cannot name \(bad): cron would cut it at its line break or backslash; "
+                            + "choose a config file and state directory without them"))
+            }
+            var output = Schedule.crontabEntry(
+                executable: absolute(executable), configFile: loaded.configPath.map(absolute),
+                stateDirectory: absolute(loaded.settings.state.directory))
+            if loaded.settings.bank.tokenFile == nil {
+                output =
+                    "# cron sets no STARLING_ACCESS_TOKEN: set tokenFile in the config, or the run finds no token.\n"
+                    + output
+            }
+            return CommandResult(status: .ok, output: output, diagnostics: [])
         }
     }
 

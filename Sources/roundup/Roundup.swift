@@ -31,6 +31,26 @@ struct Roundup: AsyncParsableCommand {
         ]
     )
 
+    /// Parses and runs the command. A `roundup run` whose flags cannot be parsed (a typo in
+    /// the crontab's line) is recorded and told to the monitor as a failed run when no person
+    /// typed it (`Composition.recordUnparsedRun`), as the mistakes found after parsing are.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage.rawValue {
+                await Composition.live.recordUnparsedRun(
+                    message(for: error), arguments: Array(CommandLine.arguments.dropFirst()))
+            }
+            exit(withError: error)
+        }
+    }
+
     /// A bare `roundup` moves no money: it shows the help and exits 64. Moving money always
     /// takes `roundup run`.
     func run() async throws {

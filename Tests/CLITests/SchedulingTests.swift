@@ -240,6 +240,16 @@ import Testing
         let same = try await roundup(["check"], environment: plain)
         #expect(
             same.stdout.contains("ok    cron: your crontab's line reads the same config and ledger"), "\(same.stdout)")
+        // The config names no tokenFile, and cron sets no STARLING_ACCESS_TOKEN.
+        #expect(same.stdout.contains("WARN  cron: your crontab's line would find no token"), "\(same.stdout)")
+        // The lines check --crontab prints name whole paths, and refuse one cron would cut.
+        let binary = try #require(roundupBinary)
+        let relative = try await run(
+            "/bin/sh", ["-c", "cd '\(home.path)' && '\(binary)' check --crontab --state-dir rel"], environment: plain)
+        #expect(relative.stdout.contains(" --state-dir \(home.path)/rel\n"), "\(relative.stdout)")
+        #expect(relative.stdout.hasPrefix("# cron sets no STARLING_ACCESS_TOKEN"), "\(relative.stdout)")
+        let newline = try await roundup(["check", "--crontab", "--state-dir", home.path + "/a\nb"], environment: plain)
+        #expect(newline.status == 78 && newline.stderr.contains("a crontab line cannot name"), "\(newline.stderr)")
         // A shell whose XDG_STATE_HOME moves the ledger: cron would keep another one.
         let moved = try await roundup(
             ["check"], environment: plain.merging(["XDG_STATE_HOME": home.path + "/st"]) { $1 })

@@ -74,6 +74,17 @@ import Testing
             let after = try await roundup(["status", "--config", config], environment: environment)
             #expect(after.status == 2, "\(after.stdout)")
             #expect(after.stdout.contains("exit 64: the week ending 2099-01-04"))
+
+            // A flag the parser refuses: typed, it is no run; from a schedule, it is one.
+            let typo = try #require(try await self.typed(common + ["--colr", "x"], environment: environment))
+            #expect(typo.status == 64 && typo.stdout.contains("Unknown option '--colr'"), "\(typo.stdout)")
+            let unchanged = try await roundup(["status", "--config", config], environment: environment)
+            #expect(!unchanged.stdout.contains("--colr"), "\(unchanged.stdout)")
+            let scheduledTypo = try await roundup(common + ["--colr", "x"], environment: environment)
+            #expect(scheduledTypo.status == 64)
+            let recorded = try await roundup(["status", "--config", config], environment: environment)
+            #expect(recorded.stdout.contains("exit 64: Unknown option '--colr'"), "\(recorded.stdout)")
+            #expect(await monitor.pings.last?.body.contains("Unknown option '--colr'") == true)
         }
     }
 

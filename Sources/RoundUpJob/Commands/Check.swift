@@ -287,6 +287,11 @@ public enum Check {
             list.warn("cron: your crontab's line for roundup would fail: \(error.message); \(fix)")
             return
         }
+        if cron.variables.nonEmpty("STARLING_ACCESS_TOKEN") == nil, loaded.settings.bank.tokenFile == nil {
+            list.warn(
+                "cron: your crontab's line would find no token: cron sets no STARLING_ACCESS_TOKEN; set tokenFile in "
+                    + "the config it reads (\(loaded.configPath ?? "none"))")
+        }
         var differences: [String] = []
         if loaded.configPath != shell.configPath {
             differences.append(

@@ -20,13 +20,16 @@ public enum SystemService {
     /// file's (when this user can read it), the credential's directory, and `searchPath`
     /// to find commands with; nothing of this user's own environment, and no HOME.
     public static func environment(searchPath: String?) -> [String: String] {
-        var environment = environmentFileVariables()
-        environment["ROUNDUP_CONFIG"] = configFile
-        environment["ROUNDUP_STATE_DIR"] = stateDirectory
-        // The credential's file is the token file itself: it is named starling-token.
+        var environment = [
+            "ROUNDUP_CONFIG": configFile, "ROUNDUP_STATE_DIR": stateDirectory,
+            // The credential's file is the token file itself: it is named starling-token.
+            "CREDENTIALS_DIRECTORY": (tokenFile as NSString).deletingLastPathComponent,
+            "PATH": searchPath ?? "/usr/bin:/bin",
+        ]
+        // EnvironmentFile= is read after Environment=: what it sets wins, as in the service
+        // (a STARLING_ACCESS_TOKEN there is used before the credential).
+        environment.merge(environmentFileVariables()) { _, file in file }
         environment["CREDENTIALS_DIRECTORY"] = (tokenFile as NSString).deletingLastPathComponent
-        environment["PATH"] = searchPath ?? "/usr/bin:/bin"
-        environment["STARLING_ACCESS_TOKEN"] = nil
         return environment
     }
 

@@ -253,7 +253,7 @@ public final class RunWatch: Sendable {
         if !moved.isEmpty { parts.append("moved \(moved.joined(separator: ", "))") }
         // A run that ended before any account's week (a usage or config mistake, a refused
         // lock) has no counts to give: "exit 78: 0 held" would say the opposite of its reason.
-        if !tally.weeks.isEmpty || tally.done + tally.held + tally.failed > 0 || result.status == .ok {
+        if tally.done + tally.held + tally.failed > 0 || result.status == .ok {
             parts.append("\(tally.done) account-week(s) done, \(tally.held) held, \(tally.failed) failed")
         }
         var line = "exit \(result.status.rawValue): " + parts.joined(separator: "; ")
