@@ -49,6 +49,10 @@ struct StatusCommand: ParsableCommand {
             _ = writeAll(STDERR_FILENO, "roundup: \(error.message)\n")
             throw ExitCode(JobHealth.Level.unknown.rawValue)
         case .success(let loaded):
+            if system, let refusal = Ledger.systemReadRefusal(Ledger.path(in: loaded.settings.state.directory)) {
+                _ = writeAll(STDERR_FILENO, "roundup: \(refusal)\n")
+                throw ExitCode(JobHealth.Level.unknown.rawValue)
+            }
             let finding = JobHealth.find(
                 stateDirectory: loaded.settings.state.directory, now: live.clock(),
                 nextRun: Schedule.nextRun(searchPath: live.environment["PATH"]), zone: loaded.settings.rules.timeZone)

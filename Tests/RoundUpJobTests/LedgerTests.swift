@@ -15,6 +15,21 @@ import Testing
             roundUp: Money(minorUnits: roundUp, currency: gbp))
     }
 
+    /// roundup's ledgers are never in write-ahead-log mode, which reading would add files
+    /// beside; one set so from outside is left unread by the `--system` views.
+    @Test func aLedgerInWriteAheadLogModeIsLeftUnreadByTheSystemViews() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        _ = try Ledger(path: path)
+        #expect(!Ledger.isWriteAheadLog(path) && Ledger.systemReadRefusal(path) == nil)
+        let queue = try DatabaseQueue(path: path)
+        _ = try queue.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode=WAL") }
+        try queue.close()
+        #expect(Ledger.isWriteAheadLog(path))
+        #expect(Ledger.systemReadRefusal(path)?.contains("write-ahead-log mode") == true)
+        #expect(!Ledger.isWriteAheadLog(directory.path + "/none"))
+    }
+
     @Test func aCorruptRowIsDescribedWithoutRecursing() {
         #expect(
             LedgerError.corrupt("row for week 'x'").description == "the ledger holds an unreadable row for week 'x'")

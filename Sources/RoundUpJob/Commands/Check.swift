@@ -243,6 +243,10 @@ public enum Check {
             list.ok("ledger: none yet in \(settings.state.directory): the service has not run")
             return
         }
+        if let refusal = Ledger.systemReadRefusal(ledger) {
+            list.problem(.configuration, "ledger: \(refusal)")
+            return
+        }
         do {
             let entries = try Ledger.readOnlyCopy(of: ledger).entries()
             list.ok("ledger: \(ledger), \(entries.count) account-week(s) (read only; nothing here is written)")

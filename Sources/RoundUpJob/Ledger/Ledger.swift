@@ -17,6 +17,25 @@ public struct Ledger: Sendable {
     /// Where the ledger of `stateDirectory` is.
     public static func path(in stateDirectory: String) -> String { stateDirectory + "/ledger.sqlite" }
 
+    /// Whether the file at `path` is an SQLite database in write-ahead-log mode (bytes 18
+    /// and 19 of its header are 2), which roundup never sets: reading one creates `-wal` and
+    /// `-shm` files beside it, so the `--system` views, run as root, leave it unread rather
+    /// than make files the service's user could not write.
+    public static func isWriteAheadLog(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+        return header[18] == 2 && header[19] == 2
+    }
+
+    /// Why the `--system` views leave the ledger at `path` unread, or nil when they can read it.
+    public static func systemReadRefusal(_ path: String) -> String? {
+        guard isWriteAheadLog(path) else { return nil }
+        return "\(path) is in write-ahead-log mode, which roundup never sets: reading it as root would create "
+            + "files beside it that the service's user could not write, so it is left unread; set it back with "
+            + "sqlite3 \(path) 'pragma journal_mode=delete' as the file's owner"
+    }
+
     /// Opens (creating if needed) the ledger at `path`. With `weekZone`, the configured
     /// zone, weeks recorded without their bounds get them (`boundWeeks`).
     public init(path: String, weekZone: TimeZone? = nil) throws {
