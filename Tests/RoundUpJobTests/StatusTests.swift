@@ -103,4 +103,13 @@ import Testing
         #expect(summary.contains("names the account …, which"), "\(summary)")
         #expect(!summary.contains("b0b20c9d"))
     }
+
+    /// A catch-up that found nothing to run says so, rather than "0 account-week(s) done".
+    @Test func aRunWithNoWeekToRunSaysSo() {
+        let nothing = RunWatch.summary(of: CommandResult(status: .ok, output: "", diagnostics: []))
+        #expect(nothing == "exit 0: no week to run: the ledger already has every finished week")
+        var one = CommandResult(status: .ok, output: "", diagnostics: [])
+        one.tally.weeks = [LocalDate(iso: "2026-11-15")!]
+        #expect(RunWatch.summary(of: one) == "exit 0: week ending 2026-11-15; 0 account-week(s) done, 0 held, 0 failed")
+    }
 }

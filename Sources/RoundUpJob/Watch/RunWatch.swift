@@ -253,8 +253,11 @@ public final class RunWatch: Sendable {
         if !moved.isEmpty { parts.append("moved \(moved.joined(separator: ", "))") }
         // A run that ended before any account's week (a usage or config mistake, a refused
         // lock) has no counts to give: "exit 78: 0 held" would say the opposite of its reason.
-        if tally.done + tally.held + tally.failed > 0 || result.status == .ok {
+        if tally.done + tally.held + tally.failed > 0 || (result.status == .ok && !tally.weeks.isEmpty) {
             parts.append("\(tally.done) account-week(s) done, \(tally.held) held, \(tally.failed) failed")
+        } else if result.status == .ok {
+            // A catch-up that found every finished week settled.
+            parts.append("no week to run: the ledger already has every finished week")
         }
         var line = "exit \(result.status.rawValue): " + parts.joined(separator: "; ")
         if result.status != .ok, let reason = result.diagnostics.first ?? result.held.first {
