@@ -80,8 +80,8 @@ public enum Manual {
             "The config file is YAML; an unknown key is an error. Its keys, each described in the example config "
                 + "(/usr/share/doc/roundup/roundup.example.yaml) and its JSON schema:",
             ".Pp",
-            ConfigFile.keys.sorted().map {
-                "\($0 == "notify" ? "notify (\(ConfigFile.Notify.keys.sorted().joined(separator: ", ")))" : $0)"
+            ConfigFile.keys.sorted().map { key in
+                key == "notify" ? "notify (\(ConfigFile.Notify.keys.sorted().joined(separator: ", ")))" : key
             }
             .joined(separator: ", ") + ".",
             ".Sh EXIT STATUS", ".Bl -tag -width Ds",

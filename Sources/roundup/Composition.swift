@@ -162,15 +162,7 @@ struct Composition {
     /// could not be had is. A dry run, and a person's typo, are not runs.
     func recordUnparsedRun(_ message: String, arguments: [String]) async {
         guard arguments.first == "run", !typedByAPerson, !arguments.contains("--dry-run") else { return }
-        var flags = SettingFlags()
-        for (index, argument) in arguments.enumerated() {
-            let value = { (name: String) -> String? in
-                if argument == name, index + 1 < arguments.count { return arguments[index + 1] }
-                return argument.hasPrefix(name + "=") ? String(argument.dropFirst(name.count + 1)) : nil
-            }
-            if let path = value("--state-dir") { flags.stateDirectory = path }
-            if let path = value("--config") { flags.configFile = path }
-        }
+        let flags = SettingFlags(scanning: Array(arguments.dropFirst()))
         var logger = Logger(label: "roundup")
         logger.logLevel = .critical
         // The config's state directory and monitor when it can be read, else the environment's.
@@ -214,27 +206,13 @@ struct Composition {
             let executable =
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 ?? CommandLine.arguments[0]
-            // cron starts in HOME: every path is given whole.
-            let absolute = { (path: String) in
-                path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            do throws(CommandFailure) {
+                let lines = try Schedule.crontabEntry(
+                    executable: executable, loaded: loaded, workingDirectory: FileManager.default.currentDirectoryPath)
+                return CommandResult(status: .ok, output: lines, diagnostics: [])
+            } catch {
+                return .failure(error)
             }
-            let paths = [executable, loaded.configPath, loaded.settings.state.directory].compactMap { $0 }.map(absolute)
-            if let bad = paths.first(where: { $0.contains(where: { "\n\r\\".contains($0) }) }) {
-                return .failure(
-                    CommandFailure(
-                        .configuration,
-                        "a crontab line cannot name \(bad): cron would cut it at its line break or backslash; "
-                            + "choose a config file and state directory without them"))
-            }
-            var output = Schedule.crontabEntry(
-                executable: absolute(executable), configFile: loaded.configPath.map(absolute),
-                stateDirectory: absolute(loaded.settings.state.directory))
-            if loaded.settings.bank.tokenFile == nil {
-                output =
-                    "# cron sets no STARLING_ACCESS_TOKEN: set tokenFile in the config, or the run finds no token.\n"
-                    + output
-            }
-            return CommandResult(status: .ok, output: output, diagnostics: [])
         }
     }
 

@@ -265,6 +265,15 @@ import Testing
                 "WARN  cron: your crontab's line for roundup would fail: cannot read the config file /nowhere/config.yaml"
             ),
             "\(failing.stdout)")
+        // cron ends the command at a `%` and makes `\%` a `%`: check reads the line so.
+        let state = home.path + "/.local/state/roundup"
+        try crontab("0 6 * * 1 roundup run --quiet --state-dir \(state)%ignored by cron\n")
+        let cut = try await roundup(["check"], environment: plain)
+        #expect(
+            cut.stdout.contains("ok    cron: your crontab's line reads the same config and ledger"), "\(cut.stdout)")
+        try crontab("0 6 * * 1 ROUNDUP_STATE_DIR=\(state)\\%2 roundup run --quiet\n")
+        let escaped = try await roundup(["check"], environment: plain)
+        #expect(escaped.stdout.contains("would read the ledger in \(state)%2 where"), "\(escaped.stdout)")
         // The lines `check --crontab` prints for that shell settle it.
         let printed = try await roundup(
             ["check", "--crontab"], environment: plain.merging(["XDG_STATE_HOME": home.path + "/st"]) { $1 })

@@ -41,9 +41,10 @@ public enum Check {
                     + "\(SystemService.stateDirectory), environment file \(SystemService.environmentFile)")
         }
         let settings: Settings
+        let configPath: String?
         switch loaded {
         case .success(let value):
-            settings = value.settings
+            (settings, configPath) = (value.settings, value.configPath)
             if let path = value.configPath {
                 list.ok("config: \(path) (\(lookup.config.why))")
             } else {
@@ -61,14 +62,16 @@ public enum Check {
                 flags: lookup.flags, environment: lookup.environment, directory: settings.state.directory,
                 locations: locations),
             in: &list)
+        // This user's crontab, read once; the service has none of its own.
+        let crontab = lookup.system ? nil : Schedule.crontab(searchPath: searchPath)
+        var cronStateDirectory: String?
         if lookup.system {
             checkServiceFiles(settings, in: &list)
         } else {
-            checkWrittenFiles(settings, configPath: try? loaded.get().configPath, in: &list)
-            checkSchedules(locations, searchPath: searchPath, in: &list)
-            checkCron(
-                shell: (try? loaded.get()).map { ($0.configPath, settings.state.directory) }, locations: locations,
-                searchPath: searchPath, in: &list)
+            checkWrittenFiles(settings, configPath: configPath, in: &list)
+            checkSchedules(locations, crontab: crontab, in: &list)
+            cronStateDirectory = checkCron(
+                crontab, shell: (configPath, settings.state.directory), locations: locations, in: &list)
         }
 
         let token: AccessToken
@@ -97,8 +100,7 @@ public enum Check {
         let labels = Dictionary(accounts.map { ($0.accountUid, $0.account.label) }) { first, _ in first }
         for warning in OtherLedgers.warnings(
             stateDirectory: settings.state.directory,
-            candidates: OtherLedgers.candidates(
-                locations: locations, crontabLine: Schedule.crontabLine(searchPath: searchPath)),
+            candidates: OtherLedgers.candidates(locations: locations, cronStateDirectory: cronStateDirectory),
             accounts: labels)
         {
             list.warn(warning)
@@ -223,12 +225,12 @@ public enum Check {
     }
 
     /// Both the crontab entry and the systemd timer installed: two schedules for one holder.
-    private static func checkSchedules(_ locations: Locations, searchPath: String?, in list: inout Checklist) {
+    private static func checkSchedules(_ locations: Locations, crontab: String?, in list: inout Checklist) {
         let timers =
             ["/etc/systemd/system/timers.target.wants/roundup.timer"]
             + (locations.configHome.map { ["\($0)/systemd/user/timers.target.wants/roundup.timer"] } ?? [])
         guard let timer = timers.first(where: { FileManager.default.fileExists(atPath: $0) }),
-            Schedule.crontabLine(searchPath: searchPath) != nil
+            Schedule.crontabLine(in: crontab) != nil
         else { return }
         list.warn(
             "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "
@@ -257,39 +259,24 @@ public enum Check {
 
     /// The crontab's line for roundup, read as cron runs it (HOME only, no XDG variable,
     /// with the crontab's own variables): a warning when it would read another config file
-    /// or keep another ledger than this shell does, or could not run at all.
+    /// or keep another ledger than this shell does, find no token, or could not run at all.
+    /// Returns the state directory cron's runs keep, when there is a line.
     private static func checkCron(
-        shell: (configPath: String?, stateDirectory: String)?, locations: Locations, searchPath: String?,
+        _ crontab: String?, shell: (configPath: String?, stateDirectory: String), locations: Locations,
         in list: inout Checklist
-    ) {
-        guard let shell, let cron = Schedule.cronRun(searchPath: searchPath, home: locations.home) else { return }
+    ) -> String? {
+        guard let cron = Schedule.cronRun(in: crontab, home: locations.home) else { return nil }
         var environment = cron.variables
         environment["HOME"] = environment["HOME"] ?? locations.home
-        var flags = SettingFlags()
-        var words = cron.arguments[...]
-        while let word = words.popFirst() {
-            let (name, inline) =
-                word.hasPrefix("--") && word.contains("=")
-                ? (String(word.prefix { $0 != "=" }), String(word.drop { $0 != "=" }.dropFirst())) : (word, nil)
-            func value() -> String? { inline ?? words.popFirst() }
-            switch name {
-            case "--config": flags.configFile = value()
-            case "--state-dir": flags.stateDirectory = value()
-            case "--api-base-url": flags.apiBaseURL = value()
-            case "--savings-goal": flags.savingsGoal = value()
-            case "--report-dir": flags.reportDirectory = value()
-            case ";", "&", "|": words = []
-            default: break
-            }
-        }
+        let flags = SettingFlags(scanning: cron.arguments)
+        let cronLocations = Locations(environment: environment)
         let fix = "`roundup check --crontab` prints a line that names this shell's config and state directory"
         let loaded: LoadedSettings
         do throws(SettingsError) {
-            loaded = try Settings.load(
-                flags: flags, environment: environment, locations: Locations(environment: environment))
+            loaded = try Settings.load(flags: flags, environment: environment, locations: cronLocations)
         } catch {
             list.warn("cron: your crontab's line for roundup would fail: \(error.message); \(fix)")
-            return
+            return StateSettings.directory(flags: flags, environment: environment, locations: cronLocations)
         }
         if cron.variables.nonEmpty("STARLING_ACCESS_TOKEN") == nil, loaded.settings.bank.tokenFile == nil {
             list.warn(
@@ -310,6 +297,7 @@ public enum Check {
         } else {
             list.warn("cron: your crontab's line would read \(differences.joined(separator: ", and ")); \(fix)")
         }
+        return loaded.settings.state.directory
     }
 
     /// Where reports and the metrics file go, checked as a real run checks them before its

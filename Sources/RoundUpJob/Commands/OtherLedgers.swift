@@ -8,32 +8,10 @@ import RoundUp
 enum OtherLedgers {
     /// State directories where another ledger may be: this user's default one (with and
     /// without `XDG_STATE_HOME`), the system service's, and the one the crontab's line
-    /// names (`--state-dir` or `ROUNDUP_STATE_DIR=`).
-    static func candidates(locations: Locations, crontabLine: String?) -> [String] {
-        var directories = [locations.stateDirectory, locations.home.map { "\($0)/.local/state/roundup" }]
-            .compactMap { $0 }
-        directories += ["/var/lib/roundup", "/var/lib/private/roundup"]
-        if let line = crontabLine { directories += stateDirectories(named: line).map(locations.expand) }
-        return directories
-    }
-
-    /// The state directories a crontab line names: `--state-dir DIR`, `--state-dir=DIR` or
-    /// `ROUNDUP_STATE_DIR=DIR`, quotes removed.
-    static func stateDirectories(named line: String) -> [String] {
-        let words = line.split(whereSeparator: \.isWhitespace).map {
-            String($0).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
-        }
-        var found: [String] = []
-        for (index, word) in words.enumerated() {
-            if word == "--state-dir", index + 1 < words.count {
-                found.append(words[index + 1])
-            } else if let value = word.split(separator: "=", maxSplits: 1).last,
-                word.hasPrefix("--state-dir=") || word.hasPrefix("ROUNDUP_STATE_DIR=")
-            {
-                found.append(String(value).trimmingCharacters(in: CharacterSet(charactersIn: "'\"")))
-            }
-        }
-        return found
+    /// keeps, as cron resolves it (`Check`'s reading of the line).
+    static func candidates(locations: Locations, cronStateDirectory: String?) -> [String] {
+        [locations.stateDirectory, locations.home.map { "\($0)/.local/state/roundup" }].compactMap { $0 }
+            + [SystemService.stateDirectory, "/var/lib/private/roundup"] + [cronStateDirectory].compactMap { $0 }
     }
 
     /// For each ledger among `candidates` that is not the one in `stateDirectory` and holds

@@ -21,14 +21,13 @@ public enum SystemService {
     /// to find commands with; nothing of this user's own environment, and no HOME.
     public static func environment(searchPath: String?) -> [String: String] {
         var environment = [
-            "ROUNDUP_CONFIG": configFile, "ROUNDUP_STATE_DIR": stateDirectory,
-            // The credential's file is the token file itself: it is named starling-token.
-            "CREDENTIALS_DIRECTORY": (tokenFile as NSString).deletingLastPathComponent,
-            "PATH": searchPath ?? "/usr/bin:/bin",
+            "ROUNDUP_CONFIG": configFile, "ROUNDUP_STATE_DIR": stateDirectory, "PATH": searchPath ?? "/usr/bin:/bin",
         ]
         // EnvironmentFile= is read after Environment=: what it sets wins, as in the service
         // (a STARLING_ACCESS_TOKEN there is used before the credential).
         environment.merge(environmentFileVariables()) { _, file in file }
+        // systemd sets the credentials' directory itself; the credential's file is the token
+        // file, named starling-token.
         environment["CREDENTIALS_DIRECTORY"] = (tokenFile as NSString).deletingLastPathComponent
         return environment
     }

@@ -72,7 +72,7 @@ public enum ReportWriter {
     static func unchangedNote(week endDate: String, in directory: String) -> String {
         let link = "\(directory)/roundup-\(endDate).md"
         let report = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ": \(link) -> \($0)" }
-        return "Report: none new (earlier runs settled this week; this run changed nothing)\(report ?? "")"
+        return printable("Report: none new (earlier runs settled this week; this run changed nothing)\(report ?? "")")
     }
 
     /// The report directory at `path`, created for its owner alone if missing; refused

@@ -1,4 +1,5 @@
 import Foundation
+import RoundUp
 
 /// This user's schedule for roundup, as the systemd timer and the crontab say. Commands are
 /// found on `searchPath`, the environment's `PATH`.
@@ -6,6 +7,11 @@ public enum Schedule {
     /// When the next scheduled run is: the systemd timer's next elapse (system, then user),
     /// else the crontab line's schedule; nil when neither is found.
     public static func nextRun(searchPath: String?) -> String? {
+        nextRun(searchPath: searchPath, crontab: crontab(searchPath: searchPath))
+    }
+
+    /// The next scheduled run, with this user's crontab as read (`crontab(searchPath:)`).
+    static func nextRun(searchPath: String?, crontab: String?) -> String? {
         for scope in [[], ["--user"]] {
             let next = output(
                 of: "systemctl", scope + ["show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value"],
@@ -13,16 +19,19 @@ public enum Schedule {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             if let next, !next.isEmpty, next != "n/a", !next.hasPrefix("0") { return "\(next) (roundup.timer)" }
         }
-        guard let line = crontabLine(searchPath: searchPath) else { return nil }
+        guard let line = crontabLine(in: crontab) else { return nil }
         let schedule = line.split(separator: " ").prefix(5).joined(separator: " ")
         // cron runs in the system's zone: Debian's and Ubuntu's ignore CRON_TZ, so no other
         // zone is claimed.
         return "crontab: \(schedule), in the system's time zone"
     }
 
-    /// The line of this user's crontab (`crontab -l`) that runs roundup.
-    static func crontabLine(searchPath: String?) -> String? {
-        guard let crontab = output(of: "crontab", ["-l"], searchPath: searchPath) else { return nil }
+    /// This user's crontab (`crontab -l`), read once by each command that looks at it.
+    static func crontab(searchPath: String?) -> String? { output(of: "crontab", ["-l"], searchPath: searchPath) }
+
+    /// The line of `crontab` that runs roundup.
+    static func crontabLine(in crontab: String?) -> String? {
+        guard let crontab else { return nil }
         let lines = crontab.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         return lines.first { !$0.hasPrefix("#") && $0.contains("roundup run") }
     }
@@ -49,13 +58,31 @@ public enum Schedule {
 extension Schedule {
     /// The lines for this user's crontab that run roundup every Monday at 06:00, in the
     /// system's time zone: `executable` by its full path, and the config file and state
-    /// directory named, so that cron (which sets only HOME, and no XDG variable) reads the
-    /// same config and ledger as the shell that printed them.
-    public static func crontabEntry(executable: String, configFile: String?, stateDirectory: String) -> String {
-        var command = "umask 077 && \(cronWord(executable)) run --catch-up --quiet"
-        if let configFile { command += " --config \(cronWord(configFile))" }
-        command += " --state-dir \(cronWord(stateDirectory))"
-        return """
+    /// directory of `loaded` named whole (cron starts in HOME, not `workingDirectory`), so
+    /// that cron (which sets only HOME, and no XDG variable) reads the same config and ledger
+    /// as the shell that printed them. A path cron would cut (a line break, a backslash) is
+    /// refused; a config with no `tokenFile` is said, since cron sets no token.
+    public static func crontabEntry(executable: String, loaded: LoadedSettings, workingDirectory: String)
+        throws(CommandFailure) -> String
+    {
+        let whole = { (path: String) in path.hasPrefix("/") ? path : workingDirectory + "/" + path }
+        let (program, config, state) = (
+            whole(executable), loaded.configPath.map(whole), whole(loaded.settings.state.directory)
+        )
+        if let cut = [program, config, state].compactMap({ $0 }).first(where: { $0.contains { "\n\r\\".contains($0) } })
+        {
+            throw CommandFailure(
+                .configuration,
+                "a crontab line cannot name \(printable(cut)): cron would cut it at its line break or backslash; "
+                    + "choose a config file and state directory without them")
+        }
+        var command = "umask 077 && \(cronWord(program)) run --catch-up --quiet"
+        if let config { command += " --config \(cronWord(config))" }
+        command += " --state-dir \(cronWord(state))"
+        let noToken =
+            loaded.settings.bank.tokenFile == nil
+            ? "# cron sets no STARLING_ACCESS_TOKEN: set tokenFile in the config, or the run finds no token.\n" : ""
+        return noToken + """
             # roundup: every Monday at 06:00 in the system's time zone (cron ignores CRON_TZ), for the
             # week that ended on weekEndsOn in roundup's timeZone; --quiet prints only what needs you.
             0 6 * * 1 \(command)
@@ -73,16 +100,15 @@ extension Schedule {
         return quoted.replacingOccurrences(of: "%", with: "\\%")
     }
 
-    /// This user's crontab line that runs roundup, as cron would run it: the words after
-    /// `roundup` (quotes removed; `$HOME`, `${HOME}` and a leading `~` expanded with `home`),
-    /// and the variables the crontab and the line set before it. Nil when there is none.
-    public static func cronRun(searchPath: String?, home: String?) -> (
-        arguments: [String], variables: [String: String]
-    )? {
-        guard let crontab = output(of: "crontab", ["-l"], searchPath: searchPath) else { return nil }
+    /// The line of `crontab` that runs roundup, as cron would run it: the words after
+    /// `roundup` (quotes removed; `$HOME`, `${HOME}` and a leading `~` expanded with `home`;
+    /// cut at an unescaped `%`, which cron makes a line break), and the variables the crontab
+    /// and the line set before it. Nil when there is none.
+    static func cronRun(in crontab: String?, home: String?) -> (arguments: [String], variables: [String: String])? {
+        guard let crontab else { return nil }
         var variables: [String: String] = [:]
         for raw in crontab.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = cronCommand(raw.trimmingCharacters(in: .whitespaces))
             guard !line.hasPrefix("#"), !line.isEmpty else { continue }
             let words = shellWords(line, home: home)
             if words.count == 1, let equals = words[0].firstIndex(of: "="),
@@ -103,6 +129,20 @@ extension Schedule {
             return (Array(words[(index + 2)...]), variables)
         }
         return nil
+    }
+
+    /// `line` as cron hands it to /bin/sh: up to its first `%` not escaped by a backslash,
+    /// with `\%` made `%`.
+    static func cronCommand(_ line: String) -> String {
+        var command = ""
+        var escaped = false
+        for character in line {
+            if character == "%", !escaped { break }
+            if escaped, character != "%" { command.append("\\") }
+            escaped = character == "\\" && !escaped
+            if !escaped { command.append(character) }
+        }
+        return command
     }
 
     /// `line` split into words as /bin/sh would, near enough for a crontab line: quotes
