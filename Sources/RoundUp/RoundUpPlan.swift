@@ -147,6 +147,11 @@ public struct RoundUpPlan: Sendable {
                 leave(transaction, reason)
                 continue
             }
+            // A payment is its feed item uid: without one it could not be kept from counting twice.
+            guard !transaction.uid.isEmpty else {
+                leave(transaction, .noIdentity)
+                continue
+            }
             guard seen.insert(transaction.uid).inserted else {
                 leave(transaction, .repeated)
                 continue

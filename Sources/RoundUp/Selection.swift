@@ -11,6 +11,7 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
     case excludedSpendingCategory = "excluded-spending-category"
     case countedEarlier = "counted-earlier"
     case repeated = "repeated"
+    case noIdentity = "no-identity"
 
     public var description: String {
         switch self {
@@ -25,6 +26,7 @@ public enum Exclusion: String, CaseIterable, Codable, Sendable, CustomStringConv
         case .excludedSpendingCategory: "spending category left out by config"
         case .countedEarlier: "already counted in another week"
         case .repeated: "the same payment again in the bank's answer"
+        case .noIdentity: "no feed item uid to know it by, so it could not be kept from counting twice"
         }
     }
 }

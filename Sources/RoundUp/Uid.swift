@@ -15,4 +15,15 @@ public enum Uid {
 
     /// `uid` canonical, or nil.
     public static func canonical(_ uid: String?) -> String? { uid.map { canonical($0) } }
+
+    /// A payment's identity: its feed item uid without the white space around it, in the
+    /// one spelling (`canonical`), so that `AB12…`, `ab12…` and ` ab12… ` are one payment.
+    /// Empty when the bank sent no uid, or one of white space alone: no identity.
+    public static func identity(_ feedItemUid: String?) -> String {
+        guard let feedItemUid else { return "" }
+        var trimmed = Substring(feedItemUid)
+        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+        return canonical(trimmed.endIndex == feedItemUid.endIndex && trimmed.startIndex == feedItemUid.startIndex ? feedItemUid : String(trimmed))
+    }
 }

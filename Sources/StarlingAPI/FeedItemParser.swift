@@ -113,9 +113,9 @@ extension JSONCursor {
             skipWhitespace()
             guard atEnd else { return nil }
         }
-        guard let uid, let categoryUid, let amount, let direction, let status else { return nil }
+        guard let categoryUid, let amount, let direction, let status else { return nil }
         return FeedItem(
-            feedItemUid: uid, categoryUid: categoryUid, amount: amount, direction: direction, status: status,
+            feedItemUid: Uid.identity(uid), categoryUid: categoryUid, amount: amount, direction: direction, status: status,
             transactionTime: transactionTime ?? nil, settlementTime: settlementTime ?? nil, source: source ?? nil,
             sourceSubType: sourceSubType ?? nil, counterPartyType: counterPartyType ?? nil,
             counterPartyUid: counterPartyUid ?? nil,

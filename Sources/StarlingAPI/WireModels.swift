@@ -55,6 +55,8 @@ struct AccountList: Decodable {
 /// `Equatable` so that the stream's own parser and `JSONDecoder` can be checked to read an
 /// item alike.
 public struct FeedItem: Decodable, Equatable, Sendable {
+    /// The item's identity as `Uid.identity` gives it: trimmed and lower-cased, empty when
+    /// the bank sent none.
     public let feedItemUid: String
     public let categoryUid: String
     public let amount: CurrencyAndAmount
@@ -110,7 +112,9 @@ public struct FeedItem: Decodable, Equatable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        feedItemUid = try container.decode(String.self, forKey: .feedItemUid)
+        // A payment's identity (`Uid.identity`); an item without one is left out by the plan,
+        // not a reason to refuse the whole feed.
+        feedItemUid = Uid.identity((try? container.decodeIfPresent(String.self, forKey: .feedItemUid)) ?? nil)
         categoryUid = Uid.canonical(try container.decode(String.self, forKey: .categoryUid))
         amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
         direction = try container.decode(String.self, forKey: .direction)

@@ -46,14 +46,14 @@ import Testing
             try ledger.recordDecision(
                 LedgerEntry(accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 5), at: now)
         }
-        // Its neighbours: weeks ending within ten days, each with its bounds (seven local days
+        // Its neighbours: weeks ending within fourteen days, each with its bounds (seven local days
         // for a week recorded without any) and whether its payments were kept one by one.
         let london = try #require(TimeZone(identifier: "Europe/London"))
         let near = try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 7), zone: london)
         let local = Week(endingOn: end, in: london)
         #expect(near == [CountedSpan(weekEnd: end, start: local.start, end: local.end, itemised: true)])
-        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 10), zone: london).count == 1)
-        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 11), zone: london).isEmpty)
+        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 14), zone: london).count == 1)
+        #expect(try ledger.neighbours(accountUid: "a", weekEnd: end.adding(days: 15), zone: london).isEmpty)
         #expect(try ledger.neighbours(accountUid: "a", weekEnd: end, zone: london).isEmpty)
         #expect(try ledger.neighbours(accountUid: "b", weekEnd: end.adding(days: 1), zone: london).isEmpty)
     }
@@ -344,8 +344,9 @@ import Testing
         }
     }
 
-    /// A week's counted payments are written with its decision, and the account's other
-    /// weeks near it see them; its own week does not, nor do weeks far away.
+    /// A week's counted payments are written with its decision, and every other week of the
+    /// account sees them, however far away: a payment is counted once, ever. Its own week
+    /// does not, nor does another account.
     @Test func countedPaymentsAreRecordedWithTheDecision() throws {
         let directory = try TemporaryDirectory()
         let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
@@ -353,33 +354,85 @@ import Testing
         try ledger.recordDecision(
             LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
             counting: [Self.payment("p1", 65), Self.payment("p2", 0)], at: Instant(millisecondsSince1970: 0))
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week).isEmpty)
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -10)) == ["p1", "p2"])
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 11)).isEmpty)
-        #expect(try ledger.countedElsewhere(accountUid: "b", weekEnd: week.adding(days: 3)).isEmpty)
+        let asked = ["p1", "p2", "p9"]
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week, among: asked).isEmpty)
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3), among: asked) == ["p1", "p2"])
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -10), among: asked) == ["p1", "p2"])
+        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 400), among: asked) == ["p1", "p2"])
+        #expect(try ledger.countedElsewhere(accountUid: "b", weekEnd: week.adding(days: 3), among: asked).isEmpty)
+        #expect(try ledger.payments(accountUid: "a", weekEnd: week) == ["p1": 65, "p2": 0])
         // A week already decided is not decided again, and its payments are not written twice.
         #expect(throws: (any Error).self) {
             try ledger.recordDecision(
                 LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
                 counting: [Self.payment("p3", 1)], at: Instant(millisecondsSince1970: 0))
         }
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3)) == ["p1", "p2"])
+        #expect(try ledger.payments(accountUid: "a", weekEnd: week) == ["p1": 65, "p2": 0])
     }
 
-    /// The payments of a week are kept one per line, readable, and come back exactly, a uid
-    /// with a tab, a newline or a backslash included.
-    @Test func countedPaymentsReadBackExactly() throws {
-        let odd = ["plain", "tab\there", "new\nline", "back\\slash\\", "\\t", "é x"]
-        let text = CountedPayments.encode(odd.enumerated().map { Self.payment($0.element, Int64($0.offset)) })
-        #expect(text.hasPrefix("plain\t0\n"))
-        #expect(CountedPayments.uids(in: text) == odd)
+    /// The lookup asks in parts of a thousand: a week of 2,500 payments finds each of them.
+    @Test func aLargeWeekIsLookedUpWhole() throws {
         let directory = try TemporaryDirectory()
         let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
         let week = try #require(LocalDate(iso: "2026-11-15"))
+        let uids = (0..<2_500).map { String(format: "p%05d", $0) }
         try ledger.recordDecision(
             LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
-            counting: odd.map { Self.payment($0, 1) }, at: Instant(millisecondsSince1970: 0))
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 1)) == Set(odd))
+            counting: uids.map { Self.payment($0, 1) }, at: Instant(millisecondsSince1970: 0))
+        let found = try ledger.countedElsewhere(
+            accountUid: "a", weekEnd: week.adding(days: 7), among: uids + ["q1", "q2"])
+        #expect(found == Set(uids))
+    }
+
+    /// v9's payments, one text per week, move to a row each when the ledger opens: uids in
+    /// capitals or with white space around them brought to one identity, a uid with a tab,
+    /// a newline or a backslash read back exactly, weeks marked as itemised; a payment an
+    /// earlier roundup counted in two weeks keeps both rows, and the run that opens the
+    /// ledger says so once.
+    @Test func countedPaymentsOfTheSchemaBeforeMoveToOneRowEach() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try Ledger.migrator.migrate(old, upTo: "v11: goal progress")
+        let ledgerText = { (payments: [(String, Int64)]) in
+            payments.map { uid, roundUp in
+                uid.replacing("\\", with: "\\\\").replacing("\t", with: "\\t").replacing("\n", with: "\\n")
+                    + "\t\(roundUp)\n"
+            }.joined()
+        }
+        try old.write { db in
+            for end in ["2026-10-18", "2026-11-15", "2026-11-22"] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, createdAt, updatedAt)
+                        VALUES ('a', ?, 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
+                        """, arguments: [end])
+            }
+            try db.execute(
+                sql: "INSERT INTO counted VALUES ('a', '2026-11-15', ?), ('A', '2026-11-22', ?)",
+                arguments: [
+                    ledgerText([("AB-1", 65), (" cd-2 ", 10), ("tab\there", 3), ("back\\slash", 4)]),
+                    ledgerText([("ab-1", 65), ("ef-3", 20)]),
+                ])
+        }
+        try old.close()
+        let ledger = try Ledger(path: path)
+        let fifteenth = try #require(LocalDate(iso: "2026-11-15"))
+        let twentySecond = try #require(LocalDate(iso: "2026-11-22"))
+        #expect(
+            try ledger.payments(accountUid: "a", weekEnd: fifteenth) == [
+                "ab-1": 65, "cd-2": 10, "tab\there": 3, "back\\slash": 4,
+            ])
+        #expect(try ledger.payments(accountUid: "a", weekEnd: twentySecond) == ["ab-1": 65, "ef-3": 20])
+        #expect(ledger.notices.count == 1)
+        #expect(ledger.notices.first?.contains("1 payment(s) an earlier roundup counted in two weeks") == true)
+        #expect(try Ledger(path: path).notices.isEmpty, "said once, by the run that moved them")
+        let spans = try ledger.neighbours(accountUid: "a", weekEnd: twentySecond.adding(days: 7), zone: TestBank.london)
+        #expect(spans.filter(\.itemised).map(\.weekEnd) == [fifteenth, twentySecond])
+        let october = try ledger.neighbours(accountUid: "a", weekEnd: LocalDate(iso: "2026-10-25")!, zone: TestBank.london)
+        #expect(october.first { $0.weekEnd == LocalDate(iso: "2026-10-18") }?.itemised == false)
+        #expect(
+            try ledger.countedElsewhere(accountUid: "a", weekEnd: LocalDate(iso: "2027-01-03")!, among: ["ab-1", "cd-2"])
+                == ["ab-1", "cd-2"])
     }
 }

@@ -104,6 +104,18 @@ struct Fixture {
         #expect(result.leftOut == [.repeated: 3])
     }
 
+    /// A payment that would count but has no uid to know it by is left out as `no-identity`,
+    /// and only such a one: an item that would not count is left out for its own reason.
+    @Test func aPaymentWithoutAnIdentityIsLeftOut() throws {
+        let result = try plan([
+            fixture.item(435, uid: ""), fixture.item(520, uid: "b"), fixture.item(100, uid: "", direction: "IN"),
+        ])
+        #expect(result.counted.map(\.uid) == ["b"])
+        #expect(result.total.description == "0.80 GBP")
+        #expect(result.leftOut == [.noIdentity: 1, .incoming: 1])
+        #expect(result.leftOutItems.map(\.reason) == [.noIdentity, .incoming])
+    }
+
     /// A payment another week counted is left out, and listed.
     @Test func aPaymentCountedInAnotherWeekIsNotCountedAgain() throws {
         let result = try RoundUpPlan(

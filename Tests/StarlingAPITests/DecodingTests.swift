@@ -107,8 +107,18 @@ func fixture(_ name: String) throws -> Data {
                     .utf8))
         #expect(item.categoryUid == "ca7e0000-0000-4000-8000-00000000000b")
         #expect(item.counterPartyUid == "90c00000-0000-4000-8000-0000000000b2")
-        // A feed item's own uid is compared only with what the bank said of it: kept as sent.
-        #expect(item.feedItemUid == "F1")
+        // A feed item's uid is the payment's identity: lower-cased and trimmed, so that one
+        // payment in two spellings is one payment.
+        #expect(item.feedItemUid == "f1")
+        for (sent, identity) in [
+            (#""feedItemUid":" F1\t","#, "f1"), (#""feedItemUid":"   ","#, ""), (#""feedItemUid":null,"#, ""), ("", ""),
+            (#""feedItemUid":7,"#, ""),
+        ] {
+            let body = "{\(sent)\"categoryUid\":\"c\",\"amount\":{\"currency\":\"GBP\",\"minorUnits\":1},"
+                + "\"direction\":\"OUT\",\"status\":\"SETTLED\"}"
+            let decoded = try JSONDecoder().decode(FeedItem.self, from: Data(body.utf8))
+            #expect(decoded.feedItemUid == identity, "\(body)")
+        }
     }
 
     @Test func bothErrorShapesDecode() throws {

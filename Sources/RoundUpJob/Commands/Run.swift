@@ -104,7 +104,11 @@ public enum Runner {
             bank = try BankClient.connect(
                 bank: settings.bank, token: token, lanes: settings.bank.concurrency,
                 retryPolicy: settings.bank.retryPolicy, clock: clock, logger: logger)
-            if !request.dryRun { notes += state.tighten(reportDirectory: settings.state.reportDirectory) }
+            if !request.dryRun {
+                notes += state.tighten(reportDirectory: settings.state.reportDirectory)
+                // Said by the run that changed the ledger's schema, so once.
+                notes += state.ledger.notices
+            }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(
                     in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)

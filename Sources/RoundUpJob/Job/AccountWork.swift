@@ -173,10 +173,6 @@ extension WeeklyJob {
 
     /// The week's plan, from the account's settled feed.
     private func plan(for account: Account, week: Week) async throws(AccountFailure) -> RoundUpPlan {
-        // Payments other weeks counted are not counted again.
-        let counted = try AccountFailure.ledgerRead {
-            try ledger.countedElsewhere(accountUid: account.uid, weekEnd: week.endDate)
-        }
         var transactions: [Transaction]
         do throws(BankError) {
             transactions = try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
@@ -186,6 +182,12 @@ extension WeeklyJob {
             throw AccountFailure(ExitStatus(error), error.description)
         }
         logger.info("\(account.label): \(transactions.count) settled feed item(s) in the week")
+        // Payments any other week counted, ever, are not counted again.
+        let counted = try AccountFailure.ledgerRead {
+            try ledger.countedElsewhere(
+                accountUid: account.uid, weekEnd: week.endDate,
+                among: transactions.compactMap { $0.uid.isEmpty ? nil : $0.uid })
+        }
         let plan: RoundUpPlan
         do {
             plan = try RoundUpPlan(
@@ -193,6 +195,11 @@ extension WeeklyJob {
                 alreadyCounted: counted)
         } catch {
             throw AccountFailure(.dataError, "skipped: \(error.description)")
+        }
+        if let unknown = plan.leftOut[.noIdentity] {
+            logger.warning(
+                "\(account.label): \(unknown) payment(s) in the bank's answer have no feed item uid, so nothing could keep them from being counted twice: left out (no-identity in the report)"
+            )
         }
         // The plan has what it needs of the feed; a busy week's feed is large.
         transactions = []

@@ -28,11 +28,13 @@ enum CountedPayments {
         return text
     }
 
-    /// The feed item uids in `text`, as `encode` wrote them.
-    static func uids(in text: String) -> [String] {
+    /// The payments in `text`, as `encode` wrote them: each feed item uid with its round-up
+    /// in minor units (0 where the figure does not read as one).
+    static func decode(_ text: String) -> [(uid: String, roundUp: Int64)] {
         text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
             let uid = line.prefix { $0 != "\t" }
-            guard uid.contains("\\") else { return String(uid) }
+            let roundUp = Int64(line.dropFirst(uid.count + 1)) ?? 0
+            guard uid.contains("\\") else { return (String(uid), roundUp) }
             var plain = ""
             var escaped = false
             for character in uid {
@@ -45,7 +47,7 @@ enum CountedPayments {
                     plain.append(character)
                 }
             }
-            return plain
+            return (plain, roundUp)
         }
     }
 }

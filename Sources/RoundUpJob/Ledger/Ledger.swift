@@ -13,6 +13,9 @@ import GRDB
 /// the frozen migrations (`LedgerMigrations.swift`).
 public struct Ledger: Sendable {
     let database: DatabaseQueue
+    /// What opening the ledger found that a person should hear of once: said by the run
+    /// that opened it (`Runner`).
+    public private(set) var notices: [String] = []
 
     /// Where the ledger of `stateDirectory` is.
     public static func path(in stateDirectory: String) -> String { stateDirectory + "/ledger.sqlite" }
@@ -91,7 +94,17 @@ public struct Ledger: Sendable {
         if let newest = unknown.sorted(by: Ledger.schemaOrder).last {
             throw LedgerError.newer(schema: newest, known: migrator.migrations.last ?? "none")
         }
+        let applied = try database.read { db in try migrator.appliedIdentifiers(db) }
         try migrator.migrate(database)
+        if !applied.isEmpty, !applied.contains(Ledger.paymentsByIdentity) {
+            let twice = try database.read { db in try Ledger.paymentsCountedTwice(db) }
+            if twice > 0 {
+                notices.append(
+                    "the ledger now keeps each payment by its identity: \(twice) payment(s) an earlier roundup "
+                        + "counted in two weeks (a feed item uid in another spelling, or settled again later) keep "
+                        + "both weeks' records, as history; no week counts them again")
+            }
+        }
         // An older roundup, or a person, may have written a uid in capitals since v8.
         try database.write { db in
             try Ledger.lowerCaseUids(db)

@@ -63,7 +63,62 @@ extension Ledger {
                     )
                     """)
         }
+        migrator.registerMigration(paymentsByIdentity, migrate: movePaymentsToIdentity)
         return migrator
+    }
+
+    /// v12's name, by which `Ledger.init` knows the run that applied it.
+    static let paymentsByIdentity = "v12: payments by identity"
+
+    /// v12: each counted payment a row of its own, `(accountUid, feedItemUid, weekEnd,
+    /// roundUp)`, keyed by the account and the payment's identity (`Uid.identity`), so that
+    /// one lookup tells whether any week ever counted it; and on each week whether the
+    /// ledger keeps its payments one by one (`itemised`), which v9's row per week marked.
+    /// v9's rows are moved over with their uids trimmed and lower-cased. A payment that an
+    /// earlier roundup counted in two weeks (in two spellings, or settled twice) keeps both
+    /// rows, as history: the weeks' totals stay what they moved. They are counted in
+    /// `duplicates`, for the one notice the opening run gives (`Ledger.notices`).
+    private static func movePaymentsToIdentity(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE payment (
+                    accountUid TEXT NOT NULL,
+                    feedItemUid TEXT NOT NULL,
+                    weekEnd TEXT NOT NULL,
+                    roundUp INTEGER NOT NULL,
+                    PRIMARY KEY (accountUid, feedItemUid, weekEnd)
+                ) WITHOUT ROWID;
+                ALTER TABLE transfer ADD COLUMN itemised INTEGER NOT NULL DEFAULT 0;
+                UPDATE transfer SET itemised = 1 WHERE EXISTS (
+                    SELECT 1 FROM counted
+                    WHERE lower(counted.accountUid) = transfer.accountUid AND counted.weekEnd = transfer.weekEnd);
+                UPDATE OR IGNORE transfer SET feedItemUid = lower(trim(feedItemUid)) WHERE feedItemUid IS NOT NULL;
+                """)
+        let insert = try db.makeStatement(
+            sql: "INSERT OR IGNORE INTO payment (accountUid, feedItemUid, weekEnd, roundUp) VALUES (?, ?, ?, ?)")
+        let weeks = try Row.fetchCursor(db, sql: "SELECT accountUid, weekEnd, payments FROM counted")
+        while let week = try weeks.next() {
+            let read = LedgerRow(row: week, table: "counted")
+            let account = Uid.canonical(try read.requiredText(Column("accountUid")))
+            let weekEnd = try read.requiredText(Column("weekEnd"))
+            for (uid, roundUp) in CountedPayments.decode(try read.requiredText(Column("payments"))) {
+                let identity = Uid.identity(uid)
+                guard !identity.isEmpty else { continue }
+                try insert.execute(arguments: [account, identity, weekEnd, roundUp])
+            }
+        }
+        try db.execute(sql: "DROP TABLE counted")
+    }
+
+    /// Payments the ledger has counted in more than one week: only ever by a roundup before
+    /// v12, whose rows are kept as history.
+    static func paymentsCountedTwice(_ db: Database) throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) FROM (
+                    SELECT 1 FROM payment GROUP BY accountUid, feedItemUid HAVING count(*) > 1)
+                """) ?? 0
     }
 
     /// v10's bounds for weeks decided before it: the seven local days ending on the week's

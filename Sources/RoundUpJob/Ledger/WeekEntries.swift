@@ -13,25 +13,26 @@ extension Ledger {
         try database.read { db in try Ledger.week(accountUid, weekEnd).fetchOne(db)?.entry }
     }
 
+    /// How many days either side of a week's end a week that could share instants with it,
+    /// end where it begins, or leave a gap it reaches back over (`WeekWindow`) may end: a
+    /// week is seven days, and reaches back at most 13 days before its end.
+    static let neighbourDays = 14
+
     /// `accountUid`'s weeks other than the one ending `weekEnd` that could share instants
-    /// with it or end where it begins (end dates up to ten days either side: a week is seven
-    /// days and reaches at most 26 hours back), with their bounds (those of seven days in
-    /// `zone` for a week recorded without them) and whether the ledger kept their payments.
+    /// with it, end where it begins, or end in the gap before it (end dates up to
+    /// `neighbourDays` either side), with their bounds (those of seven days in `zone` for a
+    /// week recorded without them) and whether the ledger kept their payments.
     public func neighbours(accountUid: String, weekEnd: LocalDate, zone: TimeZone) throws -> [CountedSpan] {
         let rows = try database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT transfer.*, EXISTS (
-                        SELECT 1 FROM counted
-                        WHERE counted.accountUid = transfer.accountUid AND counted.weekEnd = transfer.weekEnd
-                    ) AS itemised
-                    FROM transfer
+                    SELECT * FROM transfer
                     WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
                     """,
                 arguments: [
-                    accountUid, weekEnd.description, weekEnd.adding(days: -10).description,
-                    weekEnd.adding(days: 10).description,
+                    accountUid, weekEnd.description, weekEnd.adding(days: -Ledger.neighbourDays).description,
+                    weekEnd.adding(days: Ledger.neighbourDays).description,
                 ])
         }
         return try rows.map { row in
@@ -59,8 +60,8 @@ extension Ledger {
     /// sent), nothing to move, a transfer found already made, or a week held for a person;
     /// and, in the same transaction, the payments it `counted` (feed item uid and round-up
     /// in minor units), which no other week counts again, whatever becomes of this one. The
-    /// row of counted payments is written even when there are none: it marks the week as
-    /// one whose payments are known one by one (`CountedSpan.itemised`).
+    /// week is marked as one whose payments are known one by one (`CountedSpan.itemised`),
+    /// even when it counted none.
     /// Fails if the (account, week) already has an entry: a week is decided once.
     public func recordDecision(
         _ entry: LedgerEntry, counting counted: [CountedTransaction] = [], at now: Instant
@@ -73,37 +74,58 @@ extension Ledger {
         decided.reason = entry.reason.map(Ledger.clip)
         decided.createdAt = now.iso8601
         decided.updatedAt = now.iso8601
-        let payments = CountedPayments.encode(counted)
         try database.write { db in
             try TransferRow(decided).insert(db)
+            let week = entry.weekEnd.description
             try db.execute(
-                sql: "INSERT INTO counted (accountUid, weekEnd, payments) VALUES (?, ?, ?)",
-                arguments: [entry.accountUid, entry.weekEnd.description, payments])
+                sql: "UPDATE transfer SET itemised = 1 WHERE accountUid = ? AND weekEnd = ?",
+                arguments: [entry.accountUid, week])
+            let insert = try db.makeStatement(
+                sql: "INSERT OR IGNORE INTO payment (accountUid, feedItemUid, weekEnd, roundUp) VALUES (?, ?, ?, ?)")
+            for payment in counted {
+                try insert.execute(arguments: [entry.accountUid, payment.uid, week, payment.roundUp.minorUnits])
+            }
         }
     }
 
-    /// The payments `accountUid`'s weeks other than the one ending `weekEnd` counted, of
-    /// those that could fall in it: weeks ending up to ten days either side (a week is
-    /// seven days, and reaches at most 26 hours beyond them).
-    public func countedElsewhere(accountUid: String, weekEnd: LocalDate) throws -> Set<String> {
-        let weeks = try database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT payments FROM counted
-                    WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
-                    """,
-                arguments: [
-                    accountUid, weekEnd.description, weekEnd.adding(days: -10).description,
-                    weekEnd.adding(days: 10).description,
-                ])
+    /// Those of `uids` (payment identities, `Uid.identity`) that any of `accountUid`'s
+    /// weeks other than the one ending `weekEnd` counted, however long ago and whatever
+    /// its window: a payment is counted once, ever. One indexed lookup per thousand uids.
+    public func countedElsewhere(accountUid: String, weekEnd: LocalDate, among uids: [String]) throws -> Set<String>
+    {
+        var counted = Set<String>()
+        let chunk = 1000
+        try database.read { db in
+            for start in stride(from: 0, to: uids.count, by: chunk) {
+                let part = uids[start..<min(start + chunk, uids.count)]
+                let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
+                let found = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT feedItemUid FROM payment
+                        WHERE accountUid = ? AND weekEnd != ? AND feedItemUid IN (\(marks))
+                        """,
+                    arguments: StatementArguments([accountUid, weekEnd.description] + Array(part)))
+                counted.formUnion(found)
+            }
         }
-        var uids = Set<String>()
-        for week in weeks {
-            uids.formUnion(
-                CountedPayments.uids(in: try LedgerRow(row: week, table: "counted").requiredText(Column("payments"))))
+        return counted
+    }
+
+    /// The payments the ledger has for `accountUid`'s week ending `weekEnd`: each identity
+    /// with its round-up in minor units.
+    public func payments(accountUid: String, weekEnd: LocalDate) throws -> [String: Int64] {
+        try database.read { db in
+            var payments: [String: Int64] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT feedItemUid, roundUp FROM payment WHERE accountUid = ? AND weekEnd = ?",
+                arguments: [accountUid, weekEnd.description])
+            while let row = try rows.next() {
+                let read = LedgerRow(row: row, table: "payment")
+                payments[try read.requiredText(Column("feedItemUid"))] = try read.requiredInteger(Column("roundUp"))
+            }
+            return payments
         }
-        return uids
     }
 
     /// Records that the week's money arrived: the bank confirmed the transfer, or the feed
