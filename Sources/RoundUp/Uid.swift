@@ -24,6 +24,8 @@ public enum Uid {
         var trimmed = Substring(feedItemUid)
         while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
         while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
-        return canonical(trimmed.endIndex == feedItemUid.endIndex && trimmed.startIndex == feedItemUid.startIndex ? feedItemUid : String(trimmed))
+        return canonical(
+            trimmed.endIndex == feedItemUid.endIndex && trimmed.startIndex == feedItemUid.startIndex
+                ? feedItemUid : String(trimmed))
     }
 }

@@ -77,15 +77,23 @@ public struct BankClient: Sendable {
         return try decoder.transactionsOrConversionError()
     }
 
-    /// `GET …/category/{categoryUid}/transactions-between`: the category's feed items of
-    /// every status whose transaction time lies between `start` and `end`, decoded whole.
-    /// Used to find the job's own transfers, so the window is short.
-    public func categoryTransactions(accountUid: String, categoryUid: String, from start: Instant, to end: Instant)
+    /// `GET …/category/{categoryUid}/transactions-between`: the OUT internal transfers among
+    /// the category's feed items of every status whose transaction time lies between
+    /// `start` and `end`. Used to find transfers into goals; streamed like the settled feed
+    /// and only the transfers kept, as the same days may hold a busy week's payments.
+    public func transfersOut(accountUid: String, categoryUid: String, from start: Instant, to end: Instant)
         async throws(BankError) -> [FeedItem]
     {
         let path = "/api/v2/feed/account/\(segment(accountUid))/category/\(segment(categoryUid))/transactions-between"
         let query = "minTransactionTimestamp=\(start.iso8601)&maxTransactionTimestamp=\(end.iso8601)"
-        return try await get(path, query: query, as: FeedItemList.self).feedItems
+        let endpoint = "GET \(path)"
+        let decoder = try await retrying(endpoint) { (_) async throws(BankError) -> FeedDecoder in
+            let decoder = FeedDecoder(keeping: .transfersOut)
+            _ = try await exchange(.get, path, query: query, body: nil, repeatable: true, consumer: decoder)
+            try decoder.checkStructure(endpoint: endpoint)
+            return decoder
+        }
+        return decoder.transfersOut()
     }
 
     /// `GET /api/v2/accounts/{accountUid}/balance` (needs `balance:read`).

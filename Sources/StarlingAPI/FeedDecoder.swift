@@ -70,6 +70,23 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     private var decodeError: String?
     private var conversionError: BankError?
     private var transactions: [Transaction] = []
+    /// What is kept of each item.
+    private let keeping: Keeping
+    /// The transfers into goals kept (`Keeping.transfersOut`).
+    private var transfers: [FeedItem] = []
+
+    /// What a decoder keeps of a feed.
+    public enum Keeping: Sendable {
+        /// Every item, as the domain's transaction (the settled feed).
+        case transactions
+        /// The OUT internal transfers alone, as the bank sent them: a search of a category's
+        /// feed for transfers into goals, however many payments the same days hold.
+        case transfersOut
+    }
+
+    public init(keeping: Keeping = .transactions) {
+        self.keeping = keeping
+    }
     /// The category uids seen so far, so that a hundred thousand items share one string.
     private var categories: [String] = []
     /// Set once the body has ended: a pending item cannot get more bytes.
@@ -108,6 +125,9 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         if let decodeError { throw .malformedResponse(endpoint: endpoint, detail: decodeError) }
         guard seenFeedItems else { throw .malformedResponse(endpoint: endpoint, detail: "feedItems is missing") }
     }
+
+    /// The OUT internal transfers of a feed that passed `checkStructure` (`Keeping.transfersOut`).
+    func transfersOut() -> [FeedItem] { transfers }
 
     /// The transactions of a feed that passed `checkStructure`, or the first settlement
     /// time that is not a timestamp.
@@ -440,6 +460,10 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     private func accept(_ item: FeedItem) {
         guard decodeError == nil, conversionError == nil else { return }
+        if case .transfersOut = keeping {
+            if item.direction == "OUT", item.source == "INTERNAL_TRANSFER" { transfers.append(item) }
+            return
+        }
         do throws(BankError) {
             transactions.append(try item.transaction())
         } catch {
@@ -457,7 +481,12 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
         }
         buffer = []
         transactions = []
+        transfers = []
         for item in list.feedItems {
+            if case .transfersOut = keeping {
+                accept(item)
+                continue
+            }
             do throws(BankError) {
                 transactions.append(try item.transaction())
             } catch {

@@ -115,7 +115,8 @@ extension JSONCursor {
         }
         guard let categoryUid, let amount, let direction, let status else { return nil }
         return FeedItem(
-            feedItemUid: Uid.identity(uid), categoryUid: categoryUid, amount: amount, direction: direction, status: status,
+            feedItemUid: Uid.identity(uid), categoryUid: categoryUid, amount: amount, direction: direction,
+            status: status,
             transactionTime: transactionTime ?? nil, settlementTime: settlementTime ?? nil, source: source ?? nil,
             sourceSubType: sourceSubType ?? nil, counterPartyType: counterPartyType ?? nil,
             counterPartyUid: counterPartyUid ?? nil,

@@ -26,11 +26,15 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// Whether every uid in an answer is written in capitals, as the spec's pattern for
     /// uids allows; uids in request paths are then read in either case.
     public var upperCaseUids: Bool
+    /// Whether a transfer's feed items are left UPCOMING, with no settlement time, as a
+    /// transfer the bank has scheduled but not yet carried out: the job must not take it
+    /// for money that moved, nor send it again while it may still move.
+    public var transfersUpcoming: Bool
 
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
         rateLimit: RateLimit? = nil, feedReference: Bool = false, roundUpAnswer: RoundUpAnswer = .full,
-        upperCaseUids: Bool = false
+        upperCaseUids: Bool = false, transfersUpcoming: Bool = false
     ) {
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset
@@ -39,6 +43,7 @@ public struct EmulatorBehaviour: Sendable, Hashable {
         self.feedReference = feedReference
         self.roundUpAnswer = roundUpAnswer
         self.upperCaseUids = upperCaseUids
+        self.transfersUpcoming = transfersUpcoming
     }
 }
 

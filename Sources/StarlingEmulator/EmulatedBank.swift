@@ -128,6 +128,38 @@ public actor EmulatedBank {
         return true
     }
 
+    /// Settles the feed item `feedItemUid` again at `instant`, as a bank that reports a
+    /// payment settled later than it first said: its settlement (and, when `moveTransactionTime`,
+    /// its transaction) time moves, its uid stays. Returns whether there was such an item.
+    @discardableResult
+    public func resettle(feedItemUid: String, at instant: Instant, moveTransactionTime: Bool = false) -> Bool {
+        for (account, items) in state.feeds {
+            guard let index = items.firstIndex(where: { Uid.canonical($0.feedItemUid) == Uid.canonical(feedItemUid) })
+            else { continue }
+            state.feeds[account]![index].settlementTime = instant.iso8601
+            if moveTransactionTime { state.feeds[account]![index].transactionTime = instant.iso8601 }
+            return true
+        }
+        return false
+    }
+
+    /// Settles every UPCOMING transfer into a goal, as the bank carrying out what it had
+    /// scheduled (`EmulatorBehaviour.transfersUpcoming`). Returns how many it settled.
+    @discardableResult
+    public func settleUpcomingTransfers() -> Int {
+        var settled = 0
+        let moment = bankNow().iso8601
+        for (account, items) in state.feeds {
+            for index in items.indices
+            where items[index].status == "UPCOMING" && items[index].source == "INTERNAL_TRANSFER" {
+                state.feeds[account]![index].status = "SETTLED"
+                state.feeds[account]![index].settlementTime = moment
+                settled += 1
+            }
+        }
+        return settled
+    }
+
     /// The bank's clock: the real one shifted by the behaviour's `clockOffset`.
     private func bankNow() -> Instant {
         now().adding(milliseconds: behaviour.clockOffset.wholeMilliseconds)
@@ -487,14 +519,18 @@ public actor EmulatedBank {
         // Both sides, as the bank shows a move between categories: out of the account's main
         // category, and into the goal's own (a goal's uid is its category's).
         let reference = behaviour.feedReference ? request.reference : nil
+        let status = behaviour.transfersUpcoming ? "UPCOMING" : "SETTLED"
+        let settled = behaviour.transfersUpcoming ? nil : moment
         state.feeds[accountUid, default: []] += [
             EmulatedFeedItem(
-                uid: makeUid(), categoryUid: account.defaultCategory, amount: amount, transactionTime: moment,
-                settlementTime: moment, source: "INTERNAL_TRANSFER", counterPartyType: "CATEGORY",
+                uid: makeUid(), categoryUid: account.defaultCategory, amount: amount, status: status,
+                transactionTime: moment, settlementTime: settled, source: "INTERNAL_TRANSFER",
+                counterPartyType: "CATEGORY",
                 counterPartyUid: goalUid, counterPartyName: goal.name, reference: reference, spendingCategory: "SAVING"),
             EmulatedFeedItem(
-                uid: makeUid(), categoryUid: goalUid, amount: amount, direction: "IN", transactionTime: moment,
-                settlementTime: moment, source: "INTERNAL_TRANSFER", counterPartyType: "CATEGORY",
+                uid: makeUid(), categoryUid: goalUid, amount: amount, direction: "IN", status: status,
+                transactionTime: moment, settlementTime: settled, source: "INTERNAL_TRANSFER",
+                counterPartyType: "CATEGORY",
                 counterPartyUid: account.defaultCategory, counterPartyName: account.name, reference: reference,
                 spendingCategory: "SAVING"),
         ]

@@ -63,6 +63,15 @@ struct Emulator: AsyncParsableCommand {
                 + "default they carry none."))
     var feedReference = false
 
+    @Flag(help: ArgumentHelp("Write every uid in an answer in capitals, as the bank's pattern for uids allows."))
+    var upperCaseUids = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Leave each transfer's feed items UPCOMING, with no settlement time, as a transfer the bank has "
+                + "scheduled but not carried out."))
+    var upcomingTransfers = false
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
@@ -128,7 +137,7 @@ struct Emulator: AsyncParsableCommand {
                 ? RateLimit(
                     perSecond: maxRequestsPerSecond > 0 ? maxRequestsPerSecond : Int.max,
                     perDay: maxRequestsPerDay > 0 ? maxRequestsPerDay : Int.max) : nil,
-            feedReference: feedReference)
+            feedReference: feedReference, upperCaseUids: upperCaseUids, transfersUpcoming: upcomingTransfers)
         let bank = EmulatedBank(state: state, behaviour: behaviour)
         var rules: [FaultRule] = []
         if faultRate > 0 {

@@ -13,7 +13,11 @@ struct ResolveCommand: AsyncParsableCommand {
             still unconfirmed. Runs leave held weeks be and go on with every other account and week. With no \
             options, resolve lists them with the reason. To settle one, name the account and the week and say \
             one of --check, --retry, --redirect or --abandon. It takes the run lock, records the decision in \
-            the ledger (roundup history shows it) and prints what it did.
+            the ledger (roundup history shows it) and prints what it did. Before --retry or --redirect \
+            sends, the feed is read for every goal the week was ever sent to, from its first attempt until now: \
+            a transfer of its amount that settled or is pending is recorded and nothing is sent, and one that \
+            may still move the money (upcoming, retrying) sends nothing until it settles or is cancelled in the \
+            app.
 
             Examples:
               roundup resolve
@@ -34,12 +38,17 @@ struct ResolveCommand: AsyncParsableCommand {
     @Flag(help: "Look in the account's feed again; record the week as arrived if the transfer is there.")
     var check = false
 
-    @Flag(help: "Send the transfer again now, with the same transfer uid, amount and goal.")
+    @Flag(
+        help: """
+            Send the transfer again now, with the same transfer uid, amount and goal, once the feed shows \
+            that it did not move and is not under way.
+            """)
     var retry = false
 
     @Option(
         help: ArgumentHelp(
-            "Send the week to this goal (name or uid) instead, with a new transfer uid.", valueName: "goal"))
+            "Send the week to this other goal (name or uid) instead, with a transfer uid of that goal's, once the "
+                + "feed shows that it did not move and is not under way.", valueName: "goal"))
     var redirect: String?
 
     @Option(help: ArgumentHelp("Give the week up: its money stays in the account.", valueName: "reason"))

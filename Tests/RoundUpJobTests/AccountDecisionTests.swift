@@ -205,9 +205,50 @@ struct CatchUpTests {
         #expect(notes.isEmpty)
     }
 
+    /// The week ending 25 October, in no week of the ledger, is a whole week left behind:
+    /// a catch-up rounds it up too.
     @Test func missedWeeksAndUnconfirmedOnesComeOldestFirst() {
         let entries = [Self.entry("2026-10-18", .pending), Self.entry("2026-11-01", .done)]
-        #expect(Self.weeks(entries, through: "2026-11-15").0 == ["2026-10-18", "2026-11-08", "2026-11-15"])
+        #expect(
+            Self.weeks(entries, through: "2026-11-15").0 == ["2026-10-18", "2026-10-25", "2026-11-08", "2026-11-15"])
+    }
+
+    /// After Sundays, the first Tuesday week of a plain run reached back over the Monday and
+    /// Tuesday before it: nothing is left for a catch-up. Without that week, the Tuesday week
+    /// that holds those two days is one. A gap older than the horizon is not looked for.
+    @Test func daysAChangeOfWeekdayLeftInNoWeekAreCaughtUp() {
+        var sunday = Self.entry("2026-11-08", .done)
+        sunday.bound(to: Self.week("2026-11-08"))
+        var stretched = Self.entry("2026-11-17", .done)
+        stretched.bound(
+            to: Self.week("2026-11-17").bounded(from: Self.week("2026-11-08").end, to: Self.week("2026-11-17").end))
+        #expect(Self.weeks([sunday, stretched], through: "2026-11-17", on: .tuesday).0.isEmpty)
+        #expect(Self.weeks([sunday], through: "2026-11-17", on: .tuesday).0 == ["2026-11-10", "2026-11-17"])
+        #expect(
+            CatchUp.holes(
+                entries: [sunday], through: LocalDate(iso: "2026-11-24")!, zone: Self.week("2026-11-24").timeZone
+            ).map(\.description) == ["2026-11-10", "2026-11-17", "2026-11-24"])
+        let old = Self.entry("2026-01-04", .done)
+        let holes = CatchUp.holes(
+            entries: [old, Self.entry("2026-11-01", .done)], through: LocalDate(iso: "2026-11-15")!,
+            zone: Self.week("2026-11-15").timeZone)
+        #expect(holes.count == 7 && holes.first?.description == "2026-09-27", "\(holes)")
+    }
+
+    /// A plain run names the whole weeks it leaves behind, and not the days it reaches back over.
+    @Test func aPlainRunSaysWhatItLeavesBehind() {
+        var sunday = Self.entry("2026-11-01", .done)
+        sunday.bound(to: Self.week("2026-11-01"))
+        let note = CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-17"))
+        #expect(
+            note?.hasPrefix("2 weeks, from the one ending 2026-11-03, before this one are in no week") == true,
+            "\(note ?? "")")
+        #expect(note?.contains("roundup run --catch-up") == true)
+        #expect(CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-10")) == nil)
+        #expect(CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-08")) == nil)
+        #expect(
+            CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-15"))?.hasPrefix(
+                "the week ending 2026-11-08 before this one is in no week") == true)
     }
 
     @Test func aLongGapIsClosedOverSeveralRuns() {

@@ -356,9 +356,12 @@ import Testing
             counting: [Self.payment("p1", 65), Self.payment("p2", 0)], at: Instant(millisecondsSince1970: 0))
         let asked = ["p1", "p2", "p9"]
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week, among: asked).isEmpty)
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3), among: asked) == ["p1", "p2"])
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -10), among: asked) == ["p1", "p2"])
-        #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 400), among: asked) == ["p1", "p2"])
+        #expect(
+            try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 3), among: asked) == ["p1", "p2"])
+        #expect(
+            try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: -10), among: asked) == ["p1", "p2"])
+        #expect(
+            try ledger.countedElsewhere(accountUid: "a", weekEnd: week.adding(days: 400), among: asked) == ["p1", "p2"])
         #expect(try ledger.countedElsewhere(accountUid: "b", weekEnd: week.adding(days: 3), among: asked).isEmpty)
         #expect(try ledger.payments(accountUid: "a", weekEnd: week) == ["p1": 65, "p2": 0])
         // A week already decided is not decided again, and its payments are not written twice.
@@ -429,10 +432,12 @@ import Testing
         #expect(try Ledger(path: path).notices.isEmpty, "said once, by the run that moved them")
         let spans = try ledger.neighbours(accountUid: "a", weekEnd: twentySecond.adding(days: 7), zone: TestBank.london)
         #expect(spans.filter(\.itemised).map(\.weekEnd) == [fifteenth, twentySecond])
-        let october = try ledger.neighbours(accountUid: "a", weekEnd: LocalDate(iso: "2026-10-25")!, zone: TestBank.london)
+        let october = try ledger.neighbours(
+            accountUid: "a", weekEnd: LocalDate(iso: "2026-10-25")!, zone: TestBank.london)
         #expect(october.first { $0.weekEnd == LocalDate(iso: "2026-10-18") }?.itemised == false)
         #expect(
-            try ledger.countedElsewhere(accountUid: "a", weekEnd: LocalDate(iso: "2027-01-03")!, among: ["ab-1", "cd-2"])
+            try ledger.countedElsewhere(
+                accountUid: "a", weekEnd: LocalDate(iso: "2027-01-03")!, among: ["ab-1", "cd-2"])
                 == ["ab-1", "cd-2"])
     }
 }

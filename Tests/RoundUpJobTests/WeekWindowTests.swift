@@ -50,16 +50,38 @@ struct WeekWindowTests {
         #expect(window.note?.contains("so that no payment falls between the two") == true)
     }
 
-    @Test func aWeekFarFromTheOneBeforeIsNotStretched() {
-        // By hand, the week ending Wednesday 11 November: it ends 4 days after the Sunday
-        // week's local start, well beyond 26 hours.
-        let manual = Self.span(Self.week("2026-11-11", Self.london))
+    @Test func aWeekAWholeWeekFromTheOneBeforeIsNotStretched() {
+        // By hand, the week ending Wednesday 4 November: 18 days before the Sunday week's
+        // end, so a whole week lies between the two, which a catch-up rounds up.
+        let manual = Self.span(Self.week("2026-11-04", Self.london))
         let week = Self.week("2026-11-22", Self.london)
         #expect(WeekWindow.decide(week, scheduled: true, recorded: nil, neighbours: [manual]).note == nil)
         // Auckland's week a day off, and a week by hand, are never moved to meet another.
         let auckland = Self.span(Self.week("2026-11-15", Self.auckland))
         let manualWeek = Self.week("2026-11-18", Self.london)
         #expect(WeekWindow.decide(manualWeek, scheduled: false, recorded: nil, neighbours: [auckland]).note == nil)
+    }
+
+    /// The account's newest week ended less than a whole week before a scheduled week
+    /// begins (the schedule's day changed, or a week by hand ended on a Wednesday): the
+    /// scheduled week reaches back to it, so that no day is in no week.
+    @Test func aScheduledWeekReachesBackOverDaysInNoWeek() {
+        let sunday = Self.span(Self.week("2026-11-08", Self.london))
+        let tuesday = Self.week("2026-11-17", Self.london)
+        let window = WeekWindow.decide(tuesday, scheduled: true, recorded: nil, neighbours: [sunday])
+        #expect(window.week.start == sunday.end)
+        #expect(window.note?.hasPrefix("stretched by 48 hours") == true, "\(window.note ?? "")")
+        #expect(window.note?.contains("that week ended on a Sunday, this one on a Tuesday") == true)
+        let manual = Self.span(Self.week("2026-11-11", Self.london))
+        let after = WeekWindow.decide(
+            Self.week("2026-11-22", Self.london), scheduled: true, recorded: nil, neighbours: [manual])
+        #expect(after.week.start == manual.end)
+        #expect(after.note?.hasPrefix("stretched by 96 hours") == true, "\(after.note ?? "")")
+        // A week by hand never reaches back.
+        #expect(
+            WeekWindow.decide(
+                Self.week("2026-11-18", Self.london), scheduled: false, recorded: nil, neighbours: [sunday]
+            ).note == nil)
     }
 
     @Test func noWeekReachesIntoAWeekWhosePaymentsWereNotKept() {

@@ -114,7 +114,8 @@ func fixture(_ name: String) throws -> Data {
             (#""feedItemUid":" F1\t","#, "f1"), (#""feedItemUid":"   ","#, ""), (#""feedItemUid":null,"#, ""), ("", ""),
             (#""feedItemUid":7,"#, ""),
         ] {
-            let body = "{\(sent)\"categoryUid\":\"c\",\"amount\":{\"currency\":\"GBP\",\"minorUnits\":1},"
+            let body =
+                "{\(sent)\"categoryUid\":\"c\",\"amount\":{\"currency\":\"GBP\",\"minorUnits\":1},"
                 + "\"direction\":\"OUT\",\"status\":\"SETTLED\"}"
             let decoded = try JSONDecoder().decode(FeedItem.self, from: Data(body.utf8))
             #expect(decoded.feedItemUid == identity, "\(body)")

@@ -141,7 +141,11 @@ public enum Resolve {
         return CommandResult(
             status: .ok,
             output: "Abandoned the week ending \(entry.weekEnd) of \(entry.label): \(entry.amountText) stays in the "
-                + "account, and no run will move it. Reason: \(printable(reason))\n",
+                + "account, and no run will move it. Reason: \(printable(reason))\n"
+                + (entry.unsavedDaysNote.map {
+                    "Its payments are recorded as counted, so no later week counts them. "
+                        + $0 + "\n"
+                } ?? ""),
             diagnostics: [])
     }
 

@@ -114,6 +114,10 @@ public enum Runner {
                     in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)
                 weeks = catchUp
                 notes += said
+            } else if request.week.endDate.weekday == settings.rules.weekEndsOn,
+                let behind = CatchUp.leftBehindNote(entries: (try? state.ledger.entries()) ?? [], before: request.week)
+            {
+                notes.append(behind)
             }
         } catch {
             return .failure(error)

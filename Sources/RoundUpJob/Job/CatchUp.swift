@@ -21,6 +21,8 @@ enum CatchUp {
         }
         var ends = Set(entries.filter { $0.status == .pending }.map(\.weekEnd))
         let last = target.endDate.latest(weekEndsOn)
+        // Whole weeks a plain run left behind, before the newest.
+        ends.formUnion(holes(entries: entries, through: last, zone: target.timeZone))
         var next = reached.min()!.adding(days: 7)
         while next <= last {
             ends.insert(next)
@@ -40,6 +42,72 @@ enum CatchUp {
             notes.append("\(sorted.count) weeks to catch up; this run does the oldest \(limit), the next run continues")
         }
         return (sorted.prefix(limit).map { Week(endingOn: $0, in: target.timeZone) }, notes)
+    }
+}
+
+extension CatchUp {
+    /// How many weeks back from the newest a catch-up looks for weeks left behind.
+    static let horizonWeeks = 8
+
+    /// The weeks ending on `last`'s weekday, up to `horizonWeeks` back from it, that some
+    /// account's weeks leave wholly or partly uncovered, after that account's first week and
+    /// with no entry of their own: whole weeks a plain run left behind, or the days a change
+    /// of `weekEndsOn` left in no week. Oldest first. What another window already counted
+    /// stays out of them by its identity. With `planned`, a scheduled week about to run, each
+    /// account is taken to have it too, with the bounds `WeekWindow` would give it.
+    static func holes(entries: [LedgerEntry], through last: LocalDate, zone: TimeZone, planned: Week? = nil)
+        -> [LocalDate]
+    {
+        var holes = Set<LocalDate>()
+        for weeks in Dictionary(grouping: entries, by: \.accountUid).values {
+            guard let first = weeks.map(\.weekEnd).min() else { continue }
+            let decided = Set(weeks.map(\.weekEnd))
+            var spans = weeks.map { entry in
+                let local = Week(endingOn: entry.weekEnd, in: zone)
+                return (start: entry.startsAt ?? local.start, end: entry.endsAt ?? local.end)
+            }
+            if let planned, !decided.contains(planned.endDate) {
+                // A scheduled week reaches back over less than a whole week (`WeekWindow`).
+                let newest = zip(weeks, spans).filter { $0.0.weekEnd < planned.endDate }.max { $0.1.end < $1.1.end }
+                let reaches =
+                    newest.map {
+                        $0.1.end < planned.start && $0.0.weekEnd >= planned.endDate.adding(days: -WeekWindow.gapDays)
+                    } ?? false
+                spans.append((start: reaches ? newest!.1.end : planned.start, end: planned.end))
+            }
+            spans.sort { $0.start < $1.start }
+            var end = last
+            for _ in 0..<horizonWeeks {
+                guard end > first else { break }
+                if !decided.contains(end), !covered(Week(endingOn: end, in: zone), by: spans) { holes.insert(end) }
+                end = end.adding(days: -7)
+            }
+        }
+        return holes.sorted()
+    }
+
+    /// Whether `spans`, sorted by their start, cover every instant of `week`.
+    static func covered(_ week: Week, by spans: [(start: Instant, end: Instant)]) -> Bool {
+        var reached = week.start
+        for span in spans where span.end > reached {
+            guard span.start <= reached else { return false }
+            reached = span.end
+            if reached >= week.end { return true }
+        }
+        return reached >= week.end
+    }
+
+    /// What a plain run for the scheduled week `target` says of the whole weeks before it
+    /// that it leaves behind (`holes`), naming `--catch-up`; nil when it leaves none.
+    static func leftBehindNote(entries: [LedgerEntry], before target: Week) -> String? {
+        let behind = holes(
+            entries: entries, through: target.endDate.adding(days: -7), zone: target.timeZone, planned: target)
+        guard let oldest = behind.first else { return nil }
+        let weeks =
+            behind.count == 1 ? "the week ending \(oldest)" : "\(behind.count) weeks, from the one ending \(oldest),"
+        return "\(weeks) before this one \(behind.count == 1 ? "is" : "are") in no week of the ledger: this run "
+            + "leaves \(behind.count == 1 ? "it" : "them") behind; `roundup run --catch-up` rounds "
+            + "\(behind.count == 1 ? "it" : "them") up"
     }
 }
 

@@ -75,25 +75,47 @@ extension WeeklyJob {
     func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false)
         async throws(AccountFailure) -> TransferCheck
     {
+        let (feed, week) = try await transfers(for: entry, account: account, since: since, firstTime: firstTime)
+        return decide(week, entry: entry, feed: feed, ledger: try entries(of: account))
+    }
+
+    /// The transfers into goals the account's feed shows from `since` (or the earlier
+    /// `readingFrom`), less the clock-skew margin, until now (plus the margin), and `entry`'s
+    /// week as a search for it sees it: from `since`.
+    func transfers(
+        for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
+    ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Week) {
         let margin = feedSearch.clockSkewMargin
-        let from = since.adding(.zero - margin)
+        let from = min(since, readingFrom ?? since).adding(.zero - margin)
         let to = now().adding(margin)
         let items = try await AccountFailure.bankCall { () async throws(BankError) in
-            try await bank.categoryTransactions(
+            try await bank.transfersOut(
                 accountUid: account.uid, categoryUid: account.defaultCategory, from: from, to: to)
         }
         // The bank's bounds are not documented as inclusive or exact: filtered again here.
         let feed = items.compactMap(FeedTransfer.init).filter { $0.time.map { from <= $0 && $0 <= to } ?? true }
-        let others = try AccountFailure.ledgerRead { try ledger.entries(accountUid: account.uid) }
         guard let currency = Currency(code: entry.currency) else {
             throw AccountFailure(
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
         }
         let week = TransferCheck.Week(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
-            goalUids: entry.goalUids, since: from, watchesOtherGoals: firstTime)
-        let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: margin)
-        logger.info("\(entry.label): \(feed.count) transfer(s) into goals in the feed since \(from): \(check.summary)")
+            goalUids: entry.goalUids, since: since.adding(.zero - margin), watchesOtherGoals: firstTime)
+        return (feed, week)
+    }
+
+    /// The account's entries in the ledger, each week's claim on the feed's transfers.
+    func entries(of account: Account) throws(AccountFailure) -> [LedgerEntry] {
+        try AccountFailure.ledgerRead { try ledger.entries(accountUid: account.uid) }
+    }
+
+    /// `TransferCheck.decide`, logged.
+    func decide(_ week: TransferCheck.Week, entry: LedgerEntry, feed: [FeedTransfer], ledger others: [LedgerEntry])
+        -> TransferCheck
+    {
+        let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
+        logger.info(
+            "\(entry.label): \(feed.count) transfer(s) into goals in the feed since \(week.since): \(check.summary)")
         return check
     }
 

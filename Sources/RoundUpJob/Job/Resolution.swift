@@ -1,3 +1,4 @@
+import Foundation
 import RoundUp
 import StarlingAPI
 
@@ -48,9 +49,12 @@ extension WeeklyJob {
     }
 
     /// `--retry` (to `goal` nil) and `--redirect` (to `goal`): the feed is searched first,
-    /// for the goals the week was sent to so far; only when it shows no sign of the
-    /// transfer, or the week was held for a reason the person has now seen, is the
-    /// decision recorded and the transfer sent.
+    /// for every goal the week was ever sent to, from its first intent until now. A transfer
+    /// of its amount that moved is recorded and nothing is sent; one that may still move
+    /// (upcoming, retrying, in a status this version does not know) stops the resend until
+    /// it settles or is cancelled. Only when the feed shows no sign of it, or the week was
+    /// held for a reason the person has now seen, is the decision recorded and the transfer
+    /// sent. A redirect to the week's own goal is refused: that is `--retry`.
     func sendAgain(_ entry: LedgerEntry, account: Account, to goal: String?) async throws(CommandFailure)
         -> String
     {
@@ -59,9 +63,13 @@ extension WeeklyJob {
         do throws(AccountFailure) {
             let lock = try await lock(account)
             defer { withExtendedLifetime(lock) {} }
+            let target = try await redirectTarget(goal, for: entry, account: account)
             let since = entry.recordedAt ?? weekEnd(of: entry)
-            switch try await lookInFeed(for: entry, account: account, since: since) {
-            case .arrived(let found):
+            let (feed, week) = try await transfers(for: entry, account: account, since: since)
+            let others = try entries(of: account)
+            switch TransferCheck.beforeResending(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
+            {
+            case .moved(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
                     try ledger.recordDone(
                         accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
@@ -69,24 +77,34 @@ extension WeeklyJob {
                 }
                 return "The transfer of \(entry.amountText) for the week ending \(entry.weekEnd) of \(entry.label) "
                     + "already arrived (\(found.described)); it is recorded as transferred, and nothing was sent.\n"
-            case .unclear(let reason) where entry.status != .held:
-                try hold(entry, reason: reason)
-            case .unclear, .absent:
+            case .mayMove(let found):
+                throw AccountFailure(
+                    .temporaryFailure,
+                    "the feed shows a transfer of \(entry.amountText) into \(Self.goalText(found.goalUid, entry)) "
+                        + "(\(found.described)) whose status is \(TransferCheck.quoted(found.status)): it may still move "
+                        + "the money, so nothing was sent; wait until it settles or is cancelled in the app, then run "
+                        + "`roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) --check`")
+            case .free:
                 break
+            }
+            if case .unclear(let reason) = decide(week, entry: entry, feed: feed, ledger: others),
+                entry.status != .held
+            {
+                try hold(entry, reason: reason)
             }
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes
                 })
             try await refuseOverdraft(entry, account: account, scopes: scopes)
-            if let goal {
-                let target = try await goals.named(goal, for: account)
+            if let target {
                 entry.goalUid = target.uid
                 entry.goalName = target.name
                 entry.transferUid = TransferUID.transferUid(
                     accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd)
             }
-            let redirect = goal == nil ? nil : entry
-            let resolution = goal == nil ? "retried at \(at)" : "redirected to \"\(entry.goalName ?? "")\" at \(at)"
+            let redirect = target == nil ? nil : entry
+            let resolution = target == nil ? "retried at \(at)" : "redirected to \"\(entry.goalName ?? "")\" at \(at)"
+            // The new goal and transfer uid are the intent, recorded before the request goes out.
             try AccountFailure.ledgerWrite("record the decision") {
                 try ledger.recordRetry(
                     accountUid: entry.accountUid, weekEnd: entry.weekEnd,
@@ -98,9 +116,66 @@ extension WeeklyJob {
             }
             try await send(updated, account: account)
             return "Moved \(entry.amountText) into \"\(printable(entry.goalName ?? "the goal"))\" for the week ending "
-                + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? "")).\n"
+                + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? ""))."
+                + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"
         } catch {
             throw CommandFailure(error.status, error.message)
         }
+    }
+
+    /// The goal `--redirect` names (nil for `--retry`); the week's own goal is refused.
+    private func redirectTarget(_ goal: String?, for entry: LedgerEntry, account: Account) async throws(AccountFailure)
+        -> (uid: String, name: String)?
+    {
+        guard let goal else { return nil }
+        let target = try await goals.named(goal, for: account)
+        guard target.uid != entry.goalUid else {
+            throw AccountFailure(
+                .usage,
+                "\"\(printable(target.name))\" is the goal this week's transfer already goes to; use --retry to send "
+                    + "it there again")
+        }
+        return target
+    }
+
+    /// A goal of the week's, by name when the ledger knows it.
+    private static func goalText(_ goalUid: String, _ entry: LedgerEntry) -> String {
+        goalUid == entry.goalUid ? "\"\(printable(entry.goalName ?? goalUid))\"" : "the goal \(goalUid)"
+    }
+}
+
+extension LedgerEntry {
+    /// The first and last local day of the week as it was counted.
+    var days: (first: LocalDate, last: LocalDate) {
+        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let first = startsAt.map { Week.localDate(of: $0, in: zone) } ?? weekEnd.adding(days: -6)
+        return (min(first, weekEnd.adding(days: -6)), weekEnd)
+    }
+
+    /// For a week held over another ledger's transfer, sent anyway: how much may be saved twice.
+    var savedTwiceNote: String? {
+        guard let other = otherWeekEnd else { return nil }
+        let shared = Money.describe(minorUnits: sharedMinorUnits ?? minorUnits, code: currency)
+        let overlap = WeeklyJob.days(WeeklyJob.overlap(days, (other.adding(days: -6), other)))
+        return "Up to \(shared) of it may be saved twice: the round-ups of this week's payments of \(overlap), "
+            + "which the other ledger's week ending \(other) covers."
+    }
+
+    /// For a week held over another ledger's transfer, abandoned: the days whose payments
+    /// neither ledger may have saved.
+    var unsavedDaysNote: String? {
+        guard let other = otherWeekEnd else { return nil }
+        let theirs = (other.adding(days: -6), other)
+        let mine = days
+        var gaps: [String] = []
+        if mine.first < theirs.0 {
+            gaps.append(WeeklyJob.days((mine.first, min(mine.last, theirs.0.adding(days: -1)))))
+        }
+        if theirs.1 < mine.last {
+            gaps.append(WeeklyJob.days((max(mine.first, theirs.1.adding(days: 1)), mine.last)))
+        }
+        let covered = "The other ledger's week ending \(other) covers \(WeeklyJob.days(theirs))"
+        guard !gaps.isEmpty else { return covered + ", every day of this week." }
+        return covered + "; this week's payments of \(gaps.joined(separator: " and ")) may be saved by neither."
     }
 }

@@ -59,7 +59,8 @@ extension WeeklyJob {
         let arrived = { (found: FeedTransfer) in
             "\(intent.amount) already moved into \"\(intent.goal.name)\" (\(found.described)); nothing was sent"
         }
-        let check = try await lookInFeed(for: entry, account: account, since: week.end, firstTime: true)
+        var entry = entry
+        let check = try await firstLook(&entry, intent: intent, account: account, week: week)
         if dryRun {
             let preview =
                 switch check {
@@ -69,7 +70,6 @@ extension WeeklyJob {
                 }
             return .wouldDo(preview)
         }
-        var entry = entry
         switch check {
         case .arrived(let found):
             entry.status = .done
@@ -99,6 +99,65 @@ extension WeeklyJob {
             try await send(entry, account: account)
             return .transferred("moved \(into)\(intent.reduced)")
         }
+    }
+
+    /// What the feed says of a week this ledger has never decided: `TransferCheck.decide`
+    /// on the transfers since the week ended; and when that shows no sign of it, another
+    /// ledger's transfer since the week began that names a week sharing its days
+    /// (`TransferCheck.otherLedgersTransfer`), which holds it: `entry` then notes that week
+    /// and how much of this week's amount its days account for.
+    private func firstLook(_ entry: inout LedgerEntry, intent: TransferIntent, account: Account, week: Week)
+        async throws(AccountFailure) -> TransferCheck
+    {
+        let (feed, search) = try await transfers(
+            for: entry, account: account, since: week.end, firstTime: true, readingFrom: week.start)
+        let others = try entries(of: account)
+        let check = decide(
+            search, entry: entry, feed: feed.filter { $0.time.map { $0 >= search.since } ?? true }, ledger: others)
+        let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))
+        guard case .absent = check,
+            let foreign = TransferCheck.otherLedgersTransfer(
+                firstDay: firstDay, weekEnd: week.endDate, feed: feed, ledger: others),
+            let named = foreign.referencedWeek
+        else { return check }
+        let theirs = Week(endingOn: named, in: week.timeZone)
+        let sharedRoundUps = intent.payments.reduce(Int64(0)) { sum, payment in
+            guard let settled = payment.settlementTime, theirs.contains(settled) else { return sum }
+            return Savings.add(sum, payment.roundUp.minorUnits)
+        }
+        let (multiplied, overflow) = sharedRoundUps.multipliedReportingOverflow(by: Int64(rules.policy.multiplier))
+        let shared = min(intent.amount.minorUnits, overflow ? Int64.max : multiplied)
+        entry.otherWeekEnd = named
+        entry.sharedMinorUnits = shared
+        let goal = foreign.goalName.map { "\"\(TransferCheck.quoted($0))\"" } ?? TransferCheck.quoted(foreign.goalUid)
+        let sharedText = Money.describe(minorUnits: shared, code: intent.amount.currency.code)
+        return .unclear(
+            "the feed shows a transfer of \(foreign.amountText) into \(goal) (\(foreign.described), "
+                + "\(TransferCheck.quoted(foreign.status))) whose reference names the week ending \(named), which this "
+                + "ledger did not make: another state directory or config saving for this account may have counted "
+                + "this week's payments of \(Self.days(Self.shared(week, with: theirs))) (\(sharedText) of this week's "
+                + "\(intent.amount)); nothing was sent. `roundup resolve --abandon REASON` records this week's "
+                + "payments without moving them, `--retry` sends anyway")
+    }
+
+    /// The local days `week` shares with `other`, as (first, last); nil when none.
+    static func shared(_ week: Week, with other: Week) -> (LocalDate, LocalDate)? {
+        overlap(
+            (min(week.startDate, Week.localDate(of: week.start, in: week.timeZone)), week.endDate),
+            (other.startDate, other.endDate))
+    }
+
+    /// The days two spans of days share, as (first, last); nil when none.
+    static func overlap(_ a: (LocalDate, LocalDate), _ b: (LocalDate, LocalDate)) -> (LocalDate, LocalDate)? {
+        let first = max(a.0, b.0)
+        let last = min(a.1, b.1)
+        return first <= last ? (first, last) : nil
+    }
+
+    /// "2026-11-12 to 2026-11-15", "2026-11-12", or "no day".
+    static func days(_ span: (LocalDate, LocalDate)?) -> String {
+        guard let (first, last) = span else { return "no day" }
+        return first == last ? "\(first)" : "\(first) to \(last)"
     }
 
     /// The week already has a ledger entry: say what it holds, or finish a transfer whose

@@ -15,6 +15,8 @@ public struct FeedTransfer: Sendable, Equatable {
     /// The feed item's status. Only `SETTLED` and `PENDING` are money that moved
     /// (`hasMoved`); any other this type keeps (`UPCOMING`, `RETRYING`, …) may still move it.
     public var status: String
+    /// The goal's name, as the feed item's counterparty.
+    public var goalName: String?
 
     /// The statuses of money that moved.
     static let movedStatuses: Set<String> = ["SETTLED", "PENDING"]
@@ -23,7 +25,7 @@ public struct FeedTransfer: Sendable, Equatable {
 
     public init(
         feedItemUid: String, goalUid: String, currency: String, minorUnits: Int64, time: Instant?,
-        referencedWeek: LocalDate? = nil, status: String = "SETTLED"
+        referencedWeek: LocalDate? = nil, status: String = "SETTLED", goalName: String? = nil
     ) {
         self.feedItemUid = feedItemUid
         self.goalUid = goalUid
@@ -32,6 +34,7 @@ public struct FeedTransfer: Sendable, Equatable {
         self.time = time
         self.referencedWeek = referencedWeek
         self.status = status
+        self.goalName = goalName
     }
 
     /// The transfer `item` shows, or nil when it is not a transfer into a goal, or is one
@@ -43,7 +46,8 @@ public struct FeedTransfer: Sendable, Equatable {
         self.init(
             feedItemUid: item.feedItemUid, goalUid: goalUid, currency: item.amount.currency,
             minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)),
-            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)), status: item.status)
+            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)), status: item.status,
+            goalName: item.counterPartyName)
     }
 
     /// Whether the money moved: settled, or pending (taken from the balance).
@@ -131,8 +135,9 @@ public enum TransferCheck: Sendable, Equatable {
             guard match.hasMoved else {
                 return .unclear(
                     "the feed shows a transfer of \(week.amount) into the goal on \(match.time?.iso8601 ?? "an unknown date") "
-                        + "whose status is \(TransferCheck.quoted(match.status)): it has not moved the money yet and "
-                        + "may still, so nothing is sent until it settles or is cancelled")
+                        + "whose status is \(TransferCheck.quoted(match.status)): it may still move the money, so "
+                        + "nothing is sent; wait until it settles or is cancelled in the app, then `roundup resolve "
+                        + "--check` records it")
             }
             if let other = unconfirmed(others, couldBe: match, margin: margin) {
                 return .unclear(
@@ -162,6 +167,59 @@ public enum TransferCheck: Sendable, Equatable {
                     + "directory saving into that goal may have moved this week's money")
         }
         return .absent
+    }
+
+    /// Another ledger's transfer that holds a week this ledger has never decided: a transfer
+    /// into any of the account's goals in the `feed` (read from the week's first instant,
+    /// any amount, any status but those that never move money), whose reference names a
+    /// week ending from the week's first day (`firstDay`) to 13 days after its last
+    /// (`weekEnd`), and which is not this ledger's: no entry of the `ledger` is that week
+    /// with that goal and amount. Such a week may have counted this window's payments, in
+    /// a ledger this one cannot see. A transfer without a reference is left to `decide`.
+    public static func otherLedgersTransfer(
+        firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [LedgerEntry]
+    ) -> FeedTransfer? {
+        let latest = weekEnd.adding(days: 13)
+        return feed.first { transfer in
+            guard let named = transfer.referencedWeek, firstDay <= named, named <= latest else { return false }
+            return !ledger.contains { entry in
+                entry.weekEnd == named && entry.goalUids.contains(transfer.goalUid)
+                    && entry.currency == transfer.currency && entry.minorUnits == transfer.minorUnits
+            }
+        }
+    }
+
+    /// What the feed says before `roundup resolve` sends a week's transfer again (`--retry`,
+    /// `--redirect`): any transfer into a goal the week ever used, of its amount, since its
+    /// first intent, that no other week accounts for.
+    public enum Resend: Sendable, Equatable {
+        /// Settled or pending: the money moved. Recorded as done; nothing is sent.
+        case moved(FeedTransfer)
+        /// Upcoming, retrying, in an account check, or in a status this version does not
+        /// know: it may still move the money. Nothing is sent.
+        case mayMove(FeedTransfer)
+        /// None, or only declined, reversed or cancelled ones: it did not move, and may be sent.
+        case free
+    }
+
+    /// Decides `Resend` for `week` from the `feed` and the account's `ledger` entries. A
+    /// transfer that may still move wins over one that moved: a person waits rather than
+    /// the money moving twice.
+    public static func beforeResending(_ week: Week, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
+        -> Resend
+    {
+        let others = ledger.filter { $0.weekEnd != week.weekEnd }
+        let claimed = Set(others.compactMap(\.feedItemUid))
+        let theirs = withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, margin: margin)
+            .filter { transfer in
+                week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
+                    && transfer.mayBelong(to: week.weekEnd) && transfer.amount(in: week.amount.currency) == week.amount
+            }
+        if let underWay = theirs.first(where: { !$0.hasMoved }) { return .mayMove(underWay) }
+        if let moved = theirs.first(where: { $0.referencedWeek == week.weekEnd }) ?? theirs.first {
+            return .moved(moved)
+        }
+        return .free
     }
 
     /// A word from the bank (a status, a uid), as a reason shows it: short, and without

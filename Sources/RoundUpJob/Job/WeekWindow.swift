@@ -25,10 +25,13 @@ public struct CountedSpan: Sendable, Equatable {
 /// Where one account's week begins and ends, decided from the ledger's neighbouring weeks
 /// alone (pure; the job reads them and carries the bounds out).
 ///
-/// A week is its seven local days, with two exceptions, each said in the report:
+/// A week is its seven local days, with these exceptions, each said in the report:
 /// - a scheduled week (ending on `weekEndsOn`) that follows another starts where that one
 ///   ended, when that end lies within 26 hours of its own local start: after a change of
 ///   `timeZone` nothing is counted twice and nothing falls between the two;
+/// - a scheduled week whose account's newest week ended earlier than that, less than a
+///   whole week before it begins (`weekEndsOn` changed), reaches back to where it ended,
+///   so that no day falls in no week; what that week counted stays out by its identity;
 /// - no week reaches into the instants of a week decided before the ledger kept each
 ///   payment it counted, as those payments cannot be told apart one by one.
 ///
@@ -42,6 +45,10 @@ public struct WeekWindow: Sendable, Equatable {
 
     /// How far a scheduled week reaches to meet the week before it.
     public static let reach: Int64 = 26 * 3_600_000
+    /// How many days before its own end the week before a scheduled week may end for the
+    /// scheduled week to reach back to it: less than a whole week falls between the two.
+    /// A longer gap is whole weeks, which `--catch-up` rounds up (`CatchUp`).
+    public static let gapDays = 13
 
     public static func decide(
         _ week: Week, scheduled: Bool, recorded: LedgerEntry?, neighbours: [CountedSpan]
@@ -71,6 +78,17 @@ public struct WeekWindow: Sendable, Equatable {
             reasons.append(
                 "it starts at \(previous.end), where the week ending \(previous.weekEnd)\(zone) ended, \(purpose)")
             start = previous.end
+        } else if scheduled,
+            let newest = earlier.filter({ $0.weekEnd < week.endDate }).max(by: { $0.end < $1.end }),
+            newest.end < start, newest.weekEnd >= week.endDate.adding(days: -gapDays)
+        {
+            // The days before it are in no week (the schedule's day changed, or the week
+            // before ended on another day): it reaches back over them, short of a whole week.
+            reasons.append(
+                "it starts at \(newest.end), where the week ending \(newest.weekEnd) ended, so that no day falls "
+                    + "between the two (that week ended on a \(newest.weekEnd.weekday.name), this one on a "
+                    + "\(week.endDate.weekday.name))")
+            start = newest.end
         }
         // Weeks whose payments the ledger cannot tell apart: never reached into.
         for whole in earlier.filter({ !$0.itemised }).sorted(by: { $0.start < $1.start }) {

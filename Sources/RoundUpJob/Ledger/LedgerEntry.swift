@@ -63,6 +63,11 @@ public struct LedgerEntry: Sendable, Equatable {
     public var endsAt: Instant?
     /// The zone the week was counted in.
     public var timeZone: String?
+    /// For a week held because another ledger's transfer names a week that shares its days:
+    /// that week's last day, and how much of this week's amount came from payments settled
+    /// in that week's days (what `resolve --retry` may save twice).
+    public var otherWeekEnd: LocalDate?
+    public var sharedMinorUnits: Int64?
     /// When the week was first decided (ISO 8601, UTC); set by the ledger.
     public var createdAt: String?
     /// When the entry last changed (ISO 8601, UTC); set by the ledger.
@@ -112,7 +117,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
     enum Columns: String, ColumnExpression {
         case accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid, lastError
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
-        case createdAt, updatedAt, reference, startsAt, endsAt, timeZone
+        case createdAt, updatedAt, reference, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits
     }
 
     var entry: LedgerEntry
@@ -141,6 +146,8 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         entry.startsAt = try read.parsed(Columns.startsAt) { Instant(iso8601: $0) }
         entry.endsAt = try read.parsed(Columns.endsAt) { Instant(iso8601: $0) }
         entry.timeZone = try read.text(Columns.timeZone)
+        entry.otherWeekEnd = try read.parsed(Columns.otherWeekEnd, LocalDate.init(iso:))
+        entry.sharedMinorUnits = try read.integer(Columns.sharedMinorUnits)
         // Kept as written, once they read as instants: a feed search starts from when the
         // intent was recorded, so a time that is not one must never be taken for "now".
         entry.createdAt = try read.required(Columns.createdAt) { Instant(iso8601: $0) == nil ? nil : $0 }
@@ -168,6 +175,8 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         container[Columns.startsAt] = entry.startsAt?.iso8601
         container[Columns.endsAt] = entry.endsAt?.iso8601
         container[Columns.timeZone] = entry.timeZone
+        container[Columns.otherWeekEnd] = entry.otherWeekEnd?.description
+        container[Columns.sharedMinorUnits] = entry.sharedMinorUnits
         container[Columns.createdAt] = entry.createdAt
         container[Columns.updatedAt] = entry.updatedAt
     }

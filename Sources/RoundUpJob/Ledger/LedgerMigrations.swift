@@ -73,7 +73,9 @@ extension Ledger {
     /// v12: each counted payment a row of its own, `(accountUid, feedItemUid, weekEnd,
     /// roundUp)`, keyed by the account and the payment's identity (`Uid.identity`), so that
     /// one lookup tells whether any week ever counted it; and on each week whether the
-    /// ledger keeps its payments one by one (`itemised`), which v9's row per week marked.
+    /// ledger keeps its payments one by one (`itemised`), which v9's row per week marked;
+    /// and for a week held over another ledger's transfer, the week that transfer names and
+    /// the part of this week's amount its days account for (`otherWeekEnd`, `sharedMinorUnits`).
     /// v9's rows are moved over with their uids trimmed and lower-cased. A payment that an
     /// earlier roundup counted in two weeks (in two spellings, or settled twice) keeps both
     /// rows, as history: the weeks' totals stay what they moved. They are counted in
@@ -89,6 +91,8 @@ extension Ledger {
                     PRIMARY KEY (accountUid, feedItemUid, weekEnd)
                 ) WITHOUT ROWID;
                 ALTER TABLE transfer ADD COLUMN itemised INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE transfer ADD COLUMN otherWeekEnd TEXT;
+                ALTER TABLE transfer ADD COLUMN sharedMinorUnits INTEGER CHECK (sharedMinorUnits >= 0);
                 UPDATE transfer SET itemised = 1 WHERE EXISTS (
                     SELECT 1 FROM counted
                     WHERE lower(counted.accountUid) = transfer.accountUid AND counted.weekEnd = transfer.weekEnd);

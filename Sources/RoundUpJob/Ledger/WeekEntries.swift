@@ -91,8 +91,7 @@ extension Ledger {
     /// Those of `uids` (payment identities, `Uid.identity`) that any of `accountUid`'s
     /// weeks other than the one ending `weekEnd` counted, however long ago and whatever
     /// its window: a payment is counted once, ever. One indexed lookup per thousand uids.
-    public func countedElsewhere(accountUid: String, weekEnd: LocalDate, among uids: [String]) throws -> Set<String>
-    {
+    public func countedElsewhere(accountUid: String, weekEnd: LocalDate, among uids: [String]) throws -> Set<String> {
         var counted = Set<String>()
         let chunk = 1000
         try database.read { db in
