@@ -422,6 +422,9 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     private func item(from start: Int, to end: Int) {
         defer { index += 1 }
+        // A search for transfers passes over a payment without reading it: an item with no
+        // escape anywhere that does not spell INTERNAL_TRANSFER cannot be one.
+        if case .transfersOut = keeping, !FeedDecoder.mayBeATransfer(buffer, from: start, to: end) { return }
         let fast: FeedItem? = buffer.withUnsafeBufferPointer { bytes in
             var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             return cursor.feedItem(requireEnd: true, categories: &categories)
@@ -456,6 +459,27 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
             let isNull = end - start == 4 && buffer[start] == UInt8(ascii: "n")
             decodeError = "feedItems[\(index)] " + (isNull ? "is null, expected an object" : "is not an object")
         }
+    }
+
+    private static let transferSource = Array("INTERNAL_TRANSFER".utf8)
+
+    /// Whether `bytes[start..<end]` holds a backslash or spells `INTERNAL_TRANSFER`.
+    static func mayBeATransfer(_ bytes: [UInt8], from start: Int, to end: Int) -> Bool {
+        let needle = transferSource
+        let first = needle[0]
+        guard end - start >= needle.count else { return bytes[start..<end].contains(backslash) }
+        var position = start
+        while position < end {
+            let byte = bytes[position]
+            if byte == backslash { return true }
+            if byte == first, position + needle.count <= end,
+                bytes[position..<(position + needle.count)].elementsEqual(needle)
+            {
+                return true
+            }
+            position += 1
+        }
+        return false
     }
 
     private func accept(_ item: FeedItem) {

@@ -154,4 +154,40 @@ import Testing
             "feed decoder: 3000 mutated feeds, \(agreed) decoded as JSONDecoder decodes them (\(failed) of them refused)"
         )
     }
+
+    /// A search for transfers keeps the OUT internal transfers, one written with an escape
+    /// included, whatever pieces the body comes in, and passes over every payment unread:
+    /// one whose fields would not decode does not stop it.
+    @Test func aSearchForTransfersKeepsEachTransferAndPassesOverPayments() throws {
+        let payment =
+            #"{"feedItemUid":"p1","categoryUid":"c","amount":{"currency":"GBP","minorUnits":150},"direction":"OUT","status":"SETTLED","source":"MASTER_CARD"}"#
+        let odd = #"{"feedItemUid":"p2","categoryUid":"c","amount":"much","direction":"OUT","status":"SETTLED"}"#
+        let transfer =
+            #"{"feedItemUid":"T1","categoryUid":"c","amount":{"currency":"GBP","minorUnits":107},"direction":"OUT","status":"UPCOMING","source":"INTERNAL_TRANSFER","counterPartyUid":"g1","reference":"Round-up w/e 15 Nov 2026"}"#
+        let escaped =
+            #"{"feedItemUid":"t2","categoryUid":"c","amount":{"currency":"GBP","minorUnits":50},"direction":"OUT","status":"SETTLED","source":"INTERNAL_TRANSFER","counterPartyUid":"g1"}"#
+        let incoming =
+            #"{"feedItemUid":"t3","categoryUid":"c","amount":{"currency":"GBP","minorUnits":50},"direction":"IN","status":"SETTLED","source":"INTERNAL_TRANSFER"}"#
+        let body =
+            Array(#"{"feedItems":["#.utf8)
+            + Array([payment, odd, transfer, escaped, incoming].joined(separator: ",").utf8)
+            + Array("]}".utf8)
+        for pieces in [[body.count], [1], [7, 3, 50], [64]] {
+            let decoder = FeedDecoder(keeping: .transfersOut)
+            var offset = 0
+            var sizes = pieces.makeIterator()
+            while offset < body.count {
+                let size = min(max(1, sizes.next() ?? pieces.last!), body.count - offset)
+                _ = body[offset..<(offset + size)].withUnsafeBytes { decoder.consume($0) }
+                offset += size
+            }
+            try decoder.checkStructure(endpoint: "GET transfers")
+            let kept = decoder.transfersOut()
+            #expect(kept.map(\.feedItemUid) == ["t1", "t2"], "\(pieces)")
+            #expect(kept.first?.reference == "Round-up w/e 15 Nov 2026")
+            #expect(kept.first?.status == "UPCOMING")
+        }
+        #expect(!FeedDecoder.mayBeATransfer(Array(payment.utf8), from: 0, to: payment.utf8.count))
+        #expect(FeedDecoder.mayBeATransfer(Array(escaped.utf8), from: 0, to: escaped.utf8.count))
+    }
 }
