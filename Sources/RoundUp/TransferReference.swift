@@ -14,14 +14,15 @@ public enum TransferReference {
     }
 
     /// The week end a reference names, when it is one this job writes; nil for any other
-    /// text, such as a reference the saver gave a transfer made by hand.
+    /// text, such as a reference the saver gave a transfer made by hand. Read as a bank may
+    /// show it: in any letter case, with any white space between its words.
     public static func weekEnd(namedBy reference: String) -> LocalDate? {
-        guard reference.hasPrefix(prefix) else { return nil }
-        let words = reference.dropFirst(prefix.count).split(separator: " ", omittingEmptySubsequences: false)
-        guard words.count == 3, let day = Int(words[0]), let month = months.firstIndex(of: String(words[1])),
-            let year = Int(words[2]), words[0].count <= 2, words[2].count == 4,
-            let date = LocalDate(year: year, month: month + 1, day: day),
-            forWeek(endingOn: date) == reference
+        let words = reference.lowercased().split(whereSeparator: \.isWhitespace)
+        let digits = { (word: Substring) in word.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard words.count == 5, words[0] == "round-up", words[1] == "w/e", digits(words[2]), words[2].count <= 2,
+            digits(words[4]), words[4].count == 4, let day = Int(words[2]), let year = Int(words[4]),
+            let month = months.firstIndex(where: { $0.lowercased() == words[3] }),
+            let date = LocalDate(year: year, month: month + 1, day: day)
         else { return nil }
         return date
     }

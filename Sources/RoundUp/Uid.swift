@@ -21,11 +21,14 @@ public enum Uid {
     /// Empty when the bank sent no uid, or one of white space alone: no identity.
     public static func identity(_ feedItemUid: String?) -> String {
         guard let feedItemUid else { return "" }
+        // Bytes outside ASCII's printable range, or a space, at either end: trimmed the slow way.
+        let plain = { (byte: UInt8) in byte > 0x20 && byte < 0x7F }
+        if let first = feedItemUid.utf8.first, let last = feedItemUid.utf8.last, plain(first), plain(last) {
+            return canonical(feedItemUid)
+        }
         var trimmed = Substring(feedItemUid)
         while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
         while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
-        return canonical(
-            trimmed.endIndex == feedItemUid.endIndex && trimmed.startIndex == feedItemUid.startIndex
-                ? feedItemUid : String(trimmed))
+        return canonical(String(trimmed))
     }
 }

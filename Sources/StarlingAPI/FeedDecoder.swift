@@ -401,6 +401,12 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
     /// it is there and the strict parser takes it; one that it does not take is followed
     /// to its end and handed to `item(from:to:)`.
     private func parsePendingItem() {
+        // A search for transfers finds each item's end first, and reads only what may be one.
+        if case .transfersOut = keeping {
+            scan = captureStart
+            beginCapture(.item)
+            return
+        }
         let (parsed, length, ranOut) = buffer.withUnsafeBufferPointer { bytes in
             var cursor = JSONCursor(UnsafeBufferPointer(rebasing: bytes[captureStart...]))
             let parsed = cursor.feedItem(requireEnd: false, categories: &categories)
@@ -465,21 +471,23 @@ public final class FeedDecoder: ResponseBodyConsumer, @unchecked Sendable {
 
     /// Whether `bytes[start..<end]` holds a backslash or spells `INTERNAL_TRANSFER`.
     static func mayBeATransfer(_ bytes: [UInt8], from start: Int, to end: Int) -> Bool {
-        let needle = transferSource
-        let first = needle[0]
-        guard end - start >= needle.count else { return bytes[start..<end].contains(backslash) }
-        var position = start
-        while position < end {
-            let byte = bytes[position]
-            if byte == backslash { return true }
-            if byte == first, position + needle.count <= end,
-                bytes[position..<(position + needle.count)].elementsEqual(needle)
-            {
-                return true
+        guard start < end else { return false }
+        return bytes.withUnsafeBufferPointer { all in
+            let base = all.baseAddress! + start
+            if memchr(base, Int32(backslash), end - start) != nil { return true }
+            return transferSource.withUnsafeBufferPointer { needle in
+                var at = UnsafeRawPointer(base)
+                let stop = UnsafeRawPointer(base + (end - start))
+                while stop - at >= needle.count, let found = memchr(at, Int32(needle[0]), stop - at) {
+                    let candidate = UnsafeRawPointer(found)
+                    if stop - candidate >= needle.count, memcmp(candidate, needle.baseAddress!, needle.count) == 0 {
+                        return true
+                    }
+                    at = candidate + 1
+                }
+                return false
             }
-            position += 1
         }
-        return false
     }
 
     private func accept(_ item: FeedItem) {

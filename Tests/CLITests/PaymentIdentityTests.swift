@@ -216,7 +216,62 @@ import Testing
         }
     }
 
+    /// The window by hand recorded its transfer and was stopped before the bank moved it;
+    /// the service's Sunday week then moved its own. When the window is run again, the
+    /// service's transfer holds it before its transfer is sent.
+    @Test func anUnfinishedWeekIsHeldOverAnotherLedgersTransferToo() async throws {
+        let (service, saver) = (try TemporaryDirectory(), try TemporaryDirectory())
+        var (bank, gbp) = Self.bank(token: "other-ledger-unfinished")
+        bank.spend(gbp, 1_50, settled: Self.on("2026-11-13"))
+        bank.spend(gbp, 3_90, settled: Self.on("2026-11-17"))
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedReference: true)) { server in
+            // The bank asks to wait a day before add-money: the run stops with its intent recorded.
+            await server.bank.injectFaults([.first(1, [.addMoney], .rateLimited(retryAfter: "86400"))])
+            let stopped = try await Self.run(server, saver, ["--end-date", "2026-11-18"])
+            #expect(stopped.status == 75, "\(stopped.stdout)\(stopped.stderr)")
+            #expect(await Self.moved(server).isEmpty)
+            let sunday = try await Self.run(server, service, ["--end-date", "2026-11-15"])
+            #expect(sunday.status == 0, "\(sunday.stderr)")
+            await Self.stampTransfers(server, at: Self.on("2026-11-16", hour: 6))
+            let again = try await Self.run(server, saver, ["--end-date", "2026-11-18"])
+            #expect(again.status == 78, "\(again.stdout)\(again.stderr)")
+            #expect(again.stdout.contains("whose reference names the week ending 2026-11-15"), "\(again.stdout)")
+            let moved = await Self.moved(server)
+            #expect(moved == [50])
+            robustnessLine(
+                "a window by hand stopped after recording its transfer, then the service's Sunday week, then the "
+                    + "window again", "the window is held over the service's transfer (exit \(again.status))",
+                moneyExactlyOnce: moved == [50])
+        }
+    }
+
     // MARK: - What resolve may send
+
+    /// Another state directory's transfer of the week is UPCOMING, and made long before this
+    /// ledger held the week for it: `--check` and `--retry` still see it, from the week's end,
+    /// and send nothing while it may move.
+    @Test func resolveSeesAnUpcomingTransferOlderThanTheHold() async throws {
+        let (service, saver) = (try TemporaryDirectory(), try TemporaryDirectory())
+        var (bank, gbp) = Self.bank(token: "upcoming-older")
+        bank.spend(gbp, 1_50, settled: Self.on("2026-11-12"))
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(transfersUpcoming: true)) { server in
+            #expect(try await Self.run(server, service, ["--end-date", "2026-11-15"]).status == 0)
+            await Self.stampTransfers(server, at: Self.on("2026-11-16", hour: 6))
+            let held = try await Self.run(server, saver, ["--end-date", "2026-11-15"])
+            #expect(held.status == 78, "\(held.stdout)\(held.stderr)")
+            let week = ["--account", gbp, "--end-date", "2026-11-15"]
+            let check = try await Self.resolve(server, saver, week + ["--check"])
+            #expect(check.stdout.contains("it may still move the money"), "\(check.stdout)\(check.stderr)")
+            #expect(!check.stdout.contains("--retry"), "\(check.stdout)")
+            let retry = try await Self.resolve(server, saver, week + ["--retry"])
+            #expect(retry.status == 75, "\(retry.stdout)\(retry.stderr)")
+            let moved = await Self.moved(server)
+            #expect(moved == [50])
+            robustnessLine(
+                "resolve on a week held over another state directory's UPCOMING transfer made a day before",
+                "--check says to wait, --retry sends nothing (exit \(retry.status))", moneyExactlyOnce: moved == [50])
+        }
+    }
 
     /// The week's transfer went unanswered and the feed shows it UPCOMING: held. `--retry`
     /// sends nothing while it is, `--redirect` to the week's own goal is refused, and once

@@ -227,28 +227,44 @@ struct CatchUpTests {
         #expect(
             CatchUp.holes(
                 entries: [sunday], through: LocalDate(iso: "2026-11-24")!, zone: Self.week("2026-11-24").timeZone
-            ).map(\.description) == ["2026-11-10", "2026-11-17", "2026-11-24"])
+            ).weeks.map(\.description) == ["2026-11-10", "2026-11-17", "2026-11-24"])
+        // Thirteen weeks back from the newest are looked at; the newest week left behind
+        // further back is named, for a person to round up by hand.
         let old = Self.entry("2026-01-04", .done)
         let holes = CatchUp.holes(
             entries: [old, Self.entry("2026-11-01", .done)], through: LocalDate(iso: "2026-11-15")!,
             zone: Self.week("2026-11-15").timeZone)
-        #expect(holes.count == 7 && holes.first?.description == "2026-09-27", "\(holes)")
+        #expect(holes.weeks.count == 12 && holes.weeks.first?.description == "2026-08-23", "\(holes)")
+        #expect(holes.beyond?.description == "2026-08-16")
+        let (weeks, notes) = Self.weeks([old, Self.entry("2026-11-01", .done)], through: "2026-11-15")
+        #expect(weeks.count == 8)
+        #expect(notes.contains(CatchUp.beyondNote(LocalDate(iso: "2026-08-16")!)), "\(notes)")
     }
 
-    /// A plain run names the whole weeks it leaves behind, and not the days it reaches back over.
+    /// A plain run names the whole weeks it leaves behind, as a catch-up right after it
+    /// would find them, and not the days it reaches back over.
     @Test func aPlainRunSaysWhatItLeavesBehind() {
         var sunday = Self.entry("2026-11-01", .done)
         sunday.bound(to: Self.week("2026-11-01"))
-        let note = CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-17"))
+        let notes = CatchUp.leftBehindNotes(entries: [sunday], before: Self.week("2026-11-17"))
         #expect(
-            note?.hasPrefix("2 weeks, from the one ending 2026-11-03, before this one are in no week") == true,
-            "\(note ?? "")")
-        #expect(note?.contains("roundup run --catch-up") == true)
-        #expect(CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-10")) == nil)
-        #expect(CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-08")) == nil)
+            notes.first?.hasPrefix("2 weeks, from the one ending 2026-11-03, before this one are in no week") == true,
+            "\(notes)")
+        #expect(notes.first?.contains("roundup run --catch-up") == true)
+        #expect(notes.count == 1)
+        #expect(CatchUp.leftBehindNotes(entries: [sunday], before: Self.week("2026-11-10")).isEmpty)
+        #expect(CatchUp.leftBehindNotes(entries: [sunday], before: Self.week("2026-11-08")).isEmpty)
         #expect(
-            CatchUp.leftBehindNote(entries: [sunday], before: Self.week("2026-11-15"))?.hasPrefix(
+            CatchUp.leftBehindNotes(entries: [sunday], before: Self.week("2026-11-15")).first?.hasPrefix(
                 "the week ending 2026-11-08 before this one is in no week") == true)
+        // Eighteen weeks behind: twelve a catch-up rounds up, and the newest of the rest named.
+        var far = Self.entry("2026-07-12", .done)
+        far.bound(to: Self.week("2026-07-12"))
+        let behind = CatchUp.leftBehindNotes(entries: [far], before: Self.week("2026-11-22"))
+        #expect(behind.first?.hasPrefix("12 weeks, from the one ending 2026-08-30,") == true, "\(behind)")
+        #expect(behind.last == CatchUp.beyondNote(LocalDate(iso: "2026-08-23")!), "\(behind)")
+        let (weeks, _) = Self.weeks([far, Self.entry("2026-11-22", .done)], through: "2026-11-22")
+        #expect(weeks.first == "2026-08-30" && weeks.count == 8, "\(weeks)")
     }
 
     @Test func aLongGapIsClosedOverSeveralRuns() {

@@ -61,7 +61,7 @@ import Testing
     /// A week entry written by the ledger reads back with every field, and is stored as the
     /// ledger always stored it: the week as `YYYY-MM-DD`, status and confirmation by name,
     /// earlier goals separated by spaces (NULL for none), times in ISO 8601, free text cut at
-    /// 500 characters. A decision starts with no failure, no resolution and no earlier goal.
+    /// 1,000 characters. A decision starts with no failure, no resolution and no earlier goal.
     @Test func aWeekEntryReadsBackWithEveryFieldInTheLedgersStoredFormat() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/ledger.sqlite"
@@ -75,7 +75,7 @@ import Testing
             note: "1.00 held back by the minimum balance")
         decision.confirmation = .feed
         decision.feedItemUid = "f1"
-        decision.reason = String(repeating: "r", count: 600)
+        decision.reason = String(repeating: "r", count: 1200)
         decision.resolution = "never written by a decision"
         decision.earlierGoalUids = ["never", "written"]
         decision.reference = "Round-up w/e 15 Nov 2026"
@@ -87,7 +87,7 @@ import Testing
         #expect(decided["status"] as String? == "pending")
         #expect(decided["confirmation"] as String? == "feed")
         #expect(decided["reference"] as String? == "Round-up w/e 15 Nov 2026")
-        #expect((decided["reason"] as String?)?.count == 500)
+        #expect((decided["reason"] as String?)?.count == 1000)
         #expect(decided["createdAt"] as String? == "2026-11-16T06:00:00.000Z")
         #expect(decided["updatedAt"] as String? == "2026-11-16T06:00:00.000Z")
         for column in ["lastError", "resolution", "earlierGoalUids"] {
@@ -101,7 +101,8 @@ import Testing
             accountUid: "a", weekEnd: end, goal: ("g3", "Rainy day", "t3"), resolution: "to Rainy day", at: changedAt)
         try ledger.recordFailure(accountUid: "a", weekEnd: end, error: "HTTP 503", at: changedAt)
         try ledger.recordHeld(
-            accountUid: "a", weekEnd: end, reason: String(repeating: "s", count: 600), at: changedAt)
+            accountUid: "a", weekEnd: end, reason: String(repeating: "s", count: 1200),
+            otherWeekEnd: LocalDate(iso: "2026-11-11"), sharedMinorUnits: 50, at: changedAt)
 
         var expected = LedgerEntry(
             accountUid: "a", weekEnd: end, status: .held, currency: "GBP", minorUnits: 298, goalUid: "g3",
@@ -109,7 +110,9 @@ import Testing
             note: "1.00 held back by the minimum balance")
         expected.confirmation = .feed
         expected.feedItemUid = "f1"
-        expected.reason = String(repeating: "s", count: 500)
+        expected.reason = String(repeating: "s", count: 1000)
+        expected.otherWeekEnd = LocalDate(iso: "2026-11-11")
+        expected.sharedMinorUnits = 50
         expected.resolution = "to Rainy day"
         expected.earlierGoalUids = ["g1", "g2"]
         expected.reference = "Round-up w/e 15 Nov 2026"
@@ -120,6 +123,8 @@ import Testing
 
         let stored = try #require(try raw.read { db in try Row.fetchOne(db, sql: "SELECT * FROM transfer") })
         #expect(stored["weekEnd"] as String? == "2026-11-15")
+        #expect(stored["otherWeekEnd"] as String? == "2026-11-11")
+        #expect(stored["sharedMinorUnits"] as Int64? == 50)
         #expect(stored["status"] as String? == "held")
         #expect(stored["earlierGoalUids"] as String? == "g1 g2")
         #expect(stored["updatedAt"] as String? == "2026-11-17T06:30:00.000Z")

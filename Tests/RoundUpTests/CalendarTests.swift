@@ -191,11 +191,20 @@ import Testing
         }
     }
 
+    /// A bank may show a reference in capitals, or with other white space: it names the week all the same.
     @Test(arguments: [
-        "Round-up w/e 31 Feb 2026", "Round-up w/e 07 Nov 2026", "round-up w/e 22 Nov 2026",
-        "Round-up w/e 22 Nov 2026 ", "Round-up w/e 22 nov 2026", "Round-up w/e 22  Nov 2026", "Round-up w/e 22 Nov",
-        "Round-up w/e +2 Nov 2026", "Round-up w/e 22 Nov 02026", "Round-up w/e 0 Nov 2026", "Holiday",
-        "Round-up w/e 22 Nov 2026\u{0}", "", "CORNER SHOP PARIS FRA",
+        "round-up w/e 22 Nov 2026", "ROUND-UP W/E 22 NOV 2026", "Round-up w/e 22 Nov 2026 ",
+        " Round-up w/e 22 nov 2026",
+        "Round-up w/e 22  Nov 2026", "Round-up\tw/e 22 Nov 2026",
+    ])
+    func anotherSpellingNamesTheSameWeek(text: String) {
+        #expect(TransferReference.weekEnd(namedBy: text) == LocalDate(iso: "2026-11-22"))
+    }
+
+    @Test(arguments: [
+        "Round-up w/e 31 Feb 2026", "Round-up w/e 22 Nov", "Round-up w/e +2 Nov 2026", "Round-up w/e 22 Nov 02026",
+        "Round-up w/e 0 Nov 2026", "Holiday", "Round-up w/e 22 Nov 2026\u{0}", "", "CORNER SHOP PARIS FRA",
+        "Round-up w/e 22 Nov 2026 again", "Roundup w/e 22 Nov 2026", "Round-up w/e 22 November 2026",
     ])
     func otherTextNamesNoWeek(text: String) {
         #expect(TransferReference.weekEnd(namedBy: text) == nil)

@@ -114,10 +114,8 @@ public enum Runner {
                     in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)
                 weeks = catchUp
                 notes += said
-            } else if request.week.endDate.weekday == settings.rules.weekEndsOn,
-                let behind = CatchUp.leftBehindNote(entries: (try? state.ledger.entries()) ?? [], before: request.week)
-            {
-                notes.append(behind)
+            } else if request.week.endDate.weekday == settings.rules.weekEndsOn {
+                notes += CatchUp.leftBehindNotes(entries: (try? state.ledger.entries()) ?? [], before: request.week)
             }
         } catch {
             return .failure(error)

@@ -22,7 +22,8 @@ enum CatchUp {
         var ends = Set(entries.filter { $0.status == .pending }.map(\.weekEnd))
         let last = target.endDate.latest(weekEndsOn)
         // Whole weeks a plain run left behind, before the newest.
-        ends.formUnion(holes(entries: entries, through: last, zone: target.timeZone))
+        let holes = holes(entries: entries, through: last, zone: target.timeZone)
+        ends.formUnion(holes.weeks)
         var next = reached.min()!.adding(days: 7)
         while next <= last {
             ends.insert(next)
@@ -34,6 +35,7 @@ enum CatchUp {
                 "catch-up rounds up weeks ending on a \(weekEndsOn.name) (weekEndsOn); the newest up to "
                     + "\(target.endDate) ends on \(last)")
         }
+        if let beyond = holes.beyond { notes.append(beyondNote(beyond)) }
         if ends.isEmpty {
             notes.append("nothing to catch up: the ledger already has the week ending \(reached.max()!)")
         }
@@ -47,7 +49,14 @@ enum CatchUp {
 
 extension CatchUp {
     /// How many weeks back from the newest a catch-up looks for weeks left behind.
-    static let horizonWeeks = 8
+    static let horizonWeeks = 13
+
+    /// Weeks in no week of the ledger (`holes`): those a catch-up through `last` rounds up,
+    /// and the newest one further back than it looks, if any.
+    struct Holes: Equatable {
+        var weeks: [LocalDate] = []
+        var beyond: LocalDate?
+    }
 
     /// The weeks ending on `last`'s weekday, up to `horizonWeeks` back from it, that some
     /// account's weeks leave wholly or partly uncovered, after that account's first week and
@@ -55,10 +64,9 @@ extension CatchUp {
     /// of `weekEndsOn` left in no week. Oldest first. What another window already counted
     /// stays out of them by its identity. With `planned`, a scheduled week about to run, each
     /// account is taken to have it too, with the bounds `WeekWindow` would give it.
-    static func holes(entries: [LedgerEntry], through last: LocalDate, zone: TimeZone, planned: Week? = nil)
-        -> [LocalDate]
-    {
-        var holes = Set<LocalDate>()
+    static func holes(entries: [LedgerEntry], through last: LocalDate, zone: TimeZone, planned: Week? = nil) -> Holes {
+        var found = Set<LocalDate>()
+        var beyond: LocalDate?
         for weeks in Dictionary(grouping: entries, by: \.accountUid).values {
             guard let first = weeks.map(\.weekEnd).min() else { continue }
             let decided = Set(weeks.map(\.weekEnd))
@@ -68,22 +76,27 @@ extension CatchUp {
             }
             if let planned, !decided.contains(planned.endDate) {
                 // A scheduled week reaches back over less than a whole week (`WeekWindow`).
-                let newest = zip(weeks, spans).filter { $0.0.weekEnd < planned.endDate }.max { $0.1.end < $1.1.end }
-                let reaches =
-                    newest.map {
-                        $0.1.end < planned.start && $0.0.weekEnd >= planned.endDate.adding(days: -WeekWindow.gapDays)
-                    } ?? false
-                spans.append((start: reaches ? newest!.1.end : planned.start, end: planned.end))
+                let start =
+                    zip(weeks, spans).filter { $0.0.weekEnd < planned.endDate }.max { $0.1.end < $1.1.end }
+                    .flatMap { newest in
+                        newest.1.end < planned.start
+                            && newest.0.weekEnd >= planned.endDate.adding(days: -WeekWindow.gapDays)
+                            ? newest.1.end : nil
+                    } ?? planned.start
+                spans.append((start: start, end: planned.end))
             }
             spans.sort { $0.start < $1.start }
+            let isHole = { (end: LocalDate) in
+                end > first && !decided.contains(end) && !covered(Week(endingOn: end, in: zone), by: spans)
+            }
             var end = last
             for _ in 0..<horizonWeeks {
-                guard end > first else { break }
-                if !decided.contains(end), !covered(Week(endingOn: end, in: zone), by: spans) { holes.insert(end) }
+                if isHole(end) { found.insert(end) }
                 end = end.adding(days: -7)
             }
+            if isHole(end), beyond.map({ $0 < end }) ?? true { beyond = end }
         }
-        return holes.sorted()
+        return Holes(weeks: found.sorted(), beyond: beyond)
     }
 
     /// Whether `spans`, sorted by their start, cover every instant of `week`.
@@ -97,17 +110,28 @@ extension CatchUp {
         return reached >= week.end
     }
 
+    /// What is said of a week left behind further back than a catch-up looks.
+    static func beyondNote(_ week: LocalDate) -> String {
+        "the week ending \(week), and any before it in no week of the ledger, is further back than a catch-up "
+            + "looks (\(horizonWeeks) weeks): `roundup run --end-date \(week)` rounds it up by hand"
+    }
+
     /// What a plain run for the scheduled week `target` says of the whole weeks before it
-    /// that it leaves behind (`holes`), naming `--catch-up`; nil when it leaves none.
-    static func leftBehindNote(entries: [LedgerEntry], before target: Week) -> String? {
-        let behind = holes(
-            entries: entries, through: target.endDate.adding(days: -7), zone: target.timeZone, planned: target)
-        guard let oldest = behind.first else { return nil }
-        let weeks =
-            behind.count == 1 ? "the week ending \(oldest)" : "\(behind.count) weeks, from the one ending \(oldest),"
-        return "\(weeks) before this one \(behind.count == 1 ? "is" : "are") in no week of the ledger: this run "
-            + "leaves \(behind.count == 1 ? "it" : "them") behind; `roundup run --catch-up` rounds "
-            + "\(behind.count == 1 ? "it" : "them") up"
+    /// that it leaves behind (`holes`, looked for as a catch-up through `target` would),
+    /// naming `--catch-up`; nil when it leaves none.
+    static func leftBehindNotes(entries: [LedgerEntry], before target: Week) -> [String] {
+        let holes = holes(entries: entries, through: target.endDate, zone: target.timeZone, planned: target)
+        var notes: [String] = []
+        if let oldest = holes.weeks.first {
+            let count = holes.weeks.count
+            let weeks = count == 1 ? "the week ending \(oldest)" : "\(count) weeks, from the one ending \(oldest),"
+            notes.append(
+                "\(weeks) before this one \(count == 1 ? "is" : "are") in no week of the ledger: this run leaves "
+                    + "\(count == 1 ? "it" : "them") behind; `roundup run --catch-up` rounds \(count == 1 ? "it" : "them") up"
+            )
+        }
+        if let beyond = holes.beyond { notes.append(beyondNote(beyond)) }
+        return notes
     }
 }
 

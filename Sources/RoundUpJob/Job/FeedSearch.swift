@@ -127,9 +127,15 @@ extension WeeklyJob {
         }
     }
 
-    func hold(_ entry: LedgerEntry, reason: String) throws(AccountFailure) -> Never {
+    /// Holds `entry`'s week for a person, for `reason`; over another ledger's transfer, noting
+    /// the week it names and how much may be saved twice.
+    func hold(_ entry: LedgerEntry, reason: String, otherWeekEnd: LocalDate? = nil, shared: Int64? = nil)
+        throws(AccountFailure) -> Never
+    {
         try AccountFailure.ledgerWrite("hold the week") {
-            try ledger.recordHeld(accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, at: now())
+            try ledger.recordHeld(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, otherWeekEnd: otherWeekEnd,
+                sharedMinorUnits: shared, at: now())
         }
         throw AccountFailure.held(reason)
     }
@@ -141,6 +147,11 @@ extension WeeklyJob {
         }
         return !goals.contains { $0.savingsGoalUid == goalUid }
     }
+}
+
+extension TransferCheck.Week {
+    /// The transfers of `feed` a search for this week looks at: from `since` on.
+    func recent(_ feed: [FeedTransfer]) -> [FeedTransfer] { feed.filter { $0.time.map { $0 >= since } ?? true } }
 }
 
 extension LedgerEntry {
@@ -171,6 +182,12 @@ extension FeedTransfer {
 }
 
 extension TransferCheck {
+    /// Whether the week's transfer is there, and its money moved.
+    var hasArrived: Bool {
+        if case .arrived = self { return true }
+        return false
+    }
+
     /// What a dry run says of a week a real run would hold.
     static func wouldHold(_ reason: String) -> String { "a real run would hold this week for a person: \(reason)" }
 

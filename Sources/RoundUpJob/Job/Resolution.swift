@@ -19,12 +19,34 @@ extension WeeklyJob {
         return account.account
     }
 
-    /// `--check`: the feed is read again; the week is recorded as arrived when it shows the transfer.
+    /// Where `resolve` looks in the feed from: the week's first intent, or for a held week
+    /// the week's end, where the search that held it began (a transfer another ledger made
+    /// before this one first looked is as much this week's as one made since).
+    func resolveSearchStart(_ entry: LedgerEntry) -> Instant {
+        let end = weekEnd(of: entry)
+        guard let intent = entry.recordedAt else { return end }
+        return entry.status == .held ? min(intent, end) : intent
+    }
+
+    /// `--check`: the feed is read again; the week is recorded as arrived when it shows the
+    /// transfer, and a transfer of it that may still move is waited for.
     func checkAgain(_ entry: LedgerEntry, account: Account) async throws(CommandFailure) -> String {
-        let since = entry.recordedAt ?? weekEnd(of: entry)
+        let since = resolveSearchStart(entry)
         let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
         do throws(AccountFailure) {
-            switch try await lookInFeed(for: entry, account: account, since: since) {
+            let (feed, week) = try await transfers(for: entry, account: account, since: since)
+            let others = try entries(of: account)
+            let check = decide(week, entry: entry, feed: feed, ledger: others)
+            if case .mayMove(let found) = TransferCheck.beforeResending(
+                week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin),
+                !check.hasArrived
+            {
+                return "The feed shows a transfer of \(entry.amountText) into \(Self.goalText(found.goalUid, entry)) "
+                    + "(\(found.described)) whose status is \(TransferCheck.quoted(found.status)): it may still move "
+                    + "the money. Nothing changed; wait until it settles or is cancelled in the app, then `--check` "
+                    + "again, or `--abandon REASON` gives it up.\n"
+            }
+            switch check {
             case .arrived(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
                     try ledger.recordDone(
@@ -64,7 +86,7 @@ extension WeeklyJob {
             let lock = try await lock(account)
             defer { withExtendedLifetime(lock) {} }
             let target = try await redirectTarget(goal, for: entry, account: account)
-            let since = entry.recordedAt ?? weekEnd(of: entry)
+            let since = resolveSearchStart(entry)
             let (feed, week) = try await transfers(for: entry, account: account, since: since)
             let others = try entries(of: account)
             switch TransferCheck.beforeResending(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
@@ -139,7 +161,7 @@ extension WeeklyJob {
     }
 
     /// A goal of the week's, by name when the ledger knows it.
-    private static func goalText(_ goalUid: String, _ entry: LedgerEntry) -> String {
+    static func goalText(_ goalUid: String, _ entry: LedgerEntry) -> String {
         goalUid == entry.goalUid ? "\"\(printable(entry.goalName ?? goalUid))\"" : "the goal \(goalUid)"
     }
 }
@@ -156,7 +178,7 @@ extension LedgerEntry {
     var savedTwiceNote: String? {
         guard let other = otherWeekEnd else { return nil }
         let shared = Money.describe(minorUnits: sharedMinorUnits ?? minorUnits, code: currency)
-        let overlap = WeeklyJob.days(WeeklyJob.overlap(days, (other.adding(days: -6), other)))
+        let overlap = WeeklyJob.days(WeeklyJob.overlap(days, (other.adding(days: -WeekWindow.gapDays), other)))
         return "Up to \(shared) of it may be saved twice: the round-ups of this week's payments of \(overlap), "
             + "which the other ledger's week ending \(other) covers."
     }

@@ -104,40 +104,58 @@ extension WeeklyJob {
     /// What the feed says of a week this ledger has never decided: `TransferCheck.decide`
     /// on the transfers since the week ended; and when that shows no sign of it, another
     /// ledger's transfer since the week began that names a week sharing its days
-    /// (`TransferCheck.otherLedgersTransfer`), which holds it: `entry` then notes that week
-    /// and how much of this week's amount its days account for.
+    /// (`otherLedgersHold`), which holds it: `entry` then notes that week and how much of
+    /// this week's amount its days may account for.
     private func firstLook(_ entry: inout LedgerEntry, intent: TransferIntent, account: Account, week: Week)
         async throws(AccountFailure) -> TransferCheck
     {
         let (feed, search) = try await transfers(
             for: entry, account: account, since: week.end, firstTime: true, readingFrom: week.start)
         let others = try entries(of: account)
-        let check = decide(
-            search, entry: entry, feed: feed.filter { $0.time.map { $0 >= search.since } ?? true }, ledger: others)
-        let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))
+        let check = decide(search, entry: entry, feed: search.recent(feed), ledger: others)
         guard case .absent = check,
-            let foreign = TransferCheck.otherLedgersTransfer(
-                firstDay: firstDay, weekEnd: week.endDate, feed: feed, ledger: others),
-            let named = foreign.referencedWeek
+            let hold = otherLedgersHold(
+                feed, ledger: others, week: week, payments: intent.payments, amount: intent.amount)
         else { return check }
-        let theirs = Week(endingOn: named, in: week.timeZone)
-        let sharedRoundUps = intent.payments.reduce(Int64(0)) { sum, payment in
-            guard let settled = payment.settlementTime, theirs.contains(settled) else { return sum }
+        entry.otherWeekEnd = hold.otherWeekEnd
+        entry.sharedMinorUnits = hold.shared
+        return .unclear(hold.reason)
+    }
+
+    /// Why `week` is held over another ledger's transfers in the `feed` (read from the week's
+    /// start; `TransferCheck.otherLedgersTransfers`), the newest week they name, and how much
+    /// of its `amount` may be saved twice: the round-ups, multiplied, of its `payments` settled
+    /// on a day any of those weeks may cover (up to 13 days before its end, as a week may
+    /// reach back); nil when there are none.
+    func otherLedgersHold(
+        _ feed: [FeedTransfer], ledger: [LedgerEntry], week: Week, payments: [CountedTransaction], amount: Money
+    ) -> (reason: String, otherWeekEnd: LocalDate, shared: Int64)? {
+        let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))
+        let foreign = TransferCheck.otherLedgersTransfers(
+            firstDay: firstDay, weekEnd: week.endDate, feed: feed, ledger: ledger)
+        let named = foreign.compactMap(\.referencedWeek)
+        guard let first = foreign.first, let newest = named.max(), let oldest = named.min() else { return nil }
+        let reach = (oldest.adding(days: -WeekWindow.gapDays), newest)
+        let sharedRoundUps = payments.reduce(Int64(0)) { sum, payment in
+            guard let settled = payment.settlementTime,
+                case let day = Week.localDate(of: settled, in: week.timeZone), reach.0 <= day, day <= reach.1
+            else { return sum }
             return Savings.add(sum, payment.roundUp.minorUnits)
         }
         let (multiplied, overflow) = sharedRoundUps.multipliedReportingOverflow(by: Int64(rules.policy.multiplier))
-        let shared = min(intent.amount.minorUnits, overflow ? Int64.max : multiplied)
-        entry.otherWeekEnd = named
-        entry.sharedMinorUnits = shared
-        let goal = foreign.goalName.map { "\"\(TransferCheck.quoted($0))\"" } ?? TransferCheck.quoted(foreign.goalUid)
-        let sharedText = Money.describe(minorUnits: shared, code: intent.amount.currency.code)
-        return .unclear(
-            "the feed shows a transfer of \(foreign.amountText) into \(goal) (\(foreign.described), "
-                + "\(TransferCheck.quoted(foreign.status))) whose reference names the week ending \(named), which this "
-                + "ledger did not make: another state directory or config saving for this account may have counted "
-                + "this week's payments of \(Self.days(Self.shared(week, with: theirs))) (\(sharedText) of this week's "
-                + "\(intent.amount)); nothing was sent. `roundup resolve --abandon REASON` records this week's "
-                + "payments without moving them, `--retry` sends anyway")
+        let shared = min(amount.minorUnits, overflow ? Int64.max : multiplied)
+        let goal = first.goalName.map { "\"\(TransferCheck.quoted($0))\"" } ?? TransferCheck.quoted(first.goalUid)
+        let more = foreign.count > 1 ? ", and \(foreign.count - 1) more such transfer(s)" : ""
+        let sharedText = Money.describe(minorUnits: shared, code: amount.currency.code)
+        let reason =
+            "the feed shows a transfer of \(first.amountText) into \(goal) (\(first.described), "
+            + "\(TransferCheck.quoted(first.status))) whose reference names the week ending "
+            + "\(first.referencedWeek.map(\.description) ?? "?")\(more), which this ledger did not make: another state "
+            + "directory or config saving for this account may have counted this week's payments of "
+            + "\(Self.days(Self.overlap((firstDay, week.endDate), reach))) (up to \(sharedText) of this week's "
+            + "\(amount)); nothing was sent. `roundup resolve --abandon REASON` records this week's payments "
+            + "without moving them; `--retry` sends anyway"
+        return (reason, newest, shared)
     }
 
     /// The local days `week` shares with `other`, as (first, last); nil when none.
@@ -180,7 +198,8 @@ extension WeeklyJob {
             return .held(AccountFailure.heldForAPerson(entry.reason ?? "no reason recorded"))
         case .pending:
             let outcome = try await finishUnconfirmed(
-                entry, recorded: recorded, account: account, week: week, dryRun: dryRun, scopes: scopes)
+                entry, recorded: recorded, payments: plan.counted, account: account, week: week, dryRun: dryRun,
+                scopes: scopes)
             return switch outcome {
             case .transferred(let text): .transferred(text + differs)
             case .foundInFeed(let text): .foundInFeed(text + differs)
@@ -192,11 +211,22 @@ extension WeeklyJob {
     /// A transfer an earlier run recorded but never saw confirmed: found in the feed, sent
     /// again with the same transfer uid when the feed shows no sign of it, or held.
     private func finishUnconfirmed(
-        _ entry: LedgerEntry, recorded: Money, account: Account, week: Week, dryRun: Bool, scopes: Set<String>
+        _ entry: LedgerEntry, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
+        dryRun: Bool, scopes: Set<String>
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
         let since = entry.recordedAt ?? week.end
-        let check = try await lookInFeed(for: entry, account: account, since: since)
+        // Read from the week's start: another ledger's transfer may have come since the intent.
+        let (feed, search) = try await transfers(for: entry, account: account, since: since, readingFrom: week.start)
+        let others = try entries(of: account)
+        var check = decide(search, entry: entry, feed: search.recent(feed), ledger: others)
+        var otherLedger: (reason: String, otherWeekEnd: LocalDate, shared: Int64)?
+        if case .absent = check,
+            let hold = otherLedgersHold(feed, ledger: others, week: week, payments: payments, amount: recorded)
+        {
+            otherLedger = hold
+            check = .unclear(hold.reason)
+        }
         let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
         if dryRun {
             let preview =
@@ -216,7 +246,7 @@ extension WeeklyJob {
             let gone = await goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
             return .foundInFeed("\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
         case .unclear(let reason):
-            try hold(entry, reason: reason)
+            try hold(entry, reason: reason, otherWeekEnd: otherLedger?.otherWeekEnd, shared: otherLedger?.shared)
         case .absent:
             try await refuseOverdraft(entry, account: account, scopes: scopes)
             try await send(entry, account: account)

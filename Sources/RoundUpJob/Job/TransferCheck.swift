@@ -169,18 +169,18 @@ public enum TransferCheck: Sendable, Equatable {
         return .absent
     }
 
-    /// Another ledger's transfer that holds a week this ledger has never decided: a transfer
-    /// into any of the account's goals in the `feed` (read from the week's first instant,
-    /// any amount, any status but those that never move money), whose reference names a
-    /// week ending from the week's first day (`firstDay`) to 13 days after its last
-    /// (`weekEnd`), and which is not this ledger's: no entry of the `ledger` is that week
-    /// with that goal and amount. Such a week may have counted this window's payments, in
-    /// a ledger this one cannot see. A transfer without a reference is left to `decide`.
-    public static func otherLedgersTransfer(
+    /// Other ledgers' transfers that hold a week this ledger has not moved: transfers into
+    /// any of the account's goals in the `feed` (read from the week's first instant, any
+    /// amount, any status but those that never move money), whose reference names a week
+    /// ending from the week's first day (`firstDay`) to 13 days after its last (`weekEnd`),
+    /// and which are not this ledger's: no entry of the `ledger` is that week with that goal
+    /// and amount. Such a week may have counted this window's payments, in a ledger this one
+    /// cannot see. A transfer without a reference is left to `decide`.
+    public static func otherLedgersTransfers(
         firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [LedgerEntry]
-    ) -> FeedTransfer? {
+    ) -> [FeedTransfer] {
         let latest = weekEnd.adding(days: 13)
-        return feed.first { transfer in
+        return feed.filter { transfer in
             guard let named = transfer.referencedWeek, firstDay <= named, named <= latest else { return false }
             return !ledger.contains { entry in
                 entry.weekEnd == named && entry.goalUids.contains(transfer.goalUid)

@@ -121,8 +121,9 @@ public struct Ledger: Sendable {
     /// Returns once no write is under way (a write that starts later waits for nothing).
     public func settle() { try? database.writeWithoutTransaction { (_: Database) throws in } }
 
-    /// `text` cut to what a column of free text keeps: 500 characters.
-    static func clip(_ text: String) -> String { String(text.prefix(500)) }
+    /// `text` cut to what a column of free text keeps: 1,000 characters, room for the
+    /// longest reason the job writes with the bank's names in it.
+    static func clip(_ text: String) -> String { String(text.prefix(1000)) }
 }
 
 /// The ledger holds something it never writes.

@@ -80,10 +80,21 @@ extension Ledger {
             try db.execute(
                 sql: "UPDATE transfer SET itemised = 1 WHERE accountUid = ? AND weekEnd = ?",
                 arguments: [entry.accountUid, week])
-            let insert = try db.makeStatement(
-                sql: "INSERT OR IGNORE INTO payment (accountUid, feedItemUid, weekEnd, roundUp) VALUES (?, ?, ?, ?)")
-            for payment in counted {
-                try insert.execute(arguments: [entry.accountUid, payment.uid, week, payment.roundUp.minorUnits])
+            // A hundred rows a statement: a busy week writes its payments in a thousand.
+            let rows = 100
+            var start = counted.startIndex
+            while start < counted.endIndex {
+                let part = counted[start..<min(start + rows, counted.endIndex)]
+                let values = Array(repeating: "(?, ?, ?, ?)", count: part.count).joined(separator: ", ")
+                var arguments: [(any DatabaseValueConvertible)?] = []
+                arguments.reserveCapacity(part.count * 4)
+                for payment in part {
+                    arguments += [entry.accountUid, payment.uid, week, payment.roundUp.minorUnits]
+                }
+                let insert = try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO payment (accountUid, feedItemUid, weekEnd, roundUp) VALUES \(values)")
+                try insert.execute(arguments: StatementArguments(arguments))
+                start = part.endIndex
             }
         }
     }
@@ -152,13 +163,23 @@ extension Ledger {
     }
 
     /// Holds a pending week for a person, saying why; runs leave it be until it is resolved.
-    public func recordHeld(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
-        try change(
-            accountUid, weekEnd,
-            [
-                Columns.status.set(to: WeekState.held.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
-                Columns.updatedAt.set(to: now.iso8601),
-            ])
+    /// Over another ledger's transfer, the week it names and how much may be saved twice
+    /// are noted too.
+    public func recordHeld(
+        accountUid: String, weekEnd: LocalDate, reason: String, otherWeekEnd: LocalDate? = nil,
+        sharedMinorUnits: Int64? = nil, at now: Instant
+    ) throws {
+        var changes = [
+            Columns.status.set(to: WeekState.held.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
+            Columns.updatedAt.set(to: now.iso8601),
+        ]
+        if let otherWeekEnd {
+            changes += [
+                Columns.otherWeekEnd.set(to: otherWeekEnd.description),
+                Columns.sharedMinorUnits.set(to: sharedMinorUnits),
+            ]
+        }
+        try change(accountUid, weekEnd, changes)
     }
 
     /// A person's decision on a held or failed week (`roundup resolve`): send it again,
