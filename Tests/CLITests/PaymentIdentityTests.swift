@@ -245,7 +245,82 @@ import Testing
         }
     }
 
+    /// A ledger in Los Angeles counted the week ending Sunday 15 November, which there runs
+    /// until 08:00 on the 16th in London; a ledger in London then counts its week from the
+    /// 16th. The Los Angeles transfer names a day before London's week begins, and holds it
+    /// all the same: a payment in those eight hours is in both.
+    @Test func anotherLedgersWeekInAnotherTimeZoneHoldsTheWeek() async throws {
+        let (losAngeles, london) = (try TemporaryDirectory(), try TemporaryDirectory())
+        var (bank, gbp) = Self.bank(token: "other-ledger-zone")
+        bank.spend(gbp, 1_20, settled: Self.on("2026-11-16", hour: 2))
+        bank.spend(gbp, 2_43, settled: Self.on("2026-11-18"))
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedReference: true)) { server in
+            let west = try await roundup(
+                ["run", "--api-base-url", server.baseURL, "--end-date", "2026-11-15"],
+                environment: binaryEnvironment(losAngeles, token: await server.bank.state.token).merging(
+                    ["ROUNDUP_TIME_ZONE": "America/Los_Angeles"]) { $1 })
+            #expect(west.status == 0, "\(west.stderr)")
+            let held = try await Self.run(server, london, ["--end-date", "2026-11-22"])
+            #expect(held.status == 78, "\(held.stdout)\(held.stderr)")
+            #expect(held.stdout.contains("whose reference names the week ending 2026-11-15"), "\(held.stdout)")
+            let moved = await Self.moved(server)
+            #expect(moved == [80])
+            robustnessLine(
+                "a ledger in Los Angeles counts its Sunday week, then one in London the week after",
+                "London's week is held over the Los Angeles transfer (exit \(held.status))",
+                moneyExactlyOnce: moved == [80])
+        }
+    }
+
+    /// A second ledger saving into a goal its first run creates: the goal is made, and the
+    /// first ledger's transfer holds the week all the same.
+    @Test func aLedgerThatCreatesItsGoalIsHeldAllTheSame() async throws {
+        let (service, saver) = (try TemporaryDirectory(), try TemporaryDirectory())
+        var (bank, gbp) = Self.bank(token: "other-ledger-new-goal")
+        bank.spend(gbp, 1_50, settled: Self.on("2026-11-13"))
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedReference: true)) { server in
+            #expect(try await Self.run(server, service, ["--end-date", "2026-11-15"]).status == 0)
+            await Self.stampTransfers(server, at: Self.on("2026-11-16", hour: 6))
+            let real = try await Self.run(server, saver, ["--end-date", "2026-11-18", "--savings-goal", "Fresh"])
+            #expect(real.status == 78, "\(real.stdout)\(real.stderr)")
+            #expect(await server.bank.state.goals[gbp]?.contains { $0.name == "Fresh" } == true)
+            #expect(await Self.moved(server) == [50])
+        }
+    }
+
     // MARK: - What resolve may send
+
+    /// A week whose transfer failed is retried by a person after another ledger moved a
+    /// week sharing its days: `--retry` holds it, saying why, as a run would; the next
+    /// `--retry` sends it and says how much may be saved twice.
+    @Test func aRetryOfAFailedWeekIsHeldOverAnotherLedgersTransfer() async throws {
+        let (service, saver) = (try TemporaryDirectory(), try TemporaryDirectory())
+        var (bank, gbp) = Self.bank(token: "retry-other-ledger")
+        bank.spend(gbp, 1_50, settled: Self.on("2026-11-13"))
+        bank.spend(gbp, 3_90, settled: Self.on("2026-11-17"))
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedReference: true)) { server in
+            await server.bank.injectFaults([.first(1, [.addMoney], .rateLimited(retryAfter: "86400"))])
+            let failed = try await Self.run(server, saver, ["--end-date", "2026-11-15"])
+            #expect(failed.status == 75, "\(failed.stdout)\(failed.stderr)")
+            let manual = try await Self.run(server, service, ["--end-date", "2026-11-18"])
+            #expect(manual.status == 0, "\(manual.stderr)")
+            await Self.stampTransfers(server, at: Self.on("2026-11-19", hour: 6))
+            let week = ["--account", gbp, "--end-date", "2026-11-15"]
+            let first = try await Self.resolve(server, saver, week + ["--retry"])
+            #expect(first.status == 78, "\(first.stdout)\(first.stderr)")
+            #expect(first.stderr.contains("whose reference names the week ending 2026-11-18"), "\(first.stderr)")
+            #expect(await Self.moved(server) == [60])
+            let second = try await Self.resolve(server, saver, week + ["--retry"])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout.contains("Up to 0.50 GBP of it may be saved twice"), "\(second.stdout)")
+            let moved = await Self.moved(server)
+            #expect(moved == [60, 50])
+            robustnessLine(
+                "resolve --retry of a failed week after another ledger moved a week sharing its days",
+                "held first, saying why (exit \(first.status)); the next --retry sends and says what may be saved twice",
+                moneyExactlyOnce: moved == [60, 50])
+        }
+    }
 
     /// Another state directory's transfer of the week is UPCOMING, and made long before this
     /// ledger held the week for it: `--check` and `--retry` still see it, from the week's end,

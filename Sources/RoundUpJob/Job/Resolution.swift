@@ -87,7 +87,9 @@ extension WeeklyJob {
             defer { withExtendedLifetime(lock) {} }
             let target = try await redirectTarget(goal, for: entry, account: account)
             let since = resolveSearchStart(entry)
-            let (feed, week) = try await transfers(for: entry, account: account, since: since)
+            let bounds = counted(entry)
+            let (feed, week) = try await transfers(
+                for: entry, account: account, since: since, readingFrom: bounds.start)
             let others = try entries(of: account)
             switch TransferCheck.beforeResending(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
             {
@@ -109,7 +111,15 @@ extension WeeklyJob {
             case .free:
                 break
             }
-            if case .unclear(let reason) = decide(week, entry: entry, feed: feed, ledger: others),
+            // Another ledger's transfer, not yet seen by a person: held, as a run holds it.
+            if entry.otherWeekEnd == nil, let currency = Currency(code: entry.currency),
+                let other = otherLedgersHold(
+                    feed, ledger: others, week: bounds, payments: nil,
+                    amount: Money(minorUnits: entry.minorUnits, currency: currency))
+            {
+                try hold(entry, reason: other.reason, otherWeekEnd: other.otherWeekEnd, shared: other.shared)
+            }
+            if case .unclear(let reason) = decide(week, entry: entry, feed: week.recent(feed), ledger: others),
                 entry.status != .held
             {
                 try hold(entry, reason: reason)
@@ -143,6 +153,14 @@ extension WeeklyJob {
         } catch {
             throw CommandFailure(error.status, error.message)
         }
+    }
+
+    /// `entry`'s week with the bounds it was counted with.
+    func counted(_ entry: LedgerEntry) -> Week {
+        let zone = entry.timeZone.flatMap(TimeZone.init(identifier:)) ?? rules.timeZone
+        let local = Week(endingOn: entry.weekEnd, in: zone)
+        guard let start = entry.startsAt, let end = entry.endsAt else { return local }
+        return local.bounded(from: start, to: end)
     }
 
     /// The goal `--redirect` names (nil for `--retry`); the week's own goal is refused.

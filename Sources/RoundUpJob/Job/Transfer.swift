@@ -1,3 +1,4 @@
+import Foundation
 import RoundUp
 import StarlingAPI
 
@@ -125,25 +126,35 @@ extension WeeklyJob {
     /// Why `week` is held over another ledger's transfers in the `feed` (read from the week's
     /// start; `TransferCheck.otherLedgersTransfers`), the newest week they name, and how much
     /// of its `amount` may be saved twice: the round-ups, multiplied, of its `payments` settled
-    /// on a day any of those weeks may cover (up to 13 days before its end, as a week may
-    /// reach back); nil when there are none.
+    /// when any of those weeks may cover it (up to 13 days before its end, as a week may
+    /// reach back, in any time zone), or all of it when the `payments` are not known; nil
+    /// when there are no such transfers, or none of the payments can be in their weeks.
     func otherLedgersHold(
-        _ feed: [FeedTransfer], ledger: [LedgerEntry], week: Week, payments: [CountedTransaction], amount: Money
+        _ feed: [FeedTransfer], ledger: [LedgerEntry], week: Week, payments: [CountedTransaction]?, amount: Money
     ) -> (reason: String, otherWeekEnd: LocalDate, shared: Int64)? {
         let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))
         let foreign = TransferCheck.otherLedgersTransfers(
             firstDay: firstDay, weekEnd: week.endDate, feed: feed, ledger: ledger)
         let named = foreign.compactMap(\.referencedWeek)
         guard let first = foreign.first, let newest = named.max(), let oldest = named.min() else { return nil }
-        let reach = (oldest.adding(days: -WeekWindow.gapDays), newest)
-        let sharedRoundUps = payments.reduce(Int64(0)) { sum, payment in
-            guard let settled = payment.settlementTime,
-                case let day = Week.localDate(of: settled, in: week.timeZone), reach.0 <= day, day <= reach.1
-            else { return sum }
+        // Those weeks, counted in any time zone, may reach from 13 days before the oldest's
+        // last day to the end of the newest's, which in a zone behind this one's is up to a
+        // day later: only this week's payments settled in between may be saved twice.
+        let reach = (oldest.adding(days: -WeekWindow.gapDays), newest.adding(days: 1))
+        let utc = TimeZone(identifier: "UTC")!
+        let hour: Int64 = 3_600_000
+        // Midnight UTC of the first day, as far east as a zone goes (UTC+14), and of the day
+        // after the last, as far west (UTC-12).
+        let earliest = Week(endingOn: reach.0, in: utc).end.adding(milliseconds: -24 * hour - 14 * hour)
+        let latest = Week(endingOn: newest, in: utc).end.adding(milliseconds: 12 * hour)
+        let sharedRoundUps = (payments ?? []).reduce(Int64(0)) { sum, payment in
+            guard let settled = payment.settlementTime, earliest <= settled, settled < latest else { return sum }
             return Savings.add(sum, payment.roundUp.minorUnits)
         }
         let (multiplied, overflow) = sharedRoundUps.multipliedReportingOverflow(by: Int64(rules.policy.multiplier))
-        let shared = min(amount.minorUnits, overflow ? Int64.max : multiplied)
+        let shared = payments == nil ? amount.minorUnits : min(amount.minorUnits, overflow ? Int64.max : multiplied)
+        // None of this week's payments can be in those weeks: nothing can be saved twice.
+        guard shared > 0 else { return nil }
         let goal = first.goalName.map { "\"\(TransferCheck.quoted($0))\"" } ?? TransferCheck.quoted(first.goalUid)
         let more = foreign.count > 1 ? ", and \(foreign.count - 1) more such transfer(s)" : ""
         let sharedText = Money.describe(minorUnits: shared, code: amount.currency.code)
@@ -152,7 +163,8 @@ extension WeeklyJob {
             + "\(TransferCheck.quoted(first.status))) whose reference names the week ending "
             + "\(first.referencedWeek.map(\.description) ?? "?")\(more), which this ledger did not make: another state "
             + "directory or config saving for this account may have counted this week's payments of "
-            + "\(Self.days(Self.overlap((firstDay, week.endDate), reach))) (up to \(sharedText) of this week's "
+            + "\(Self.days(Self.overlap((firstDay, week.endDate), (reach.0, max(newest, firstDay))))) (up to "
+            + "\(sharedText) of this week's "
             + "\(amount)); nothing was sent. `roundup resolve --abandon REASON` records this week's payments "
             + "without moving them; `--retry` sends anyway"
         return (reason, newest, shared)

@@ -172,16 +172,18 @@ public enum TransferCheck: Sendable, Equatable {
     /// Other ledgers' transfers that hold a week this ledger has not moved: transfers into
     /// any of the account's goals in the `feed` (read from the week's first instant, any
     /// amount, any status but those that never move money), whose reference names a week
-    /// ending from the week's first day (`firstDay`) to 13 days after its last (`weekEnd`),
-    /// and which are not this ledger's: no entry of the `ledger` is that week with that goal
-    /// and amount. Such a week may have counted this window's payments, in a ledger this one
-    /// cannot see. A transfer without a reference is left to `decide`.
+    /// ending from the day before the week's first day (`firstDay`; a week counted in
+    /// another time zone ends up to a day later than its date says here) to 13 days after
+    /// its last (`weekEnd`), and which are not this ledger's: no entry of the `ledger` is that
+    /// week with that goal and amount. Such a week may have counted this window's payments,
+    /// in a ledger this one cannot see. A transfer without a reference is left to `decide`.
     public static func otherLedgersTransfers(
         firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [LedgerEntry]
     ) -> [FeedTransfer] {
+        let earliest = firstDay.adding(days: -1)
         let latest = weekEnd.adding(days: 13)
         return feed.filter { transfer in
-            guard let named = transfer.referencedWeek, firstDay <= named, named <= latest else { return false }
+            guard let named = transfer.referencedWeek, earliest <= named, named <= latest else { return false }
             return !ledger.contains { entry in
                 entry.weekEnd == named && entry.goalUids.contains(transfer.goalUid)
                     && entry.currency == transfer.currency && entry.minorUnits == transfer.minorUnits
