@@ -87,7 +87,7 @@ extension WeeklyJob {
             defer { withExtendedLifetime(lock) {} }
             let target = try await redirectTarget(goal, for: entry, account: account)
             let since = resolveSearchStart(entry)
-            let bounds = counted(entry)
+            let bounds = countedWeek(entry)
             let (feed, week) = try await transfers(
                 for: entry, account: account, since: since, readingFrom: bounds.start)
             let others = try entries(of: account)
@@ -156,7 +156,7 @@ extension WeeklyJob {
     }
 
     /// `entry`'s week with the bounds it was counted with.
-    func counted(_ entry: LedgerEntry) -> Week {
+    func countedWeek(_ entry: LedgerEntry) -> Week {
         let zone = entry.timeZone.flatMap(TimeZone.init(identifier:)) ?? rules.timeZone
         let local = Week(endingOn: entry.weekEnd, in: zone)
         guard let start = entry.startsAt, let end = entry.endsAt else { return local }

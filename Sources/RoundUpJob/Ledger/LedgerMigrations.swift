@@ -149,8 +149,8 @@ extension Ledger {
 
     /// v9: every payment a week counted, so that no other week (an overlapping window,
     /// another time zone, a repeat in one answer) counts it again: a row per week, its
-    /// payments one per line as `feedItemUid<TAB>round-up in minor units` (`CountedPayments`):
-    /// one insert per week however busy, and only neighbouring weeks are read back.
+    /// payments one per line as `feedItemUid<TAB>round-up in minor units` (`CountedPayments`).
+    /// v12 moved them to a row per payment and dropped the table.
     private static func countPayments(_ db: Database) throws {
         try db.execute(
             sql: """
