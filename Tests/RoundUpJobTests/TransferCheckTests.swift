@@ -14,8 +14,8 @@ import Testing
     static let since = Instant(iso8601: "2026-11-16T06:00:00Z")!
     static let margin = Duration.seconds(600)
 
-    static func week(_ minorUnits: Int64, goals: Set<String> = [goal]) -> TransferCheck.Week {
-        TransferCheck.Week(
+    static func week(_ minorUnits: Int64, goals: Set<String> = [goal]) -> TransferCheck.Search {
+        TransferCheck.Search(
             weekEnd: weekEnd, amount: Money(minorUnits: minorUnits, currency: gbp), goalUids: goals, since: since)
     }
 
@@ -174,7 +174,7 @@ import Testing
         let feed = [Self.item("f1", 1000, at: "2026-11-23T06:00:01Z")]
         let earlier = Self.other(
             .done, 1000, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T06:00:02Z")
-        let week = TransferCheck.Week(
+        let week = TransferCheck.Search(
             weekEnd: Self.weekEnd, amount: Money(minorUnits: 1000, currency: Self.gbp), goalUids: [Self.goal],
             since: Self.since)
         #expect(TransferCheck.decide(week, feed: feed, ledger: [earlier], margin: Self.margin) == .absent)
@@ -294,7 +294,7 @@ import Testing
     /// the later week still accounts for it, not for this week's transfer (which has no
     /// reference, as sent before transfers carried one).
     @Test func aConfirmedWeekAccountsForTheTransferThatNamesIt() {
-        let week = TransferCheck.Week(
+        let week = TransferCheck.Search(
             weekEnd: Self.weekEnd, amount: Money(minorUnits: 703, currency: Self.gbp), goalUids: [Self.goal],
             since: Instant(iso8601: "2026-11-23T05:50:00Z")!)
         var later = Self.other(

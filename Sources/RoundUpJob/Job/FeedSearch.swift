@@ -84,7 +84,7 @@ extension WeeklyJob {
     /// week as a search for it sees it: from `since`.
     func transfers(
         for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
-    ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Week) {
+    ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Search) {
         let margin = feedSearch.clockSkewMargin
         let from = min(since, readingFrom ?? since).adding(.zero - margin)
         let to = now().adding(margin)
@@ -98,7 +98,7 @@ extension WeeklyJob {
             throw AccountFailure(
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
         }
-        let week = TransferCheck.Week(
+        let week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
             goalUids: entry.goalUids, since: since.adding(.zero - margin), watchesOtherGoals: firstTime)
         return (feed, week)
@@ -110,7 +110,7 @@ extension WeeklyJob {
     }
 
     /// `TransferCheck.decide`, logged.
-    func decide(_ week: TransferCheck.Week, entry: LedgerEntry, feed: [FeedTransfer], ledger others: [LedgerEntry])
+    func decide(_ week: TransferCheck.Search, entry: LedgerEntry, feed: [FeedTransfer], ledger others: [LedgerEntry])
         -> TransferCheck
     {
         let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
@@ -149,7 +149,7 @@ extension WeeklyJob {
     }
 }
 
-extension TransferCheck.Week {
+extension TransferCheck.Search {
     /// The transfers of `feed` a search for this week looks at: from `since` on.
     func recent(_ feed: [FeedTransfer]) -> [FeedTransfer] { feed.filter { $0.time.map { $0 >= since } ?? true } }
 }

@@ -82,8 +82,9 @@ public enum TransferCheck: Sendable, Equatable {
     /// that may still move money; the week is held for a person.
     case unclear(String)
 
-    /// The week whose transfer is looked for.
-    public struct Week: Sendable {
+    /// A search of the feed for one week's transfer: the week, its amount and goals, and
+    /// from when a transfer would be its.
+    public struct Search: Sendable {
         public var weekEnd: LocalDate
         public var amount: Money
         /// The goal the transfer goes to, and any an earlier attempt went to.
@@ -110,7 +111,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// Decides from the `feed`'s transfers and the account's other ledger entries
     /// (`ledger`; this week's own entry is left out). `margin` is how far the bank's clock
     /// may be from the job's.
-    public static func decide(_ week: Week, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
+    public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
         -> TransferCheck
     {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
@@ -207,7 +208,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// Decides `Resend` for `week` from the `feed` and the account's `ledger` entries. A
     /// transfer that may still move wins over one that moved: a person waits rather than
     /// the money moving twice.
-    public static func beforeResending(_ week: Week, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
+    public static func beforeResending(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
         -> Resend
     {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
