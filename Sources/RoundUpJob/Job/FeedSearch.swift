@@ -70,18 +70,18 @@ extension WeeklyJob {
     }
 
     /// What the account's feed says of `entry`'s transfer, from `since` (less the clock-skew
-    /// margin) until now (plus the margin). The `firstTime` a week is seen, a transfer of its
-    /// amount into any other goal holds it too.
-    func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false)
-        async throws(AccountFailure) -> TransferCheck
+    /// margin) until now (plus the margin).
+    func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant) async throws(AccountFailure)
+        -> TransferCheck
     {
-        let (feed, week) = try await transfers(for: entry, account: account, since: since, firstTime: firstTime)
+        let (feed, week) = try await transfers(for: entry, account: account, since: since)
         return decide(week, entry: entry, feed: feed, ledger: try entries(of: account))
     }
 
     /// The transfers into goals the account's feed shows from `since` (or the earlier
     /// `readingFrom`), less the clock-skew margin, until now (plus the margin), and `entry`'s
-    /// week as a search for it sees it: from `since`.
+    /// week as a search for it sees it: from `since`. The `firstTime` a week is seen, a
+    /// transfer of its amount into any other goal holds it too.
     func transfers(
         for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
     ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Search) {

@@ -170,13 +170,6 @@ extension WeeklyJob {
         return (reason, newest, shared)
     }
 
-    /// The local days `week` shares with `other`, as (first, last); nil when none.
-    static func shared(_ week: Week, with other: Week) -> (LocalDate, LocalDate)? {
-        overlap(
-            (min(week.startDate, Week.localDate(of: week.start, in: week.timeZone)), week.endDate),
-            (other.startDate, other.endDate))
-    }
-
     /// The days two spans of days share, as (first, last); nil when none.
     static func overlap(_ a: (LocalDate, LocalDate), _ b: (LocalDate, LocalDate)) -> (LocalDate, LocalDate)? {
         let first = max(a.0, b.0)
