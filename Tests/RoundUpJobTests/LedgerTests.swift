@@ -416,6 +416,8 @@ import Testing
                         VALUES ('a', ?, 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
                         """, arguments: [end])
             }
+            // A week the feed confirmed, by an item whose uid an earlier roundup kept as sent.
+            try db.execute(sql: "UPDATE transfer SET feedItemUid = char(9) || 'AB-9 ' WHERE weekEnd = '2026-10-18'")
             try db.execute(
                 sql: "INSERT INTO counted VALUES ('a', '2026-11-15', ?), ('A', '2026-11-22', ?)",
                 arguments: [
@@ -432,6 +434,7 @@ import Testing
                 "ab-1": 65, "cd-2": 10, "tab\there": 3, "back\\slash": 4,
             ])
         #expect(try ledger.payments(accountUid: "a", weekEnd: twentySecond) == ["ab-1": 65, "ef-3": 20])
+        #expect(try ledger.entry(accountUid: "a", weekEnd: LocalDate(iso: "2026-10-18")!)?.feedItemUid == "ab-9")
         #expect(ledger.notices.count == 1)
         #expect(ledger.notices.first?.contains("1 payment(s) an earlier roundup counted in two weeks") == true)
         #expect(try Ledger(path: path).notices.isEmpty, "said once, by the run that moved them")

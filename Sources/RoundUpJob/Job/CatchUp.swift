@@ -75,15 +75,12 @@ extension CatchUp {
                 return (start: entry.startsAt ?? local.start, end: entry.endsAt ?? local.end)
             }
             if let planned, !decided.contains(planned.endDate) {
-                // A scheduled week reaches back over less than a whole week (`WeekWindow`).
-                let start =
-                    zip(weeks, spans).filter { $0.0.weekEnd < planned.endDate }.max { $0.1.end < $1.1.end }
-                    .flatMap { newest in
-                        newest.1.end < planned.start
-                            && newest.0.weekEnd >= planned.endDate.adding(days: -WeekWindow.gapDays)
-                            ? newest.1.end : nil
-                    } ?? planned.start
-                spans.append((start: start, end: planned.end))
+                // With the bounds the run will give it: it may reach back over days in no week.
+                let neighbours = zip(weeks, spans).map { entry, span in
+                    CountedSpan(weekEnd: entry.weekEnd, start: span.start, end: span.end, itemised: true)
+                }
+                let window = WeekWindow.decide(planned, scheduled: true, recorded: nil, neighbours: neighbours)
+                spans.append((start: window.week.start, end: window.week.end))
             }
             spans.sort { $0.start < $1.start }
             let isHole = { (end: LocalDate) in

@@ -129,13 +129,12 @@ extension WeeklyJob {
 
     /// Holds `entry`'s week for a person, for `reason`; over another ledger's transfer, noting
     /// the week it names and how much may be saved twice.
-    func hold(_ entry: LedgerEntry, reason: String, otherWeekEnd: LocalDate? = nil, shared: Int64? = nil)
-        throws(AccountFailure) -> Never
+    func hold(_ entry: LedgerEntry, reason: String, otherLedger: OtherLedgerHold? = nil) throws(AccountFailure) -> Never
     {
         try AccountFailure.ledgerWrite("hold the week") {
             try ledger.recordHeld(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, otherWeekEnd: otherWeekEnd,
-                sharedMinorUnits: shared, at: now())
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason,
+                otherWeekEnd: otherLedger?.otherWeekEnd, sharedMinorUnits: otherLedger?.shared, at: now())
         }
         throw AccountFailure.held(reason)
     }

@@ -117,7 +117,7 @@ extension WeeklyJob {
                     feed, ledger: others, week: bounds, payments: nil,
                     amount: Money(minorUnits: entry.minorUnits, currency: currency))
             {
-                try hold(entry, reason: other.reason, otherWeekEnd: other.otherWeekEnd, shared: other.shared)
+                try hold(entry, reason: other.reason, otherLedger: other)
             }
             if case .unclear(let reason) = decide(week, entry: entry, feed: week.recent(feed), ledger: others),
                 entry.status != .held

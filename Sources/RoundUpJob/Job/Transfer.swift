@@ -61,7 +61,11 @@ extension WeeklyJob {
             "\(intent.amount) already moved into \"\(intent.goal.name)\" (\(found.described)); nothing was sent"
         }
         var entry = entry
-        let check = try await firstLook(&entry, intent: intent, account: account, week: week)
+        let (check, other) = try await lookBeforeSending(
+            entry, since: week.end, firstTime: true, payments: intent.payments, amount: intent.amount, account: account,
+            week: week)
+        entry.otherWeekEnd = other?.otherWeekEnd
+        entry.sharedMinorUnits = other?.shared
         if dryRun {
             let preview =
                 switch check {
@@ -102,25 +106,23 @@ extension WeeklyJob {
         }
     }
 
-    /// What the feed says of a week this ledger has never decided: `TransferCheck.decide`
-    /// on the transfers since the week ended; and when that shows no sign of it, another
-    /// ledger's transfer since the week began that names a week sharing its days
-    /// (`otherLedgersHold`), which holds it: `entry` then notes that week and how much of
-    /// this week's amount its days may account for.
-    private func firstLook(_ entry: inout LedgerEntry, intent: TransferIntent, account: Account, week: Week)
-        async throws(AccountFailure) -> TransferCheck
-    {
+    /// What the feed says before `entry`'s week is sent, first or again: `TransferCheck.decide`
+    /// on the transfers since `since` (the week's end, or its intent); and when that shows no
+    /// sign of it, another ledger's transfer since the week began that names a week sharing
+    /// its days (`otherLedgersHold`), which holds it, with that week and how much of this
+    /// week's amount its days may account for.
+    private func lookBeforeSending(
+        _ entry: LedgerEntry, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
+        account: Account, week: Week
+    ) async throws(AccountFailure) -> (TransferCheck, OtherLedgerHold?) {
         let (feed, search) = try await transfers(
-            for: entry, account: account, since: week.end, firstTime: true, readingFrom: week.start)
+            for: entry, account: account, since: since, firstTime: firstTime, readingFrom: week.start)
         let others = try entries(of: account)
         let check = decide(search, entry: entry, feed: search.recent(feed), ledger: others)
         guard case .absent = check,
-            let hold = otherLedgersHold(
-                feed, ledger: others, week: week, payments: intent.payments, amount: intent.amount)
-        else { return check }
-        entry.otherWeekEnd = hold.otherWeekEnd
-        entry.sharedMinorUnits = hold.shared
-        return .unclear(hold.reason)
+            let hold = otherLedgersHold(feed, ledger: others, week: week, payments: payments, amount: amount)
+        else { return (check, nil) }
+        return (.unclear(hold.reason), hold)
     }
 
     /// Why `week` is held over another ledger's transfers in the `feed` (read from the week's
@@ -131,7 +133,7 @@ extension WeeklyJob {
     /// when there are no such transfers, or none of the payments can be in their weeks.
     func otherLedgersHold(
         _ feed: [FeedTransfer], ledger: [LedgerEntry], week: Week, payments: [CountedTransaction]?, amount: Money
-    ) -> (reason: String, otherWeekEnd: LocalDate, shared: Int64)? {
+    ) -> OtherLedgerHold? {
         let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))
         let foreign = TransferCheck.otherLedgersTransfers(
             firstDay: firstDay, weekEnd: week.endDate, feed: feed, ledger: ledger)
@@ -167,7 +169,7 @@ extension WeeklyJob {
             + "\(sharedText) of this week's "
             + "\(amount)); nothing was sent. `roundup resolve --abandon REASON` records this week's payments "
             + "without moving them; `--retry` sends anyway"
-        return (reason, newest, shared)
+        return OtherLedgerHold(reason: reason, otherWeekEnd: newest, shared: shared)
     }
 
     /// The days two spans of days share, as (first, last); nil when none.
@@ -221,17 +223,9 @@ extension WeeklyJob {
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
         let since = entry.recordedAt ?? week.end
-        // Read from the week's start: another ledger's transfer may have come since the intent.
-        let (feed, search) = try await transfers(for: entry, account: account, since: since, readingFrom: week.start)
-        let others = try entries(of: account)
-        var check = decide(search, entry: entry, feed: search.recent(feed), ledger: others)
-        var otherLedger: (reason: String, otherWeekEnd: LocalDate, shared: Int64)?
-        if case .absent = check,
-            let hold = otherLedgersHold(feed, ledger: others, week: week, payments: payments, amount: recorded)
-        {
-            otherLedger = hold
-            check = .unclear(hold.reason)
-        }
+        // Another ledger's transfer may have come since the intent.
+        let (check, other) = try await lookBeforeSending(
+            entry, since: since, firstTime: false, payments: payments, amount: recorded, account: account, week: week)
         let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
         if dryRun {
             let preview =
@@ -251,7 +245,7 @@ extension WeeklyJob {
             let gone = await goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
             return .foundInFeed("\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
         case .unclear(let reason):
-            try hold(entry, reason: reason, otherWeekEnd: otherLedger?.otherWeekEnd, shared: otherLedger?.shared)
+            try hold(entry, reason: reason, otherLedger: other)
         case .absent:
             try await refuseOverdraft(entry, account: account, scopes: scopes)
             try await send(entry, account: account)
@@ -332,6 +326,15 @@ extension WeeklyJob {
         logger.notice(
             "\(entry.label): the bank confirmed \(entry.amountText) into \"\(goal)\" (transfer \(transferUid))")
     }
+}
+
+/// Why a week is held over another ledger's transfer: the sentence, the newest week that
+/// ledger's transfers name, and how much of this week's amount may be saved twice, in minor
+/// units.
+struct OtherLedgerHold {
+    let reason: String
+    let otherWeekEnd: LocalDate
+    let shared: Int64
 }
 
 /// A week's transfer once its goal is chosen: what moves, where to, and under which uid.

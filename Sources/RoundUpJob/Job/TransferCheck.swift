@@ -97,6 +97,13 @@ public enum TransferCheck: Sendable, Equatable {
         /// or state directory, saving into another goal, may have moved.
         public var watchesOtherGoals: Bool
 
+        /// Whether `transfer` can be this week's, its amount aside: into one of its goals,
+        /// since the search's start, and named for no other week.
+        func mayBeItsTransfer(_ transfer: FeedTransfer) -> Bool {
+            goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= since } ?? true)
+                && transfer.mayBelong(to: weekEnd)
+        }
+
         public init(
             weekEnd: LocalDate, amount: Money, goalUids: Set<String>, since: Instant, watchesOtherGoals: Bool = false
         ) {
@@ -114,17 +121,8 @@ public enum TransferCheck: Sendable, Equatable {
     public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
         -> TransferCheck
     {
-        let others = ledger.filter { $0.weekEnd != week.weekEnd }
-        let claimed = Set(others.compactMap(\.feedItemUid))
-        // Other weeks account for their own transfers first, from the whole feed: a week's
-        // own transfer, excluded from this week by its reference, must not leave that week
-        // to take another transfer (this week's) in its place.
-        let unclaimed = withoutConfirmed(
-            feed.filter { !claimed.contains($0.feedItemUid) }, others: others, margin: margin)
-        let candidates = unclaimed.filter { transfer in
-            week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
-                && transfer.mayBelong(to: week.weekEnd)
-        }
+        let (others, unclaimed) = unclaimedTransfers(for: week, feed: feed, ledger: ledger, margin: margin)
+        let candidates = unclaimed.filter(week.mayBeItsTransfer)
         let matches = candidates.filter { $0.amount(in: week.amount.currency) == week.amount }
         if matches.count > 1 {
             let times = matches.compactMap(\.time).map(\.iso8601).joined(separator: ", ")
@@ -182,7 +180,8 @@ public enum TransferCheck: Sendable, Equatable {
         firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [LedgerEntry]
     ) -> [FeedTransfer] {
         let earliest = firstDay.adding(days: -1)
-        let latest = weekEnd.adding(days: 13)
+        // As far as a week may reach back over days in no week (`WeekWindow.gapDays`).
+        let latest = weekEnd.adding(days: WeekWindow.gapDays)
         return feed.filter { transfer in
             guard let named = transfer.referencedWeek, earliest <= named, named <= latest else { return false }
             return !ledger.contains { entry in
@@ -211,13 +210,10 @@ public enum TransferCheck: Sendable, Equatable {
     public static func beforeResending(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
         -> Resend
     {
-        let others = ledger.filter { $0.weekEnd != week.weekEnd }
-        let claimed = Set(others.compactMap(\.feedItemUid))
-        let theirs = withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, margin: margin)
-            .filter { transfer in
-                week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
-                    && transfer.mayBelong(to: week.weekEnd) && transfer.amount(in: week.amount.currency) == week.amount
-            }
+        let theirs = unclaimedTransfers(for: week, feed: feed, ledger: ledger, margin: margin).transfers.filter {
+            transfer in
+            week.mayBeItsTransfer(transfer) && transfer.amount(in: week.amount.currency) == week.amount
+        }
         if let underWay = theirs.first(where: { !$0.hasMoved }) { return .mayMove(underWay) }
         if let moved = theirs.first(where: { $0.referencedWeek == week.weekEnd }) ?? theirs.first {
             return .moved(moved)
@@ -232,6 +228,22 @@ public enum TransferCheck: Sendable, Equatable {
             String(String.UnicodeScalarView(word.unicodeScalars.prefix(40))).trimmingCharacters(
                 in: .whitespacesAndNewlines))
         return kept.isEmpty ? "(none)" : kept
+    }
+
+    /// The account's entries other than `week`'s own, and the `feed`'s transfers none of them
+    /// accounts for. Other weeks account for their own transfers first, from the whole feed:
+    /// a week's own transfer, excluded from this week by its reference, must not leave that
+    /// week to take another transfer (this week's) in its place.
+    private static func unclaimedTransfers(
+        for week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration
+    )
+        -> (others: [LedgerEntry], transfers: [FeedTransfer])
+    {
+        let others = ledger.filter { $0.weekEnd != week.weekEnd }
+        let claimed = Set(others.compactMap(\.feedItemUid))
+        return (
+            others, withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, margin: margin)
+        )
     }
 
     /// `candidates` less those other weeks the bank confirmed (with no feed item recorded)

@@ -96,7 +96,8 @@ extension Ledger {
                 UPDATE transfer SET itemised = 1 WHERE EXISTS (
                     SELECT 1 FROM counted
                     WHERE lower(counted.accountUid) = transfer.accountUid AND counted.weekEnd = transfer.weekEnd);
-                UPDATE OR IGNORE transfer SET feedItemUid = lower(trim(feedItemUid)) WHERE feedItemUid IS NOT NULL;
+                UPDATE OR IGNORE transfer SET feedItemUid = lower(trim(feedItemUid, ' ' || char(9, 10, 11, 12, 13)))
+                    WHERE feedItemUid IS NOT NULL;
                 """)
         let insert = try db.makeStatement(
             sql: "INSERT OR IGNORE INTO payment (accountUid, feedItemUid, weekEnd, roundUp) VALUES (?, ?, ?, ?)")

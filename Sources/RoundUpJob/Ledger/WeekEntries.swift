@@ -124,7 +124,7 @@ extension Ledger {
 
     /// The payments the ledger has for `accountUid`'s week ending `weekEnd`: each identity
     /// with its round-up in minor units.
-    public func payments(accountUid: String, weekEnd: LocalDate) throws -> [String: Int64] {
+    func payments(accountUid: String, weekEnd: LocalDate) throws -> [String: Int64] {
         try database.read { db in
             var payments: [String: Int64] = [:]
             let rows = try Row.fetchCursor(
