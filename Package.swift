@@ -37,11 +37,40 @@ let package = Package(
             dependencies: ["CurlHTTP", "RoundUp", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        // The words every layer shares: exit statuses, an account-week's record and state,
+        // a command's failure. It knows nothing of the ledger, the reports or the bank.
+        .target(name: "RoundUpVocabulary", dependencies: ["RoundUp"], swiftSettings: strict),
+        // Files written so that no one else can swap or read them, paths checked, errors in
+        // plain words, the token kept out of logs.
+        .target(
+            name: "RoundUpOutput",
+            dependencies: [
+                "RoundUp", "RoundUpVocabulary", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // The ledger in the state directory (SQLite): knows nothing of commands, reports or
+        // the bank.
+        .target(
+            name: "RoundUpLedger",
+            dependencies: [
+                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // What the saver reads: the Markdown and JSON reports, the savings chart and page,
+        // history's views. They take values, never the ledger or the bank.
+        .target(
+            name: "RoundUpReports",
+            dependencies: ["RoundUp", "RoundUpVocabulary", "RoundUpOutput"],
+            swiftSettings: strict
+        ),
+        // The job: configuration, the weekly run, the commands, the watch over runs.
         .target(
             name: "RoundUpJob",
             dependencies: [
-                "RoundUp", "StarlingAPI", "CurlHTTP",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "StarlingAPI",
+                "CurlHTTP",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -55,7 +84,8 @@ let package = Package(
         .executableTarget(
             name: "roundup",
             dependencies: [
-                "RoundUpJob", "StarlingEmulator",
+                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpJob",
+                "StarlingEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -95,8 +125,8 @@ let package = Package(
         .testTarget(
             name: "RoundUpJobTests",
             dependencies: [
-                "RoundUpJob", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Yams", package: "Yams"),
+                "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpJob", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams"),
             ],
             // Reports kept byte for byte, read from the source tree by GoldenReportTests.
             exclude: ["Golden"],
@@ -105,7 +135,8 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "roundup", "RoundUpJob", "TestSupport", "ChildProcess", .product(name: "GRDB", package: "GRDB.swift"),
+                "roundup", "RoundUpLedger", "RoundUpJob", "TestSupport", "ChildProcess",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

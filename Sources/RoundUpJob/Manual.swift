@@ -1,3 +1,5 @@
+public import RoundUpVocabulary
+
 /// The reference sections of `man roundup` that the command definitions do not give:
 /// ENVIRONMENT, FILES, EXIT STATUS and the config file's keys, in mdoc. They are made from
 /// the definitions the code uses (`ExitStatus`, `Locations`, `SystemService`,

@@ -3,6 +3,9 @@ import Foundation
 import Logging
 import RoundUp
 import RoundUpJob
+import RoundUpLedger
+import RoundUpReports
+import RoundUpVocabulary
 import StarlingAPI
 
 /// The composition root: the one place where the process meets the code. It holds the

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpReports
+import RoundUpVocabulary
 import StarlingEmulator
 
 struct Demo: AsyncParsableCommand {

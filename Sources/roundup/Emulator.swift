@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpOutput
+import RoundUpVocabulary
 import StarlingEmulator
 
 struct Emulator: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpReports
 
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,9 @@ import Foundation
 import Logging
 import RoundUp
 import RoundUpJob
+import RoundUpOutput
+import RoundUpReports
+import RoundUpVocabulary
 
 @main
 struct Roundup: AsyncParsableCommand {

@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpLedger
+import RoundUpOutput
+import RoundUpVocabulary
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpLedger
 import StarlingEmulator
 import TestSupport
 import Testing

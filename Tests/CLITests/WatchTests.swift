@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpLedger
 import StarlingEmulator
 import TestSupport
 import Testing

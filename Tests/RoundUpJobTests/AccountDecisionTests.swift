@@ -3,6 +3,8 @@ import RoundUp
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpLedger
+@testable import RoundUpVocabulary
 
 /// The decision for one account's week, from what was read, without any server.
 struct AccountDecisionTests {

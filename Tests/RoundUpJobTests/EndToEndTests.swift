@@ -1,6 +1,8 @@
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpReports
+import RoundUpVocabulary
 import StarlingEmulator
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import RoundUp
 import RoundUpJob
+import RoundUpVocabulary
 import StarlingEmulator
 import TestSupport
 import Testing

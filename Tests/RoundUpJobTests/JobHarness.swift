@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import RoundUp
 import RoundUpJob
+import RoundUpLedger
+import RoundUpVocabulary
 import StarlingAPI
 import StarlingEmulator
 import TestSupport

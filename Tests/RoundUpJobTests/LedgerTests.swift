@@ -5,6 +5,8 @@ import TestSupport
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpLedger
+@testable import RoundUpVocabulary
 
 @Suite struct LedgerTests {
     /// A counted payment of a round-up of `roundUp` pence.

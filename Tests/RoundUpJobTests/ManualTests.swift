@@ -1,5 +1,6 @@
 import Foundation
 import RoundUpJob
+import RoundUpVocabulary
 import Testing
 
 /// The man page's reference sections are made from the code's own definitions; the list of

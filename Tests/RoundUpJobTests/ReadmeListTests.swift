@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpReports
+@testable import RoundUpVocabulary
 
 /// The README repeats some of the code's lists for people; these keep them whole.
 @Suite struct ReadmeListTests {

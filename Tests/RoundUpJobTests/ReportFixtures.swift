@@ -2,6 +2,7 @@ import Foundation
 import RoundUp
 
 @testable import RoundUpJob
+@testable import RoundUpReports
 
 /// Reports made by hand, for the tests that hold the JSON writer, the Markdown and the
 /// schema to the report's structures: `full` sets every field at every level, `bare` only

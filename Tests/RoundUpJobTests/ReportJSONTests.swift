@@ -6,6 +6,8 @@ import TestSupport
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpOutput
+@testable import RoundUpReports
 
 /// The hand-written report JSON says exactly what `JSONEncoder` says of the same report.
 @Suite struct ReportJSONTests {

@@ -5,6 +5,8 @@ import TestSupport
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpReports
+@testable import RoundUpVocabulary
 
 /// `schema/report-v1.schema.json` is written by hand; these hold it to the report's
 /// structures and to the lists the code keeps: each object's properties are the keys its

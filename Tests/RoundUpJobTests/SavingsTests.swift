@@ -3,6 +3,8 @@ import RoundUp
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpReports
+@testable import RoundUpVocabulary
 
 /// The pieces of the saver's view, without a server: the local clock of the Markdown
 /// report, the periods of the savings, the bars, the CSV cell and the weekly line.

@@ -3,6 +3,7 @@ import RoundUp
 import Testing
 
 @testable import RoundUpJob
+@testable import RoundUpVocabulary
 
 /// An account's bounds for a week, from its neighbouring weeks in the ledger alone.
 struct WeekWindowTests {

@@ -2,6 +2,10 @@ import CurlHTTP
 import Foundation
 public import Logging
 public import RoundUp
+import RoundUpLedger
+import RoundUpOutput
+public import RoundUpReports
+import RoundUpVocabulary
 import StarlingAPI
 
 /// `roundup check`: the configuration, the token, its scopes, the accounts, their goals

@@ -1,4 +1,6 @@
 public import RoundUp
+public import RoundUpReports
+public import RoundUpVocabulary
 
 /// How a command ended: what to print and the exit status.
 public struct CommandResult: Sendable {
@@ -82,17 +84,6 @@ public struct RunTally: Sendable, Equatable {
             case .alreadyTransferred, .nothingToDo, .skipped, .abandoned: done += 1
             }
         }
-    }
-}
-
-/// Why a command stopped before doing its work: the exit status and what to tell the user.
-public struct CommandFailure: Error, Sendable {
-    public let status: ExitStatus
-    public let message: String
-
-    public init(_ status: ExitStatus, _ message: String) {
-        self.status = status
-        self.message = message
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+import RoundUpLedger
 
 /// Ledgers other than the configured one that `check` can see: each state directory is a
 /// ledger of its own, and two ledgers for one account each count its payments once. The

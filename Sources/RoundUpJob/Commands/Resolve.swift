@@ -2,6 +2,10 @@ import CurlHTTP
 import Foundation
 public import Logging
 public import RoundUp
+import RoundUpLedger
+import RoundUpOutput
+import RoundUpReports
+import RoundUpVocabulary
 public import StarlingAPI
 
 /// What a person asks `roundup resolve` to do with a held or failed account-week.

@@ -2,6 +2,10 @@ import CurlHTTP
 public import Foundation
 public import Logging
 public import RoundUp
+public import RoundUpLedger
+import RoundUpOutput
+public import RoundUpReports
+public import RoundUpVocabulary
 public import StarlingAPI
 
 /// What `roundup run` was asked to do, as typed values.

@@ -1,5 +1,9 @@
 public import Foundation
 public import RoundUp
+public import RoundUpLedger
+import RoundUpOutput
+import RoundUpReports
+public import RoundUpVocabulary
 
 /// `roundup status`: one screen on whether the weekly job is doing its work, from the
 /// ledger alone (no token, no request to the bank), with the monitoring-plugin exit codes

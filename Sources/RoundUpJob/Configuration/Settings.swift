@@ -1,4 +1,5 @@
 import Foundation
+public import RoundUpVocabulary
 
 /// Everything a run is told, in groups, each resolved on its own from flags, then
 /// `ROUNDUP_…` environment variables, then the config file, then defaults. Holds no

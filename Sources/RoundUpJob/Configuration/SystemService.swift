@@ -1,4 +1,5 @@
 import Foundation
+import RoundUpLedger
 
 /// Where `roundup.service`, as shipped, has the job find its files: the config in
 /// `/etc/roundup`, the token handed over as the credential `starling-token` from

@@ -1,4 +1,5 @@
 import Foundation
+public import RoundUp
 public import StarlingAPI
 
 /// Where the access token came from, in words for `roundup check`.

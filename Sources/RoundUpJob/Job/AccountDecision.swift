@@ -1,4 +1,5 @@
 public import RoundUp
+public import RoundUpVocabulary
 
 /// What is known of one account's week when its outcome is decided: the week's round-up,
 /// what the ledger holds, and the balance when a minimum balance makes it matter.

@@ -1,4 +1,5 @@
 import RoundUp
+import RoundUpReports
 import StarlingAPI
 import Synchronization
 

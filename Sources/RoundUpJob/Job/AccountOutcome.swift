@@ -1,4 +1,6 @@
 import RoundUp
+import RoundUpReports
+import RoundUpVocabulary
 import StarlingAPI
 
 /// How one account's week ended, with the sentence that says so.

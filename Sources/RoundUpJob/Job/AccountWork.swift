@@ -1,4 +1,8 @@
 import RoundUp
+import RoundUpLedger
+import RoundUpOutput
+import RoundUpReports
+import RoundUpVocabulary
 import StarlingAPI
 
 /// One account's week: read what the decision needs, decide (`AccountDecision`, pure), and

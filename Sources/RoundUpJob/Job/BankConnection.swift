@@ -2,6 +2,7 @@ import CurlHTTP
 import Foundation
 import Logging
 import RoundUp
+import RoundUpVocabulary
 import StarlingAPI
 
 extension BankClient {

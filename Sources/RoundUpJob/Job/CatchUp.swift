@@ -1,5 +1,7 @@
 import Foundation
 import RoundUp
+import RoundUpLedger
+import RoundUpVocabulary
 
 /// Which weeks a catch-up run covers.
 enum CatchUp {

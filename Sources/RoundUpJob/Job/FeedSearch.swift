@@ -1,4 +1,5 @@
 import RoundUp
+import RoundUpVocabulary
 import StarlingAPI
 
 /// What the account's feed says of a week's transfer whose outcome is not known, and what

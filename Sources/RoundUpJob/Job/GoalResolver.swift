@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import RoundUp
+import RoundUpReports
 public import StarlingAPI
 
 /// The goal an account's week goes into, and its report entry.

@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+import RoundUpVocabulary
 import StarlingAPI
 
 /// The job's side of `roundup resolve`: a person's decision on one held or failed week,

@@ -1,5 +1,8 @@
 import Foundation
 import RoundUp
+import RoundUpOutput
+import RoundUpReports
+import RoundUpVocabulary
 import StarlingAPI
 
 /// Moving a week's money: look in the feed first when its outcome is not known, record the

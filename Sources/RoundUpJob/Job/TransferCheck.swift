@@ -1,4 +1,5 @@
 public import RoundUp
+public import RoundUpVocabulary
 public import StarlingAPI
 
 /// A transfer into a savings goal as the account's feed shows it: OUT, an internal

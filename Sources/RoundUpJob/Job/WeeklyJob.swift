@@ -1,6 +1,9 @@
 import Foundation
 public import Logging
 public import RoundUp
+public import RoundUpLedger
+public import RoundUpReports
+import RoundUpVocabulary
 public import StarlingAPI
 
 /// The weekly job: preflight → accounts → settled feed per account → plan → goal →

@@ -1,5 +1,7 @@
 import Foundation
 import RoundUp
+import RoundUpLedger
+import RoundUpOutput
 
 /// A real run's metrics in node_exporter's textfile-collector format: totals and counts
 /// only, no account ids. The file is written whole beside its place and renamed into it,

@@ -2,6 +2,9 @@ import CurlHTTP
 import Foundation
 public import Logging
 public import RoundUp
+public import RoundUpLedger
+import RoundUpOutput
+public import RoundUpVocabulary
 import Synchronization
 
 /// What a real run leaves for those who watch over it: a row in the ledger's run table

@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+public import RoundUpVocabulary
 
 /// This user's schedule for roundup, as the systemd timer and the crontab say. Commands are
 /// found on `searchPath`, the environment's `PATH`.

@@ -1,0 +1,295 @@
+import Foundation
+public import RoundUp
+package import RoundUpVocabulary
+
+/// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
+/// Reads the state directory only; needs no token and never talks to the bank.
+public enum History {
+    /// Where a week stands, as the history says it.
+    public enum Standing: String, Codable, Sendable {
+        case transferred
+        case nothingToMove = "nothing to move"
+        /// A minimum balance kept all of the round-up.
+        case heldBack = "held back"
+        /// Sent, or about to be, with no answer yet: the next run looks for it in the feed
+        /// and resends it only if it is not there.
+        case unconfirmed
+        /// Waits for a person (`roundup resolve`).
+        case held
+        /// A person decided not to move this week's money.
+        case abandoned
+
+        package init(_ entry: LedgerEntry) {
+            switch entry.status {
+            case .done: self = .transferred
+            case .nothing: self = entry.note == nil ? .nothingToMove : .heldBack
+            case .pending: self = .unconfirmed
+            case .held: self = .held
+            case .abandoned: self = .abandoned
+            }
+        }
+
+        /// The colour it shows in, as the run's own statuses do.
+        var colour: AccountStatus {
+            switch self {
+            case .transferred: .transferred
+            case .nothingToMove, .heldBack: .nothingToDo
+            case .unconfirmed: .failed
+            case .held: .held
+            case .abandoned: .abandoned
+            }
+        }
+    }
+
+    /// One row of the history, as `--json` writes it.
+    public struct Row: Codable, Sendable, Equatable {
+        public var weekStart: String
+        public var weekEnd: String
+        public var accountUid: String
+        public var accountName: String?
+        public var currency: String
+        /// The amount moved (or to be moved), in major units: `2.98`.
+        public var amount: String
+        public var minorUnits: Int64
+        public var goalName: String?
+        public var goalUid: String?
+        public var transferUid: String?
+        public var status: Standing
+        /// Why an unconfirmed transfer has not been confirmed yet.
+        public var lastError: String?
+        /// Why less than the week's round-up moved (a minimum balance).
+        public var note: String?
+        /// How a transferred week's arrival was established: `bank` (its answer) or `feed`.
+        public var confirmation: String?
+        /// The feed item that shows the transfer, when the feed confirmed it.
+        public var feedItemUid: String?
+        /// Why the week is held, or why a person abandoned it.
+        public var reason: String?
+        /// What a person decided with `roundup resolve`.
+        public var resolution: String?
+        public var updatedAt: String?
+
+        package init(
+            weekStart: String, weekEnd: String, accountUid: String, accountName: String? = nil, currency: String,
+            amount: String, minorUnits: Int64, goalName: String? = nil, goalUid: String? = nil,
+            transferUid: String? = nil, status: Standing, lastError: String? = nil, note: String? = nil,
+            confirmation: String? = nil, feedItemUid: String? = nil, reason: String? = nil, resolution: String? = nil,
+            updatedAt: String? = nil
+        ) {
+            self.weekStart = weekStart
+            self.weekEnd = weekEnd
+            self.accountUid = accountUid
+            self.accountName = accountName
+            self.currency = currency
+            self.amount = amount
+            self.minorUnits = minorUnits
+            self.goalName = goalName
+            self.goalUid = goalUid
+            self.transferUid = transferUid
+            self.status = status
+            self.lastError = lastError
+            self.note = note
+            self.confirmation = confirmation
+            self.feedItemUid = feedItemUid
+            self.reason = reason
+            self.resolution = resolution
+            self.updatedAt = updatedAt
+        }
+    }
+
+    /// The JSON document, documented in `schema/history-v1.schema.json`: `schemaVersion`
+    /// changes whenever a field changes meaning or goes away.
+    public struct Document: Codable, Sendable {
+        public var schemaVersion = 1
+        public var stateDirectory: String
+        public var weeks: [Row]
+        /// Moved so far, by currency, in major units.
+        public var totals: [String: String]
+        /// What the weeks shown moved, per month and per year and currency.
+        public var subtotals: Subtotals?
+
+        package init(stateDirectory: String, weeks: [Row], totals: [String: String], subtotals: Subtotals? = nil) {
+            self.stateDirectory = stateDirectory
+            self.weeks = weeks
+            self.totals = totals
+            self.subtotals = subtotals
+        }
+    }
+
+    /// What the weeks shown moved in each month and year, per currency: a week counts in
+    /// the month of its end date, and currencies are never added together.
+    public struct Subtotals: Codable, Sendable, Equatable {
+        public var months: [Subtotal]
+        public var years: [Subtotal]
+
+        package init(months: [Subtotal], years: [Subtotal]) {
+            self.months = months
+            self.years = years
+        }
+    }
+
+    /// One period's savings in one currency.
+    public struct Subtotal: Codable, Sendable, Equatable {
+        /// `2026-11` for a month, `2026` for a year.
+        public var period: String
+        public var currency: String
+        public var amount: String
+        public var minorUnits: Int64
+
+        package init(period: String, currency: String, amount: String, minorUnits: Int64) {
+            self.period = period
+            self.currency = currency
+            self.amount = amount
+            self.minorUnits = minorUnits
+        }
+    }
+
+    /// Which weeks to show. Every filter given applies.
+    public struct Query: Sendable {
+        /// Only weeks ending on or after this day.
+        public var since: LocalDate?
+        /// Only weeks ending in this year.
+        public var year: Int?
+        /// Only weeks whose money arrived.
+        public var movedOnly = false
+        /// Only the newest this many weeks (after the other filters).
+        public var weeks: Int?
+
+        public init(since: LocalDate? = nil, year: Int? = nil, movedOnly: Bool = false, weeks: Int? = nil) {
+            self.since = since
+            self.year = year
+            self.movedOnly = movedOnly
+            self.weeks = weeks
+        }
+
+        /// The entries the query keeps.
+        package func select(_ entries: [LedgerEntry]) -> [LedgerEntry] {
+            var kept = entries.filter { entry in
+                (since.map { entry.weekEnd >= $0 } ?? true) && (year.map { entry.weekEnd.year == $0 } ?? true)
+                    && (!movedOnly || entry.status == .done)
+            }
+            if let weeks {
+                let newest = Set(Set(kept.map(\.weekEnd)).sorted().suffix(weeks))
+                kept = kept.filter { newest.contains($0.weekEnd) }
+            }
+            return kept
+        }
+    }
+
+    /// How the history is written.
+    public enum Format: Sendable {
+        /// A table with notes, a chart and subtotals, for people.
+        case table(bars: Bars)
+        /// `schema/history-v1.schema.json`.
+        case json
+        /// One row per account-week, for spreadsheets.
+        case csv
+    }
+
+    /// What the table's chart shows a bar for.
+    public enum Bars: String, Sendable, CaseIterable {
+        case week, month, none
+    }
+
+    /// The CSV columns, in order.
+    public static let csvColumns = ["weekEnd", "account", "currency", "amount", "goal", "status"]
+
+    /// One row per account-week, newest first: week end, account (its name, else its uid),
+    /// currency, amount in major units, goal and status.
+    package static func csv(_ document: Document) -> String {
+        CSV.line(csvColumns)
+            + document.weeks.map { row in
+                CSV.line([
+                    row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
+                    row.status.rawValue,
+                ])
+            }.joined()
+    }
+
+    package static func subtotals(_ savings: Savings) -> Subtotals {
+        func subtotals(_ periods: KeyPath<Savings.Series, [Savings.Period]>) -> [Subtotal] {
+            savings.series.flatMap { series in
+                series[keyPath: periods].map {
+                    Subtotal(
+                        period: $0.label, currency: series.currency, amount: series.amount($0.minorUnits),
+                        minorUnits: $0.minorUnits)
+                }
+            }.sorted { ($0.period, $0.currency) < ($1.period, $1.currency) }
+        }
+        return Subtotals(months: subtotals(\.months), years: subtotals(\.years))
+    }
+
+    package static func row(for entry: LedgerEntry) -> Row {
+        Row(
+            weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
+            accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
+            amount: Savings.amount(entry.minorUnits, entry.currency), minorUnits: entry.minorUnits,
+            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Standing(entry),
+            lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
+            feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
+            updatedAt: entry.updatedAt)
+    }
+
+    /// What the confirmed transfers add up to, per currency: the savings' totals.
+    package static func totals(of entries: [LedgerEntry]) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: Savings(entries).series.map { ($0.currency, $0.amount($0.total)) })
+    }
+
+    private static func hint(_ status: Standing) -> String {
+        switch status {
+        case .unconfirmed: " (the next run looks in the feed, then resends it)"
+        case .held: " (roundup resolve)"
+        default: ""
+        }
+    }
+
+    package static func table(
+        _ document: Document, savings: Savings, bars: Bars = .week, style: TextStyle = .plain,
+        ledgerHasWeeks: Bool = true
+    ) -> String {
+        guard !document.weeks.isEmpty else {
+            return !ledgerHasWeeks
+                ? "No weeks recorded yet in \(document.stateDirectory). A run that is not a dry run records each week.\n"
+                : "No recorded week matches.\n"
+        }
+        let header = ["Week", "Account", "Amount", "Goal", "Status"]
+        let body = document.weeks.map { row in
+            [
+                "\(row.weekStart) – \(row.weekEnd)", row.accountName ?? row.accountUid, "\(row.amount) \(row.currency)",
+                row.goalName ?? "—",
+                row.status.rawValue + Self.hint(row.status),
+            ]
+        }
+        var lines = TextTable.render(header: header, rows: body, rightAligned: [2]) { row, column, cell in
+            column == 4 ? style.status(document.weeks[row].status.colour, cell) : cell
+        }
+        let notes = document.weeks.compactMap { row in
+            let said = [row.reason ?? row.lastError, row.note, row.resolution.map { "resolved: \($0)" }]
+                .compactMap { $0 }
+            return said.isEmpty
+                ? nil
+                : printable("\(row.weekEnd) \(row.accountName ?? row.accountUid): " + said.joined(separator: "; "))
+        }
+        if !notes.isEmpty { lines += [""] + notes }
+        for series in savings.series where bars != .none {
+            let periods = bars == .week ? series.weeks : series.months
+            lines.append("")
+            lines.append(style.bold("Saved per \(bars.rawValue) in \(printable(series.currency))"))
+            lines += TerminalBars.render(periods, amount: series.amount, blocks: style.blocks)
+        }
+        if let subtotals = document.subtotals, !subtotals.months.isEmpty {
+            for (name, rows) in [("Month", subtotals.months), ("Year", subtotals.years)] {
+                lines.append("")
+                lines += TextTable.render(
+                    header: [name, "Saved"], rows: rows.map { [$0.period, "\($0.amount) \($0.currency)"] },
+                    rightAligned: [1])
+            }
+        }
+        let totals = document.totals.sorted { $0.key < $1.key }.map { printable("\($0.value) \($0.key)") }
+        if !totals.isEmpty {
+            lines.append("")
+            lines.append("Saved so far: " + totals.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,281 @@
+public import Foundation
+public import RoundUpVocabulary
+
+/// What a run did, written as `roundup-<end-date>.json` (this structure) and `.md`.
+/// Documented in `schema/report-v1.schema.json`: `schemaVersion` changes whenever a field
+/// changes meaning or goes away, and every new field goes into the schema.
+public struct RunReport: Codable, Sendable {
+    public var schemaVersion = 1
+    public var generator: String
+    public var generatedAt: String
+    public var dryRun: Bool
+    public var week: WeekReport
+    public var accounts: [AccountReport]
+    /// Set when the run stopped before any account was processed.
+    public var error: String?
+    public var exitCode: ExitStatus
+    /// Requests that failed in a way that may pass and were sent again (absent in reports
+    /// of runs that made none).
+    public var retries: Int?
+    /// Requests sent to the bank for this week, retries included.
+    public var requests: Int?
+    /// `requests` for each account the week covered, to one decimal place: what a week of
+    /// one account costs of the token's daily allowance. Absent when no account was seen.
+    public var requestsPerAccountWeek: Decimal?
+
+    /// Records `requests` for this week, and what they come to per account.
+    package mutating func record(requests: Int) {
+        self.requests = requests
+        guard !accounts.isEmpty else { return }
+        var exact = Decimal(requests) / Decimal(accounts.count)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, 1, .plain)
+        requestsPerAccountWeek = rounded
+    }
+
+    package init(
+        generator: String, generatedAt: String, dryRun: Bool, week: WeekReport, accounts: [AccountReport],
+        error: String? = nil, exitCode: ExitStatus, retries: Int? = nil, requests: Int? = nil,
+        requestsPerAccountWeek: Decimal? = nil
+    ) {
+        self.generator = generator
+        self.generatedAt = generatedAt
+        self.dryRun = dryRun
+        self.week = week
+        self.accounts = accounts
+        self.error = error
+        self.exitCode = exitCode
+        self.retries = retries
+        self.requests = requests
+        self.requestsPerAccountWeek = requestsPerAccountWeek
+    }
+}
+
+/// The week a run covered, in local time and UTC.
+public struct WeekReport: Codable, Sendable {
+    public var startDate: String
+    public var endDate: String
+    public var timeZone: String
+    /// Local start, with offset: `2026-11-09T00:00:00+00:00`.
+    public var startLocal: String
+    /// Local end (exclusive), with offset.
+    public var endLocal: String
+    public var startUTC: String
+    public var endUTC: String
+    public var hours: Int
+
+    package init(
+        startDate: String, endDate: String, timeZone: String, startLocal: String, endLocal: String, startUTC: String,
+        endUTC: String, hours: Int
+    ) {
+        self.startDate = startDate
+        self.endDate = endDate
+        self.timeZone = timeZone
+        self.startLocal = startLocal
+        self.endLocal = endLocal
+        self.startUTC = startUTC
+        self.endUTC = endUTC
+        self.hours = hours
+    }
+}
+
+/// What happened to one account. The raw values are the report's words, which
+/// `schema/report-v1.schema.json` lists (a test holds the two to the same words).
+public enum AccountStatus: String, CaseIterable, Codable, Sendable {
+    case transferred = "transferred"
+    case alreadyTransferred = "already transferred"
+    case nothingToDo = "nothing to do"
+    case dryRun = "dry run"
+    case failed = "failed"
+    /// The job could not tell what to do without guessing; a person decides (`roundup resolve`).
+    case held = "held"
+    /// A person decided that this week's money is not to be moved.
+    case abandoned = "abandoned"
+    /// Not worked on: an account type not in `accountTypes`, or the bank's own round-up is on.
+    case skipped = "skipped"
+
+    /// The three ends a week can come to for the saver. The terminal's colours and the
+    /// Markdown report's columns follow them, so a new status is placed once, here.
+    package enum Kind {
+        /// Money moved, in this run or an earlier one.
+        case moved
+        /// Nothing moved, on purpose.
+        case nothingMoved
+        /// The week failed or waits for a person, and the detail says why.
+        case failedOrWaiting
+    }
+
+    /// Which of the three ends this status is.
+    package var kind: Kind {
+        switch self {
+        case .transferred, .alreadyTransferred: .moved
+        case .nothingToDo, .dryRun, .abandoned, .skipped: .nothingMoved
+        case .failed, .held: .failedOrWaiting
+        }
+    }
+}
+
+/// One account's part of the report.
+public struct AccountReport: Codable, Sendable {
+    public var accountUid: String
+    public var name: String?
+    public var currency: String
+    /// The bank's account type (`PRIMARY`, `ADDITIONAL`, `LOAN`…), when it says.
+    public var accountType: String?
+    /// Whether the bank's own round-up is on (`active`) or not (`inactive`), once read.
+    public var nativeRoundUp: String?
+    public var status: AccountStatus
+    /// What a real run would do, what happened earlier, or why it failed.
+    public var detail: String?
+    public var transactions: [TransactionReport] = []
+    /// Payments that would have counted, left out because another week counted them; nil
+    /// when there are none.
+    public var countedEarlier: [TransactionReport]?
+    /// Left-out feed items, counted by reason.
+    public var leftOut: [String: Int] = [:]
+    /// The left-out feed items themselves, each with its reason (those another week
+    /// counted are in `countedEarlier`); nil when there are none.
+    public var leftOutTransactions: [LeftOutReport]?
+    /// Sum of the round-ups, major units.
+    public var roundUpSum: String?
+    public var multiplier: Int?
+    /// The step each payment was rounded up to, in major units, when it is not 1.
+    public var roundTo: Int?
+    /// The weekly cap, when it cut the total.
+    public var capApplied: String?
+    /// The minimum balance configured for this currency, when there is one.
+    public var minimumBalance: String?
+    /// The account's effective balance before the transfer, read when a minimum applies.
+    public var balance: String?
+    /// The part of the round-up the minimum balance held back.
+    public var heldBack: String?
+    /// What was (or would be) moved, major units.
+    public var total: String?
+    public var totalMinorUnits: Int64?
+    public var goal: GoalReport?
+    public var transferUid: String?
+    /// The account's bounds for the week, when they are not the run's seven local days.
+    public var window: WindowReport?
+    public var exitCode: ExitStatus = .ok
+
+    package init(
+        accountUid: String, name: String? = nil, currency: String, accountType: String? = nil,
+        nativeRoundUp: String? = nil, status: AccountStatus, detail: String? = nil,
+        transactions: [TransactionReport] = [], countedEarlier: [TransactionReport]? = nil,
+        leftOut: [String: Int] = [:], leftOutTransactions: [LeftOutReport]? = nil, roundUpSum: String? = nil,
+        multiplier: Int? = nil, roundTo: Int? = nil, capApplied: String? = nil, minimumBalance: String? = nil,
+        balance: String? = nil, heldBack: String? = nil, total: String? = nil, totalMinorUnits: Int64? = nil,
+        goal: GoalReport? = nil, transferUid: String? = nil, window: WindowReport? = nil, exitCode: ExitStatus = .ok
+    ) {
+        self.accountUid = accountUid
+        self.name = name
+        self.currency = currency
+        self.accountType = accountType
+        self.nativeRoundUp = nativeRoundUp
+        self.status = status
+        self.detail = detail
+        self.transactions = transactions
+        self.countedEarlier = countedEarlier
+        self.leftOut = leftOut
+        self.leftOutTransactions = leftOutTransactions
+        self.roundUpSum = roundUpSum
+        self.multiplier = multiplier
+        self.roundTo = roundTo
+        self.capApplied = capApplied
+        self.minimumBalance = minimumBalance
+        self.balance = balance
+        self.heldBack = heldBack
+        self.total = total
+        self.totalMinorUnits = totalMinorUnits
+        self.goal = goal
+        self.transferUid = transferUid
+        self.window = window
+        self.exitCode = exitCode
+    }
+}
+
+/// An account's bounds for the week when they differ from its seven local days, and why.
+public struct WindowReport: Codable, Sendable {
+    public var startUTC: String
+    public var endUTC: String
+    public var hours: Int
+    /// Why, in words: stretched or shortened, by how much, and what the bounds meet.
+    public var note: String
+
+    package init(startUTC: String, endUTC: String, hours: Int, note: String) {
+        self.startUTC = startUTC
+        self.endUTC = endUTC
+        self.hours = hours
+        self.note = note
+    }
+}
+
+/// A counted transaction and its round-up.
+public struct TransactionReport: Codable, Sendable {
+    public var feedItemUid: String
+    public var settlementTime: String
+    public var counterParty: String?
+    public var amount: String
+    public var roundUp: String
+
+    package init(
+        feedItemUid: String, settlementTime: String, counterParty: String? = nil, amount: String, roundUp: String
+    ) {
+        self.feedItemUid = feedItemUid
+        self.settlementTime = settlementTime
+        self.counterParty = counterParty
+        self.amount = amount
+        self.roundUp = roundUp
+    }
+}
+
+/// A feed item the week left out, and why: a reason of `leftOut`.
+public struct LeftOutReport: Codable, Sendable {
+    public var feedItemUid: String
+    /// Absent for an item not settled.
+    public var settlementTime: String?
+    public var counterParty: String?
+    public var amount: String
+    public var reason: String
+
+    package init(
+        feedItemUid: String, settlementTime: String? = nil, counterParty: String? = nil, amount: String, reason: String
+    ) {
+        self.feedItemUid = feedItemUid
+        self.settlementTime = settlementTime
+        self.counterParty = counterParty
+        self.amount = amount
+        self.reason = reason
+    }
+}
+
+/// The goal the money went (or would go) into.
+public struct GoalReport: Codable, Sendable {
+    public var uid: String?
+    public var name: String
+    /// This run created the goal.
+    public var created: Bool = false
+    /// A real run would create the goal (dry run only).
+    public var wouldCreate: Bool = false
+    /// What the goal holds, major units: as the bank said when the run read it, with this
+    /// run's transfers into it up to and including this week's. Absent when the bank did not say.
+    public var saved: String?
+    public var savedMinorUnits: Int64?
+    /// The goal's own target, else the configured `newGoalTarget`, major units.
+    public var target: String?
+    public var targetMinorUnits: Int64?
+
+    package init(
+        uid: String? = nil, name: String, created: Bool = false, wouldCreate: Bool = false, saved: String? = nil,
+        savedMinorUnits: Int64? = nil, target: String? = nil, targetMinorUnits: Int64? = nil
+    ) {
+        self.uid = uid
+        self.name = name
+        self.created = created
+        self.wouldCreate = wouldCreate
+        self.saved = saved
+        self.savedMinorUnits = savedMinorUnits
+        self.target = target
+        self.targetMinorUnits = targetMinorUnits
+    }
+}

@@ -1,0 +1,50 @@
+import RoundUp
+
+extension RunReport {
+    /// For stdout: the week, a table with a row per account, what each did, and where
+    /// the report is.
+    public func summary(reportPath: String?, style: TextStyle = .plain) -> String {
+        var lines = [
+            style.bold(
+                "roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")")
+        ]
+        if let error { lines.append(style.status(.failed, "failed: \(printable(error))")) }
+        if !accounts.isEmpty {
+            lines.append("")
+            let rows = accounts.map { account in
+                [
+                    account.label, String(account.transactions.count),
+                    account.total.map { "\($0) \(account.shownCurrency)" } ?? "—", account.goal?.name ?? "—",
+                    account.status.rawValue,
+                ]
+            }
+            lines += TextTable.render(
+                header: ["Account", "Transactions", dryRun ? "Would move" : "Amount", "Goal", "Status"], rows: rows,
+                rightAligned: [1, 2]
+            ) { row, column, cell in
+                column == 4 ? style.status(accounts[row].status, cell) : cell
+            }
+            lines.append("")
+            for account in accounts {
+                if let detail = account.detail { lines.append("\(account.label): \(printable(detail))") }
+            }
+        }
+        if let retries, retries > 0 {
+            lines.append("(\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
+        }
+        if let requests {
+            let perAccount = requestsPerAccountWeek.map { ", \($0) per account-week" } ?? ""
+            lines.append(style.dim("Requests to the bank: \(requests)\(perAccount)"))
+        }
+        if let reportPath { lines.append(style.dim("Report: \(reportPath)")) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension AccountReport {
+    /// The account as text output names it: `Personal (GBP)`.
+    package var label: String { Account.label(name: name, uid: accountUid, currencyCode: currency) }
+
+    /// The account's currency code as text output shows it: printable.
+    package var shownCurrency: String { printable(currency) }
+}

@@ -1,0 +1,105 @@
+public import RoundUp
+
+/// Where an (account, week) stands.
+public enum WeekState: String, Sendable, Codable, CaseIterable {
+    /// The transfer was decided and may have been sent; its outcome is not known yet.
+    /// The next run looks for it in the account's feed, and sends it again with the same
+    /// transfer uid and amount only when it is not there.
+    case pending
+    /// The money arrived: the bank confirmed the transfer, or the feed shows it.
+    case done
+    /// There was nothing to move.
+    case nothing
+    /// The job cannot tell what to do without a person (`roundup resolve`); runs leave it be.
+    case held
+    /// A person decided that this week's money is not to be moved.
+    case abandoned
+}
+
+/// How a week's arrival was established.
+public enum Confirmation: String, Sendable, Codable {
+    /// The bank answered the transfer with success.
+    case bank
+    /// The account's feed shows the transfer (`feedItemUid`).
+    case feed
+}
+
+/// One (account, week) in the ledger: a row of its `transfer` table.
+public struct LedgerEntry: Sendable, Equatable {
+    public var accountUid: String
+    public var weekEnd: LocalDate
+    public var status: WeekState
+    public var currency: String
+    public var minorUnits: Int64
+    public var goalUid: String?
+    public var goalName: String?
+    public var transferUid: String?
+    /// The last thing that went wrong with a pending transfer.
+    public var lastError: String?
+    /// The account's name when the week was decided, for people reading the history.
+    public var accountName: String?
+    /// Why less than the week's round-up was moved (a minimum balance held it back).
+    public var note: String?
+    /// How a done week's arrival was established.
+    public var confirmation: Confirmation?
+    /// The feed item that shows this week's transfer; one item confirms one week.
+    public var feedItemUid: String?
+    /// Why the week is held for a person, or why a person abandoned it.
+    public var reason: String?
+    /// What a person decided with `roundup resolve`, and when.
+    public var resolution: String?
+    /// The reference the transfer carries (`Round-up w/e 22 Nov 2026`), sent with every
+    /// attempt; nil for a week recorded before transfers carried one, which is then sent
+    /// without, as its first attempt was.
+    public var reference: String?
+    /// Goals an earlier attempt of this week's transfer was sent to, before a person
+    /// redirected it: the feed is searched for those too.
+    public var earlierGoalUids: [String] = []
+    /// The week's first instant and the first after it, as the week was counted: seven
+    /// local days, or bounds that follow the week before it (`WeekWindow`). Nil only in a
+    /// ledger not yet opened by a command that knows the configured zone.
+    public var startsAt: Instant?
+    public var endsAt: Instant?
+    /// The zone the week was counted in.
+    public var timeZone: String?
+    /// For a week held because another ledger's transfer names a week that shares its days:
+    /// that week's last day, and how much of this week's amount came from payments settled
+    /// in that week's days (what `resolve --retry` may save twice).
+    public var otherWeekEnd: LocalDate?
+    public var sharedMinorUnits: Int64?
+    /// When the week was first decided (ISO 8601, UTC); set by the ledger.
+    public var createdAt: String?
+    /// When the entry last changed (ISO 8601, UTC); set by the ledger.
+    public var updatedAt: String?
+
+    public init(
+        accountUid: String, weekEnd: LocalDate, status: WeekState, currency: String, minorUnits: Int64,
+        goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
+        accountName: String? = nil, note: String? = nil
+    ) {
+        self.accountUid = accountUid
+        self.weekEnd = weekEnd
+        self.status = status
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.goalUid = goalUid
+        self.goalName = goalName
+        self.transferUid = transferUid
+        self.lastError = lastError
+        self.accountName = accountName
+        self.note = note
+    }
+
+    /// Records `week`'s bounds and zone as the ones this entry was counted with.
+    public mutating func bound(to week: Week) {
+        startsAt = week.start
+        endsAt = week.end
+        timeZone = week.timeZone.identifier
+    }
+
+    /// Every goal this week's transfer may have gone to.
+    public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
+
+    /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
+    public var hasFailed: Bool { status == .pending && lastError != nil }
+}
