@@ -1,20 +1,14 @@
 public import Foundation
 import Synchronization
 
-/// The time source of retries: the wall clock (for `Retry-After` dates) and sleeping.
-/// Tests give a fake one that records each sleep and returns at once.
+/// The time source of retries: the wall clock (for `Retry-After` dates) and sleeping. The
+/// program's root gives the one it reads the wall clock through; tests give a fake one that
+/// records each sleep and returns at once.
 public protocol RetryClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date
     /// Waits for `duration`; throws if the task is cancelled.
     func sleep(for duration: Duration) async throws
-}
-
-/// The real clock.
-public struct SystemRetryClock: RetryClock {
-    public init() {}
-    public func now() -> Date { Date() }
-    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
 
 /// What one run may still spend on retries, shared by all of its requests, so that a bank
@@ -73,7 +67,7 @@ public struct Retrier: Sendable {
     ///   - budget: shared by every request of a run; by default a new one sized by `policy`.
     ///   - jitter: draws a number in 0...1 for each delay.
     public init(
-        policy: RetryPolicy, budget: RetryBudget? = nil, clock: any RetryClock = SystemRetryClock(),
+        policy: RetryPolicy, budget: RetryBudget? = nil, clock: any RetryClock,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.policy = policy

@@ -31,7 +31,7 @@ public struct BankClient: Sendable {
 
     public init(
         baseURL: String, token: AccessToken, transport: any HTTPTransport,
-        retrier: Retrier = Retrier(policy: .standard), pacer: RequestPacer = RequestPacer(perSecond: 5),
+        retrier: Retrier, pacer: RequestPacer = RequestPacer(perSecond: 5),
         deadline: RunDeadline? = nil,
         logger: Logger = Logger(label: "roundup.bank", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {

@@ -29,7 +29,7 @@ struct CannedTransport: HTTPTransport {
         let client = BankClient(
             baseURL: "https://bank.invalid", token: AccessToken("fuzz")!,
             transport: CannedTransport(response: HTTPResponse(status: status, body: body)),
-            retrier: Retrier(policy: .never), pacer: RequestPacer(perSecond: 1_000_000))
+            retrier: Retrier(policy: .never, clock: StoppedClock()), pacer: RequestPacer(perSecond: 1_000_000))
         var decoded = 0
         var refused = 0
         func check(_ error: BankError) {
@@ -113,4 +113,10 @@ struct CannedTransport: HTTPTransport {
         print(
             "decoding fuzz: 500 bodies of random bytes, each through 5 endpoints, all refused with a message, no crash")
     }
+}
+
+/// A clock at a fixed time that never waits: the fuzzed client never retries.
+private struct StoppedClock: RetryClock {
+    func now() -> Date { Date(timeIntervalSince1970: 1_795_000_000) }
+    func sleep(for duration: Duration) async throws { throw CancellationError() }
 }
