@@ -1,6 +1,6 @@
 import GRDB
-public import RoundUp
-package import RoundUpVocabulary
+import RoundUp
+import RoundUpVocabulary
 
 /// A week entry as a row of the ledger's `transfer` table, which keeps the name it had when
 /// every week was a transfer. Every column is text a person can read with `sqlite3`: the

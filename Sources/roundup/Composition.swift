@@ -165,7 +165,7 @@ struct Composition {
     /// could not be had is. A dry run, and a person's typo, are not runs.
     func recordUnparsedRun(_ message: String, arguments: [String]) async {
         guard arguments.first == "run", !typedByAPerson, !arguments.contains("--dry-run") else { return }
-        let flags = SettingFlags(scanning: Array(arguments.dropFirst()))
+        let flags = SettingFlagScan.flags(in: Array(arguments.dropFirst()))
         var logger = Logger(label: "roundup")
         logger.logLevel = .critical
         // The config's state directory and monitor when it can be read, else the environment's.
@@ -185,7 +185,8 @@ struct Composition {
         if case .success(let value) = loaded { forgetKeyLog(value.settings) }
         let lookup = Check.Lookup(
             config: Settings.configSearch(flags: flags, environment: view.environment, locations: view.locations),
-            flags: flags, environment: view.environment, system: system)
+            flags: flags, environment: view.environment, system: system,
+            settingFlags: SettingFlagScan.flags(in:))
         return await Check.run(
             loaded: loaded, lookup: lookup, tokens: TokenLoader(environment: view.environment),
             locations: view.locations, searchPath: environment["PATH"], clock: clock, logger: logger, style: style)

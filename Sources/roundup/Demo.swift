@@ -6,88 +6,92 @@ import RoundUpReports
 import RoundUpVocabulary
 import StarlingEmulator
 
-struct Demo: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Run the real job, through libcurl, against a local emulator of the bank.",
-        discussion: """
-            Starts the emulator on 127.0.0.1, seeded with a realistic week (a GBP and a EUR account) that \
-            ended last Sunday, and card payments in the seven weeks before it. The first demo runs those seven \
-            weeks as the schedule would have, then runs the job for last week and shows its report. The demo keeps \
-            its own ledger, reports and savings chart under $XDG_STATE_HOME/roundup/demo, apart from real runs, so \
-            running it again moves nothing new.
+extension Roundup {
+    struct Demo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the real job, through libcurl, against a local emulator of the bank.",
+            discussion: """
+                Starts the emulator on 127.0.0.1, seeded with a realistic week (a GBP and a EUR account) that \
+                ended last Sunday, and card payments in the seven weeks before it. The first demo runs those seven \
+                weeks as the schedule would have, then runs the job for last week and shows its report. The demo keeps \
+                its own ledger, reports and savings chart under $XDG_STATE_HOME/roundup/demo, apart from real runs, so \
+                running it again moves nothing new.
 
-            Examples:
-              roundup demo                 # the job, the summary and the Markdown report
-              roundup demo                 # again: the ledger remembers the week, nothing moves
-              roundup demo --reset --json  # from scratch, the report as JSON
-              roundup history --state-dir ~/.local/state/roundup/demo   # the demo's weeks, bars and totals
-            """
-    )
+                Examples:
+                  roundup demo                 # the job, the summary and the Markdown report
+                  roundup demo                 # again: the ledger remembers the week, nothing moves
+                  roundup demo --reset --json  # from scratch, the report as JSON
+                  roundup history --state-dir ~/.local/state/roundup/demo   # the demo's weeks, bars and totals
+                """
+        )
 
-    /// The weeks before last week that a first demo runs.
-    static let earlierWeeks = 7
+        /// The weeks before last week that a first demo runs.
+        static let earlierWeeks = 7
 
-    @Flag(help: "Show what would move; write nothing.")
-    var dryRun = false
+        @Flag(help: "Show what would move; write nothing.")
+        var dryRun = false
 
-    @Flag(help: "Forget earlier demo runs first.")
-    var reset = false
+        @Flag(help: "Forget earlier demo runs first.")
+        var reset = false
 
-    @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let live = Composition.live
-        guard let demoState = live.locations.demoStateDirectory else {
-            try finish(.failure(CommandFailure(.configuration, "HOME is not set: the demo keeps its state under it")))
-        }
-        if reset { try? FileManager.default.removeItem(atPath: demoState) }
-
-        guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
-        let week = Week.newest(endingOn: Weekday.defaultWeekEnd, before: live.clock(), in: zone)
-        let bank = EmulatedBank(
-            state: Seed.earlierWeeks(
-                before: week.endDate, count: Demo.earlierWeeks, timeZone: zone,
-                adding: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)))
-        let server = try await EmulatorServer.start(bank: bank)
-
-        // The demo's run sees only the demo token and its own state, never a real config; the
-        // bank is on this machine, so it need not keep to the real bank's 5 requests a second.
-        let demo = Composition(
-            environment: ["STARLING_ACCESS_TOKEN": Seed.demoToken, "ROUNDUP_MAX_REQUESTS_PER_SECOND": "1000"],
-            locations: live.locations, clock: live.clock, typedByAPerson: live.typedByAPerson)
-        let flags = SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState)
-        // A first real demo runs the weeks before last week first, as the schedule would
-        // have, so that the history and the chart have weeks to show.
-        var before = ""
-        if !dryRun, !FileManager.default.fileExists(atPath: demoState + "/ledger.sqlite") {
-            var quiet = output.logging.logger
-            quiet.logLevel = .error
-            for back in (1...Demo.earlierWeeks).reversed() {
-                let earlier = await demo.run(
-                    flags, endDate: week.endDate.adding(days: -7 * back),
-                    options: RunOptions(dryRun: false, json: false, style: .plain), readConfigFile: false, logger: quiet
-                )
-                guard earlier.status == .ok else {
-                    await server.stop()
-                    try finish(earlier)
-                }
+        func run() async throws {
+            let live = Composition.live
+            guard let demoState = live.locations.demoStateDirectory else {
+                try finish(
+                    .failure(CommandFailure(.configuration, "HOME is not set: the demo keeps its state under it")))
             }
-            before =
-                "roundup demo: first ran the \(Demo.earlierWeeks) weeks before it, as the schedule would have: "
-                + "`roundup history --state-dir \(demoState)` lists them, and \(demoState)/reports/savings.html "
-                + "draws them\n"
-        }
-        var result = await demo.run(
-            flags, endDate: week.endDate,
-            options: RunOptions(dryRun: dryRun, json: output.json, style: output.style), readConfigFile: false,
-            logger: output.logging.logger)
-        await server.stop()
+            if reset { try? FileManager.default.removeItem(atPath: demoState) }
 
-        if !output.json, let report = result.report {
-            result.output =
-                "roundup demo: the emulated bank is at \(server.baseURL); state in \(demoState)\n" + before + "\n"
-                + result.output + "\n" + report.markdown
+            guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
+            let week = Week.newest(endingOn: Weekday.defaultWeekEnd, before: live.clock(), in: zone)
+            let bank = EmulatedBank(
+                state: Seed.earlierWeeks(
+                    before: week.endDate, count: Demo.earlierWeeks, timeZone: zone,
+                    adding: Seed.realisticWeek(endingOn: week.endDate, timeZone: zone)))
+            let server = try await EmulatorServer.start(bank: bank)
+
+            // The demo's run sees only the demo token and its own state, never a real config; the
+            // bank is on this machine, so it need not keep to the real bank's 5 requests a second.
+            let demo = Composition(
+                environment: ["STARLING_ACCESS_TOKEN": Seed.demoToken, "ROUNDUP_MAX_REQUESTS_PER_SECOND": "1000"],
+                locations: live.locations, clock: live.clock, typedByAPerson: live.typedByAPerson)
+            let flags = SettingFlags(apiBaseURL: server.baseURL, stateDirectory: demoState)
+            // A first real demo runs the weeks before last week first, as the schedule would
+            // have, so that the history and the chart have weeks to show.
+            var before = ""
+            if !dryRun, !FileManager.default.fileExists(atPath: demoState + "/ledger.sqlite") {
+                var quiet = output.logging.logger
+                quiet.logLevel = .error
+                for back in (1...Demo.earlierWeeks).reversed() {
+                    let earlier = await demo.run(
+                        flags, endDate: week.endDate.adding(days: -7 * back),
+                        options: RunOptions(dryRun: false, json: false, style: .plain), readConfigFile: false,
+                        logger: quiet
+                    )
+                    guard earlier.status == .ok else {
+                        await server.stop()
+                        try finish(earlier)
+                    }
+                }
+                before =
+                    "roundup demo: first ran the \(Demo.earlierWeeks) weeks before it, as the schedule would have: "
+                    + "`roundup history --state-dir \(demoState)` lists them, and \(demoState)/reports/savings.html "
+                    + "draws them\n"
+            }
+            var result = await demo.run(
+                flags, endDate: week.endDate,
+                options: RunOptions(dryRun: dryRun, json: output.json, style: output.style), readConfigFile: false,
+                logger: output.logging.logger)
+            await server.stop()
+
+            if !output.json, let report = result.report {
+                result.output =
+                    "roundup demo: the emulated bank is at \(server.baseURL); state in \(demoState)\n" + before + "\n"
+                    + result.output + "\n" + report.markdown
+            }
+            try finish(result)
         }
-        try finish(result)
     }
 }

@@ -4,81 +4,79 @@ import RoundUp
 import RoundUpJob
 import RoundUpReports
 
-struct HistoryCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "history",
-        abstract: "Show the weeks recorded in the ledger, with a chart and totals per month and year.",
-        discussion: """
-            Reads the state directory only: no token, no request to the bank.
+extension Roundup {
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "history",
+            abstract: "Show the weeks recorded in the ledger, with a chart and totals per month and year.",
+            discussion: """
+                Reads the state directory only: no token, no request to the bank.
 
-            The table lists each account-week, newest first. Below it come bars of what \
-            was saved per week (or per month), then subtotals per month and per year, each \
-            per currency: a week counts in the month of its end date. Bars are Unicode \
-            blocks on a terminal, and # when the output is not a terminal or NO_COLOR is set.
+                The table lists each account-week, newest first. Below it come bars of what \
+                was saved per week (or per month), then subtotals per month and per year, each \
+                per currency: a week counts in the month of its end date. Bars are Unicode \
+                blocks on a terminal, and # when the output is not a terminal or NO_COLOR is set.
 
-            Examples:
-              roundup history                    # every recorded week, newest first, with totals
-              roundup history --weeks 4          # the last four weeks
-              roundup history --year 2026        # the weeks that ended in 2026
-              roundup history --since 2026-06-01 --moved-only --bars month
-              roundup history --csv > savings.csv  # weekEnd,account,currency,amount,goal,status
-              roundup history --json             # for scripts (schemaVersion 1)
-            """
-    )
+                Examples:
+                  roundup history                    # every recorded week, newest first, with totals
+                  roundup history --weeks 4          # the last four weeks
+                  roundup history --year 2026        # the weeks that ended in 2026
+                  roundup history --since 2026-06-01 --moved-only --bars month
+                  roundup history --csv > savings.csv  # weekEnd,account,currency,amount,goal,status
+                  roundup history --json             # for scripts (schemaVersion 1)
+                """
+        )
 
-    @Option(
-        help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
-    var config: String?
+        @OptionGroup var locations: LocationOptions
 
-    @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"), completion: .directory)
-    var stateDir: String?
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Show only the newest this many weeks (1 or more).", valueName: "n")
+        )
+        var weeks: Int?
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp("Show only the newest this many weeks (1 or more).", valueName: "n")
-    )
-    var weeks: Int?
+        @Option(
+            help: ArgumentHelp("Show only weeks that ended on or after this day.", valueName: "YYYY-MM-DD"),
+            transform: LocalDate.fromArgument)
+        var since: LocalDate?
 
-    @Option(
-        help: ArgumentHelp("Show only weeks that ended on or after this day.", valueName: "YYYY-MM-DD"),
-        transform: LocalDate.fromArgument)
-    var since: LocalDate?
+        @Option(help: ArgumentHelp("Show only weeks that ended in this year.", valueName: "YYYY"))
+        var year: Int?
 
-    @Option(help: ArgumentHelp("Show only weeks that ended in this year.", valueName: "YYYY"))
-    var year: Int?
+        @Flag(help: "Show only weeks whose money arrived in the goal.")
+        var movedOnly = false
 
-    @Flag(help: "Show only weeks whose money arrived in the goal.")
-    var movedOnly = false
+        @Option(help: ArgumentHelp("Draw a bar per week, per month, or none.", valueName: "week|month|none"))
+        var bars: HistoryBars = .week
 
-    @Option(help: ArgumentHelp("Draw a bar per week, per month, or none.", valueName: "week|month|none"))
-    var bars: HistoryBars = .week
+        @Flag(help: "Print the history as JSON.")
+        var json = false
 
-    @Flag(help: "Print the history as JSON.")
-    var json = false
+        @Flag(help: "Print one CSV row per account-week: weekEnd, account, currency, amount, goal, status.")
+        var csv = false
 
-    @Flag(help: "Print one CSV row per account-week: weekEnd, account, currency, amount, goal, status.")
-    var csv = false
+        @OptionGroup var colour: ColourOptions
 
-    @OptionGroup var colour: ColourOptions
-
-    func validate() throws {
-        if let weeks, weeks < 1 {
-            throw ValidationError("--weeks takes a whole number of weeks, 1 or more, not \(weeks)")
+        func validate() throws {
+            if let weeks, weeks < 1 {
+                throw ValidationError("--weeks takes a whole number of weeks, 1 or more, not \(weeks)")
+            }
+            if let year, !LocalDate.arguableYears.contains(year) {
+                throw ValidationError(
+                    "--year takes a year from \(LocalDate.arguableYears.lowerBound) to "
+                        + "\(LocalDate.arguableYears.upperBound), not \(year)")
+            }
+            if json, csv { throw ValidationError("choose one of --json and --csv") }
         }
-        if let year, !LocalDate.arguableYears.contains(year) {
-            throw ValidationError(
-                "--year takes a year from \(LocalDate.arguableYears.lowerBound) to "
-                    + "\(LocalDate.arguableYears.upperBound), not \(year)")
-        }
-        if json, csv { throw ValidationError("choose one of --json and --csv") }
-    }
 
-    func run() throws {
-        let query = History.Query(since: since, year: year, movedOnly: movedOnly, weeks: weeks)
-        let format: History.Format = json ? .json : csv ? .csv : .table(bars: bars.bars)
-        let result = Composition.live.history(
-            SettingFlags(configFile: config, stateDirectory: stateDir), query: query, format: format,
-            style: colour.style)
-        try finish(result)
+        func run() throws {
+            let query = RoundUpReports.History.Query(since: since, year: year, movedOnly: movedOnly, weeks: weeks)
+            let format: RoundUpReports.History.Format = json ? .json : csv ? .csv : .table(bars: bars.bars)
+            let result = Composition.live.history(
+                locations.flags, query: query, format: format,
+                style: colour.style)
+            try finish(result)
+        }
     }
 }
 
@@ -86,7 +84,7 @@ struct HistoryCommand: ParsableCommand {
 enum HistoryBars: String, ExpressibleByArgument, CaseIterable {
     case week, month, none
 
-    var bars: History.Bars {
+    var bars: RoundUpReports.History.Bars {
         switch self {
         case .week: .week
         case .month: .month

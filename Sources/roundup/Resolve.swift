@@ -3,96 +3,99 @@ import Foundation
 import RoundUp
 import RoundUpJob
 
-struct ResolveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "resolve",
-        abstract: "List the account-weeks that wait for a person, and settle one.",
-        discussion: """
-            A week is held when the job cannot tell what to do without guessing (the feed shows a transfer it \
-            cannot place, the goal is gone, the bank refused the transfer), and failed when its transfer is \
-            still unconfirmed. Runs leave held weeks be and go on with every other account and week. With no \
-            options, resolve lists them with the reason. To settle one, name the account and the week and say \
-            one of --check, --retry, --redirect or --abandon. It takes the run lock, records the decision in \
-            the ledger (roundup history shows it) and prints what it did. Before --retry or --redirect \
-            sends, the feed is read for every goal the week was ever sent to, from its first attempt until now: \
-            a transfer of its amount that settled or is pending is recorded and nothing is sent, and one that \
-            may still move the money (upcoming, retrying) sends nothing until it settles or is cancelled in the \
-            app.
+extension Roundup {
+    struct Resolve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "resolve",
+            abstract: "List the account-weeks that wait for a person, and settle one.",
+            discussion: """
+                A week is held when the job cannot tell what to do without guessing (the feed shows a transfer it \
+                cannot place, the goal is gone, the bank refused the transfer), and failed when its transfer is \
+                still unconfirmed. Runs leave held weeks be and go on with every other account and week. With no \
+                options, resolve lists them with the reason. To settle one, name the account and the week and say \
+                one of --check, --retry, --redirect or --abandon. It takes the run lock, records the decision in \
+                the ledger (roundup history shows it) and prints what it did. Before --retry or --redirect \
+                sends, the feed is read for every goal the week was ever sent to, from its first attempt until now: \
+                a transfer of its amount that settled or is pending is recorded and nothing is sent, and one that \
+                may still move the money (upcoming, retrying) sends nothing until it settles or is cancelled in the \
+                app.
 
-            Examples:
-              roundup resolve
-              roundup resolve --account UID --end-date 2026-11-15 --check
-              roundup resolve --account UID --end-date 2026-11-15 --redirect "Holiday"
-              roundup resolve --account UID --end-date 2026-11-15 --abandon "moved by hand"
-            """
-    )
+                Examples:
+                  roundup resolve
+                  roundup resolve --account UID --end-date 2026-11-15 --check
+                  roundup resolve --account UID --end-date 2026-11-15 --redirect "Holiday"
+                  roundup resolve --account UID --end-date 2026-11-15 --abandon "moved by hand"
+                """
+        )
 
-    @Option(help: ArgumentHelp("The account whose week to settle.", valueName: "uid"))
-    var account: String?
+        @Option(help: ArgumentHelp("The account whose week to settle.", valueName: "uid"))
+        var account: String?
 
-    @Option(
-        help: ArgumentHelp("The last day of the week to settle.", valueName: "YYYY-MM-DD"),
-        transform: LocalDate.fromArgument)
-    var endDate: LocalDate?
+        @Option(
+            help: ArgumentHelp("The last day of the week to settle.", valueName: "YYYY-MM-DD"),
+            transform: LocalDate.fromArgument)
+        var endDate: LocalDate?
 
-    @Flag(help: "Look in the account's feed again; record the week as arrived if the transfer is there.")
-    var check = false
+        @Flag(help: "Look in the account's feed again; record the week as arrived if the transfer is there.")
+        var check = false
 
-    @Flag(
-        help: """
-            Send the transfer again now, with the same transfer uid, amount and goal, once the feed shows \
-            that it did not move and is not under way.
-            """)
-    var retry = false
+        @Flag(
+            help: """
+                Send the transfer again now, with the same transfer uid, amount and goal, once the feed shows \
+                that it did not move and is not under way.
+                """)
+        var retry = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Send the week to this other goal (name or uid) instead, with a transfer uid of that goal's, once the "
-                + "feed shows that it did not move and is not under way.", valueName: "goal"))
-    var redirect: String?
+        @Option(
+            help: ArgumentHelp(
+                "Send the week to this other goal (name or uid) instead, with a transfer uid of that goal's, once the "
+                    + "feed shows that it did not move and is not under way.", valueName: "goal"))
+        var redirect: String?
 
-    @Option(help: ArgumentHelp("Give the week up: its money stays in the account.", valueName: "reason"))
-    var abandon: String?
+        @Option(help: ArgumentHelp("Give the week up: its money stays in the account.", valueName: "reason"))
+        var abandon: String?
 
-    @OptionGroup var settings: SettingOptions
+        @OptionGroup var settings: SettingOptions
 
-    @OptionGroup var logging: LoggingOptions
+        @OptionGroup var logging: LoggingOptions
 
-    var resolution: Resolution? {
-        if check { return .check }
-        if retry { return .retry }
-        if let redirect { return .redirect(goal: redirect) }
-        if let abandon { return .abandon(reason: abandon) }
-        return nil
-    }
-
-    func validate() throws {
-        let actions = [check, retry, redirect != nil, abandon != nil].filter { $0 }.count
-        guard actions <= 1 else {
-            throw ValidationError("say one of --check, --retry, --redirect and --abandon, not several")
+        var resolution: Resolution? {
+            if check { return .check }
+            if retry { return .retry }
+            if let redirect { return .redirect(goal: redirect) }
+            if let abandon { return .abandon(reason: abandon) }
+            return nil
         }
-        if let redirect, redirect.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("--redirect needs a goal name or uid")
-        }
-        if let abandon, abandon.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("--abandon needs a reason, for the history")
-        }
-        if actions == 1 && (account == nil || endDate == nil) {
-            throw ValidationError("name the week to settle with --account and --end-date")
-        }
-        if actions == 0 && (account != nil || endDate != nil) {
-            throw ValidationError("say what to do with the week: --check, --retry, --redirect GOAL or --abandon REASON")
-        }
-    }
 
-    func run() async throws {
-        let composition = Composition.live
-        guard let resolution, let account, let endDate else {
-            try finish(composition.resolveList(settings.flags()))
+        func validate() throws {
+            let actions = [check, retry, redirect != nil, abandon != nil].filter { $0 }.count
+            guard actions <= 1 else {
+                throw ValidationError("say one of --check, --retry, --redirect and --abandon, not several")
+            }
+            if let redirect, redirect.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("--redirect needs a goal name or uid")
+            }
+            if let abandon, abandon.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("--abandon needs a reason, for the history")
+            }
+            if actions == 1 && (account == nil || endDate == nil) {
+                throw ValidationError("name the week to settle with --account and --end-date")
+            }
+            if actions == 0 && (account != nil || endDate != nil) {
+                throw ValidationError(
+                    "say what to do with the week: --check, --retry, --redirect GOAL or --abandon REASON")
+            }
         }
-        let result = await composition.resolve(
-            resolution, accountUid: Uid.canonical(account), weekEnd: endDate, flags: settings.flags(),
-            logger: logging.logger)
-        try finish(result)
+
+        func run() async throws {
+            let composition = Composition.live
+            guard let resolution, let account, let endDate else {
+                try finish(composition.resolveList(settings.flags()))
+            }
+            let result = await composition.resolve(
+                resolution, accountUid: Uid.canonical(account), weekEnd: endDate, flags: settings.flags(),
+                logger: logging.logger)
+            try finish(result)
+        }
     }
 }

@@ -29,8 +29,8 @@ struct Roundup: AsyncParsableCommand {
             """,
         version: roundupVersion,
         subcommands: [
-            Run.self, CheckCommand.self, StatusCommand.self, HistoryCommand.self, ResolveCommand.self, Demo.self,
-            Emulator.self, ManualSections.self,
+            Run.self, Check.self, Status.self, History.self, Resolve.self, Demo.self, Emulator.self,
+            ManualSections.self,
         ]
     )
 
@@ -60,122 +60,4 @@ struct Roundup: AsyncParsableCommand {
         _ = writeAll(STDERR_FILENO, Self.helpMessage() + "\n")
         throw ExitCode(ExitStatus.usage.rawValue)
     }
-}
-
-/// Where settings come from and the ones with flags, shared by `run` and `check`.
-struct SettingOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
-    var config: String?
-
-    @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
-    var apiBaseURL: String?
-
-    @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
-    var savingsGoal: String?
-
-    @Option(help: ArgumentHelp("Where the ledger and lock live.", valueName: "dir"), completion: .directory)
-    var stateDir: String?
-
-    func flags(reportDirectory: String? = nil) -> SettingFlags {
-        SettingFlags(
-            configFile: config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal, stateDirectory: stateDir,
-            reportDirectory: reportDirectory)
-    }
-}
-
-/// Options shared by `run` and `demo`.
-struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print the report as JSON instead of the summary.")
-    var json = false
-
-    @OptionGroup var logging: LoggingOptions
-
-    @OptionGroup var colour: ColourOptions
-
-    var style: TextStyle { colour.style }
-}
-
-/// `--verbose` and `--log-level`, for every command that talks to the bank.
-struct LoggingOptions: ParsableArguments {
-    @Flag(help: "Log each step on stderr (the same as --log-level info).")
-    var verbose = false
-
-    @Option(
-        help: ArgumentHelp(
-            "Log at this level and above on stderr: debug adds one line per HTTP request; default warning, or "
-                + "ROUNDUP_LOG_LEVEL.",
-            valueName: "level"))
-    var logLevel: LogLevel?
-
-    func validate() throws {
-        if logLevel == nil, let text = Composition.live.environment.nonEmpty("ROUNDUP_LOG_LEVEL"),
-            LogLevel(rawValue: text) == nil
-        {
-            throw ValidationError(
-                "ROUNDUP_LOG_LEVEL '\(text)' is not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
-        }
-    }
-
-    var level: Logger.Level {
-        if let logLevel { return logLevel.level }
-        if verbose { return .info }
-        let environment = Composition.live.environment["ROUNDUP_LOG_LEVEL"] ?? ""
-        return LogLevel(rawValue: environment)?.level ?? .warning
-    }
-
-    var logger: Logger { makeLogger(level: level) }
-}
-
-/// The levels `--log-level` takes.
-enum LogLevel: String, ExpressibleByArgument, CaseIterable {
-    case trace, debug, info, notice, warning, error, critical
-
-    var level: Logger.Level {
-        switch self {
-        case .trace: .trace
-        case .debug: .debug
-        case .info: .info
-        case .notice: .notice
-        case .warning: .warning
-        case .error: .error
-        case .critical: .critical
-        }
-    }
-}
-
-/// `--color`, for every command that prints tables.
-struct ColourOptions: ParsableArguments {
-    @Option(
-        name: .customLong("color"),
-        help: ArgumentHelp(
-            "Colour the summary: auto (only on a terminal, and not when NO_COLOR is set), always or never.",
-            valueName: "when"))
-    var choice: ColourChoice = .auto
-
-    /// The style for stdout.
-    var style: TextStyle {
-        TextStyle.choose(
-            choice.choice, isTerminal: isatty(STDOUT_FILENO) == 1, environment: Composition.live.environment)
-    }
-}
-
-/// `--color auto|always|never`.
-enum ColourChoice: String, ExpressibleByArgument, CaseIterable {
-    case auto, always, never
-
-    var choice: TextStyle.Choice {
-        switch self {
-        case .auto: .auto
-        case .always: .always
-        case .never: .never
-        }
-    }
-}
-
-func makeLogger(level: Logger.Level) -> Logger {
-    var logger = Logger(label: "roundup") { label in PrintableLogHandler(StreamLogHandler.standardError(label: label)) }
-    logger.logLevel = level
-    return logger
 }

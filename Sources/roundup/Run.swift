@@ -3,90 +3,84 @@ import Foundation
 import RoundUp
 import RoundUpJob
 
-struct Run: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Round up a finished week and move the sum into each account's savings goal.",
-        discussion: """
-            The token comes from STARLING_ACCESS_TOKEN, the systemd credential starling-token, or tokenFile in the config \
-            file; it is never a flag.
-            Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
+extension Roundup {
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Round up a finished week and move the sum into each account's savings goal.",
+            discussion: """
+                The token comes from STARLING_ACCESS_TOKEN, the systemd credential starling-token, or tokenFile in the config \
+                file; it is never a flag.
+                Settings come from flags, then ROUNDUP_* environment variables, then the config file, then defaults.
 
-            The week: 7 local days in timeZone (default Europe/London). Scheduled weeks end on weekEndsOn (default \
-            sunday): a plain run, on any day, rounds up the newest finished one. --end-date chooses any 7 days \
-            instead, ending on any day: it rounds up the payments no earlier week counted, and never moves the \
-            schedule. Every payment a week counted is kept in the ledger and never counted again, whatever the \
-            window. A scheduled week that follows another starts where that one ended when the two lie within 26 \
-            hours (after a change of timeZone), and the report says it was stretched or shortened.
+                The week: 7 local days in timeZone (default Europe/London). Scheduled weeks end on weekEndsOn (default \
+                sunday): a plain run, on any day, rounds up the newest finished one. --end-date chooses any 7 days \
+                instead, ending on any day: it rounds up the payments no earlier week counted, and never moves the \
+                schedule. Every payment a week counted is kept in the ledger and never counted again, whatever the \
+                window. A scheduled week that follows another starts where that one ended when the two lie within 26 \
+                hours (after a change of timeZone), and the report says it was stretched or shortened.
 
-            Examples:
-              roundup run                          # last week, Monday to Sunday
-              roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
-              roundup run --end-date 2026-11-18    # any 7 days: payments not counted yet
-              roundup run --dry-run                # show what would move, move nothing
-              roundup run --catch-up               # and any weeks missed before it
-            """
-    )
+                Examples:
+                  roundup run                          # last week, Monday to Sunday
+                  roundup run --end-date 2026-11-15    # the week 2026-11-09 to 2026-11-15
+                  roundup run --end-date 2026-11-18    # any 7 days: payments not counted yet
+                  roundup run --dry-run                # show what would move, move nothing
+                  roundup run --catch-up               # and any weeks missed before it
+                """
+        )
 
-    @Option(
-        help: ArgumentHelp(
-            "Last day of the week, any day; payments an earlier week counted are not counted again, and the "
-                + "schedule (weekEndsOn) stays as it is. Default: the newest finished week ending on weekEndsOn.",
-            valueName: "YYYY-MM-DD"),
-        transform: LocalDate.fromArgument)
-    var endDate: LocalDate?
+        @Option(
+            help: ArgumentHelp(
+                "Last day of the week, any day; payments an earlier week counted are not counted again, and the "
+                    + "schedule (weekEndsOn) stays as it is. Default: the newest finished week ending on weekEndsOn.",
+                valueName: "YYYY-MM-DD"),
+            transform: LocalDate.fromArgument)
+        var endDate: LocalDate?
 
-    @Flag(help: "Show what would move; write nothing to the bank or the ledger.")
-    var dryRun = false
+        @Flag(help: "Show what would move; write nothing to the bank or the ledger.")
+        var dryRun = false
 
-    @Flag(
-        help: ArgumentHelp(
-            "Also run every finished week ending on weekEndsOn since each account's newest such week in the "
-                + "ledger, oldest first (at most 8 per run), so that a machine that was off misses nothing; weeks "
-                + "run with --end-date on another day never move it."))
-    var catchUp = false
+        @Flag(
+            help: ArgumentHelp(
+                "Also run every finished week ending on weekEndsOn since each account's newest such week in the "
+                    + "ledger, oldest first (at most 8 per run), so that a machine that was off misses nothing; weeks "
+                    + "run with --end-date on another day never move it."))
+        var catchUp = false
 
-    @OptionGroup var settings: SettingOptions
+        @OptionGroup var settings: SettingOptions
 
-    @Option(help: ArgumentHelp("Where reports are written.", valueName: "dir"), completion: .directory)
-    var reportDir: String?
+        @OptionGroup var files: RunFileOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Write the run's metrics here for node_exporter's textfile collector (a .prom file; metricsFile in "
-                + "the config).", valueName: "file"), completion: .file(extensions: ["prom"]))
-    var metricsFile: String?
+        @Flag(
+            help: ArgumentHelp(
+                "Print nothing when every account-week ended done or with nothing to move, and a one-line summary "
+                    + "otherwise: for cron's MAILTO, which mails only what a job prints."))
+        var quiet = false
 
-    @Flag(
-        help: ArgumentHelp(
-            "Print nothing when every account-week ended done or with nothing to move, and a one-line summary "
-                + "otherwise: for cron's MAILTO, which mails only what a job prints."))
-    var quiet = false
+        @OptionGroup var output: OutputOptions
 
-    @OptionGroup var output: OutputOptions
-
-    func validate() throws {
-        if quiet, output.json { throw ValidationError("--quiet and --json cannot be used together") }
-    }
-
-    func run() async throws {
-        var flags = settings.flags(reportDirectory: reportDir)
-        flags.metricsFile = metricsFile
-        var logger = output.logging.logger
-        if quiet, !output.logging.verbose, output.logging.logLevel == nil { logger.logLevel = .error }
-        var result = await Composition.live.run(
-            flags, endDate: endDate,
-            options: RunOptions(dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style),
-            logger: logger)
-        if quiet {
-            let allWell = result.status == .ok && result.tally.held == 0 && result.tally.failed == 0
-            result.output = allWell ? "" : RunWatch.summary(of: result) + "\n"
-            // The line gives the first reason: stderr gives the others, so each is said once.
-            if !allWell, result.status != .ok, !result.diagnostics.isEmpty { result.diagnostics.removeFirst() }
-            // notify.weekly: the good news is said even when all went well.
-            if let news = result.savingsNews { result.output += news + "\n" }
-            // What went wrong in recording the run is said all the same.
-            if allWell { result.diagnostics = result.watchProblems }
+        func validate() throws {
+            if quiet, output.json { throw ValidationError("--quiet and --json cannot be used together") }
         }
-        try finish(result)
+
+        func run() async throws {
+            let flags = settings.flags(files)
+            var logger = output.logging.logger
+            if quiet, !output.logging.verbose, output.logging.logLevel == nil { logger.logLevel = .error }
+            var result = await Composition.live.run(
+                flags, endDate: endDate,
+                options: RunOptions(dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style),
+                logger: logger)
+            if quiet {
+                let allWell = result.status == .ok && result.tally.held == 0 && result.tally.failed == 0
+                result.output = allWell ? "" : RunWatch.summary(of: result) + "\n"
+                // The line gives the first reason: stderr gives the others, so each is said once.
+                if !allWell, result.status != .ok, !result.diagnostics.isEmpty { result.diagnostics.removeFirst() }
+                // notify.weekly: the good news is said even when all went well.
+                if let news = result.savingsNews { result.output += news + "\n" }
+                // What went wrong in recording the run is said all the same.
+                if allWell { result.diagnostics = result.watchProblems }
+            }
+            try finish(result)
+        }
     }
 }

@@ -21,14 +21,19 @@ public enum Check {
         public var environment: [String: String]
         /// `check --system`: the service's files, as `SystemService` names them.
         public var system: Bool
+        /// The setting flags among a command line's words (the crontab's line), read by the
+        /// command line's own parser.
+        public var settingFlags: @Sendable ([String]) -> SettingFlags
 
         public init(
-            config: (path: String?, why: String), flags: SettingFlags, environment: [String: String], system: Bool
+            config: (path: String?, why: String), flags: SettingFlags, environment: [String: String], system: Bool,
+            settingFlags: @escaping @Sendable ([String]) -> SettingFlags
         ) {
             self.config = config
             self.flags = flags
             self.environment = environment
             self.system = system
+            self.settingFlags = settingFlags
         }
     }
 
@@ -75,7 +80,8 @@ public enum Check {
             checkWrittenFiles(settings, configPath: configPath, in: &list)
             checkSchedules(locations, crontab: crontab, in: &list)
             cronStateDirectory = checkCron(
-                crontab, shell: (configPath, settings.state.directory), locations: locations, in: &list)
+                crontab, shell: (configPath, settings.state.directory), locations: locations,
+                settingFlags: lookup.settingFlags, in: &list)
         }
 
         let token: AccessToken
@@ -267,12 +273,12 @@ public enum Check {
     /// Returns the state directory cron's runs keep, when there is a line.
     private static func checkCron(
         _ crontab: String?, shell: (configPath: String?, stateDirectory: String), locations: Locations,
-        in list: inout Checklist
+        settingFlags: ([String]) -> SettingFlags, in list: inout Checklist
     ) -> String? {
         guard let cron = Schedule.cronRun(in: crontab, home: locations.home) else { return nil }
         var environment = cron.variables
         environment["HOME"] = environment["HOME"] ?? locations.home
-        let flags = SettingFlags(scanning: cron.arguments)
+        let flags = settingFlags(cron.arguments)
         let cronLocations = Locations(environment: environment)
         let fix = "`roundup check --crontab` prints a line that names this shell's config and state directory"
         let loaded: LoadedSettings

@@ -3,7 +3,7 @@ import RoundUp
 import RoundUpLedger
 import RoundUpOutput
 public import RoundUpReports
-public import RoundUpVocabulary
+import RoundUpVocabulary
 
 extension History {
     /// The history of the ledger in `stateDirectory`, as `query` selects it.

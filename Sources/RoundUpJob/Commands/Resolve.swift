@@ -6,7 +6,7 @@ import RoundUpLedger
 import RoundUpOutput
 import RoundUpReports
 import RoundUpVocabulary
-public import StarlingAPI
+import StarlingAPI
 
 /// What a person asks `roundup resolve` to do with a held or failed account-week.
 public enum Resolution: Sendable, Equatable {

@@ -6,7 +6,7 @@ public import RoundUpLedger
 import RoundUpOutput
 public import RoundUpReports
 public import RoundUpVocabulary
-public import StarlingAPI
+import StarlingAPI
 
 /// What `roundup run` was asked to do, as typed values.
 public struct RunRequest: Sendable {

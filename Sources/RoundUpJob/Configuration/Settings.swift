@@ -84,32 +84,6 @@ struct SettingSources {
     }
 }
 
-extension SettingFlags {
-    /// The setting flags among `words`, a command line that could not be parsed whole (a
-    /// crontab's line, a run whose other flags are wrong): `--name value` and
-    /// `--name=value`; a shell's `;`, `&` or `|` ends the command.
-    public init(scanning words: [String]) {
-        self.init()
-        var words = words[...]
-        while let word = words.popFirst() {
-            guard word != ";", word != "&", word != "|" else { break }
-            let (name, inline) =
-                word.hasPrefix("--") && word.contains("=")
-                ? (String(word.prefix { $0 != "=" }), String(word.drop { $0 != "=" }.dropFirst())) : (word, nil)
-            let value = { inline ?? words.popFirst() }
-            switch name {
-            case "--config": configFile = value()
-            case "--state-dir": stateDirectory = value()
-            case "--api-base-url": apiBaseURL = value()
-            case "--savings-goal": savingsGoal = value()
-            case "--report-dir": reportDirectory = value()
-            case "--metrics-file": metricsFile = value()
-            default: break
-            }
-        }
-    }
-}
-
 extension [String: String] {
     /// The value of `name`, or nil when it is unset or empty: an empty environment variable
     /// is taken as unset everywhere.

@@ -1,6 +1,6 @@
 import Foundation
 public import RoundUp
-public import StarlingAPI
+import StarlingAPI
 
 /// Where the access token came from, in words for `roundup check`.
 public enum TokenSource: Equatable, Sendable {

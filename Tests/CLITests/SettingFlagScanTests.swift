@@ -1,0 +1,56 @@
+import ArgumentParser
+import Testing
+
+@testable import RoundUpJob
+@testable import roundup
+
+/// The crontab check and the recording of a run whose flags could not be parsed read the
+/// setting flags with the option groups `run` declares, not a list of names of their own.
+@Suite struct SettingFlagScanTests {
+    /// Each `--name` the setting groups declare, read off their own help, with the
+    /// `SettingFlags` property it fills: a flag renamed in its group is followed here.
+    static func declared() -> [(name: String, value: KeyPath<SettingFlags, String?>)] {
+        let help = SettingFlagScan.helpMessage(columns: 1000)
+        let names = help.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard let first = words.first, first.hasPrefix("--"), first != "--help" else { return nil }
+            return String(first)
+        }
+        let properties: [KeyPath<SettingFlags, String?>] = [
+            \.configFile, \.stateDirectory, \.apiBaseURL, \.savingsGoal, \.reportDirectory, \.metricsFile,
+        ]
+        // Which property a name fills is found by scanning it alone.
+        return names.compactMap { name in
+            let flags = SettingFlagScan.flags(in: [name, "probe"])
+            return properties.first { flags[keyPath: $0] == "probe" }.map { (name, $0) }
+        }
+    }
+
+    @Test func everySettingFlagTheGroupsDeclareIsRead() {
+        // The six settings a command line can give, each found under the name its group gives it.
+        #expect(Self.declared().count == 6)
+        #expect(Set(Self.declared().map(\.name)).count == 6)
+        for (name, value) in Self.declared() {
+            let spaced = SettingFlagScan.flags(in: ["--catch-up", name, "/a b", "--end-date", "2026-11-01", "-q"])
+            #expect(spaced[keyPath: value] == "/a b", "\(name) value")
+            let joined = SettingFlagScan.flags(in: ["--bogus", "\(name)=/c", "stray"])
+            #expect(joined[keyPath: value] == "/c", "\(name)=value")
+        }
+    }
+
+    @Test func theRunFlagsAreTheOnesItDeclares() {
+        // `run --help` lists every name the scan reads, so the two cannot drift apart.
+        let runHelp = Roundup.Run.helpMessage(columns: 1000)
+        for (name, _) in Self.declared() { #expect(runHelp.contains(name + " "), "run --help lists \(name)") }
+    }
+
+    @Test func aShellSeparatorEndsTheCommandAndADanglingFlagIsDropped() {
+        let ended = SettingFlagScan.flags(in: ["--state-dir", "/mine", ";", "--state-dir", "/other"])
+        #expect(ended.stateDirectory == "/mine")
+        let dangling = SettingFlagScan.flags(in: ["--config", "/c.yaml", "--state-dir"])
+        #expect(dangling.configFile == "/c.yaml")
+        #expect(dangling.stateDirectory == nil)
+        let none = SettingFlagScan.flags(in: [])
+        #expect(none.configFile == nil && none.stateDirectory == nil)
+    }
+}
