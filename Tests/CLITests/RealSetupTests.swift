@@ -177,6 +177,36 @@ import Testing
             moneyExactlyOnce: doubled == 0)
     }
 
+    /// Two processes on one ledger (a crontab's run and one typed by hand), the second
+    /// started while the first, holding the account, reads the week's feed: the second waits
+    /// for the state directory, then reads the account-week once, with the account's lock
+    /// held, as the first left it, done, and moves nothing.
+    @Test func aSecondProcessOnTheSameLedgerReadsTheWeekAsTheFirstLeftIt() async throws {
+        let bank = Self.bank(token: "one-ledger")
+        let (first, second, shared) = (try TemporaryDirectory(), try TemporaryDirectory(), try TemporaryDirectory())
+        let state = shared.path + "/state"
+        try await withEmulator(bank.state) { server in
+            // The first process's fourth request, after the token, the accounts and the
+            // bank's round-up, is the week's feed: it stalls there with both locks taken.
+            await server.bank.injectFaults([.first(1, [.settledFeed], .stall(.seconds(2)))])
+            async let holding = Self.run(server, first, ["--state-dir", state])
+            while await server.bank.arrivals < 4 { try await Task.sleep(for: .milliseconds(20)) }
+            let later = try await Self.run(server, second, ["--state-dir", state, "--json"])
+            let earlier = try await holding
+            #expect(earlier.status == 0, "\(earlier.stderr)")
+            #expect(later.status == 0, "\(later.stderr)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits)
+            #expect(moved == [1_07])
+            // The second run's report says the week was settled earlier, not that it moved it.
+            #expect(later.stdout.contains(#""status" : "already transferred""#), "\(later.stdout)")
+            robustnessLine(
+                "a second process on the same ledger, started while the first reads the feed",
+                "waited for the state directory, read the week as the first left it (already transferred), exit "
+                    + "\(later.status)",
+                moneyExactlyOnce: moved == [1_07])
+        }
+    }
+
     /// A second process that may not wait (lockWaitSeconds: 0) skips the account with 75,
     /// naming the process that holds it, and moves nothing.
     @Test func theProcessThatMayNotWaitNamesTheHolder() async throws {

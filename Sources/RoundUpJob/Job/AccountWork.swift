@@ -15,18 +15,24 @@ extension WeeklyJob {
     {
         var found = AccountFindings()
         do throws(AccountFailure) {
+            // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
+            let lock = dryRun ? nil : try await lock(account)
+            defer { withExtendedLifetime(lock) {} }
+            // The week as the ledger has it, read once, with the account's lock held: the
+            // window, the skips and the decision all follow this one reading.
+            let recorded = try AccountFailure.ledgerRead {
+                try ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate)
+            }
             // The account's own bounds for the week: those it was decided with, or seven
             // local days that meet the week before it.
-            let window = try window(for: account, week: runWeek)
+            let window = try window(for: account, week: runWeek, recorded: recorded)
             if let note = window.note {
                 found.window = window
                 logger.info("\(account.label): the week is \(note)")
             }
             let week = window.week
-            // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
-            let lock = dryRun ? nil : try await lock(account)
-            defer { withExtendedLifetime(lock) {} }
-            if memory.nativeRoundUp(of: account.uid) == .active, let reason = try nativeRoundUpSkip(account, week: week)
+            if memory.nativeRoundUp(of: account.uid) == .active,
+                let reason = nativeRoundUpSkip(account, recorded: recorded)
             {
                 found.nativeRoundUp = .active
                 return (.skipped(reason), found)
@@ -39,12 +45,12 @@ extension WeeklyJob {
             }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
-            if native == .active, let reason = try nativeRoundUpSkip(account, week: week) {
+            if native == .active, let reason = nativeRoundUpSkip(account, recorded: recorded) {
                 return (.skipped(reason), found)
             }
             let plan = try await planned.get()
             found.plan = plan
-            var facts = try facts(for: account, week: week, plan: plan, dryRun: dryRun, scopes: scopes)
+            var facts = facts(recorded: recorded, plan: plan, dryRun: dryRun, scopes: scopes)
             var decision = AccountDecision.decide(facts)
             // decide asks for the balance, then the bank's word on the amount, each at most once.
             for _ in 1...2 {
@@ -105,12 +111,14 @@ extension WeeklyJob {
         }
     }
 
-    /// `account`'s bounds for `week` (`WeekWindow`), from the ledger's neighbouring weeks.
-    private func window(for account: Account, week: Week) throws(AccountFailure) -> WeekWindow {
+    /// `account`'s bounds for `week` (`WeekWindow`): those `recorded` was decided with, else
+    /// from the ledger's neighbouring weeks.
+    private func window(for account: Account, week: Week, recorded: LedgerEntry?) throws(AccountFailure)
+        -> WeekWindow
+    {
         try AccountFailure.ledgerRead {
             WeekWindow.decide(
-                week, scheduled: week.endDate.weekday == rules.weekEndsOn,
-                recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
+                week, scheduled: week.endDate.weekday == rules.weekEndsOn, recorded: recorded,
                 neighbours: try ledger.neighbours(accountUid: account.uid, weekEnd: week.endDate, zone: rules.timeZone))
         }
     }
@@ -157,15 +165,12 @@ extension WeeklyJob {
     /// Why the week is skipped although the bank's own round-up is on, or nil to go on:
     /// with `nativeRoundUp: skip` it is skipped, unless the ledger already has it, as a week
     /// begun is finished so that no transfer is left unconfirmed.
-    private func nativeRoundUpSkip(_ account: Account, week: Week) throws(AccountFailure) -> String? {
+    private func nativeRoundUpSkip(_ account: Account, recorded: LedgerEntry?) -> String? {
         guard rules.nativeRoundUp == .skip else {
             logger.warning(
                 "\(account.label): Starling's own round-up is on too (nativeRoundUp: allow); the payments it rounded up are left out"
             )
             return nil
-        }
-        let recorded = try AccountFailure.ledgerRead {
-            try ledger.entry(accountUid: account.uid, weekEnd: week.endDate)
         }
         guard recorded == nil else { return nil }
         let reason =
@@ -215,18 +220,13 @@ extension WeeklyJob {
         return plan
     }
 
-    /// What the ledger says of the week, with the plan's total, the configured minimum and
-    /// how the transfer is kept out of overdraft (the bank asked when the token may, else
-    /// the balance read).
-    private func facts(for account: Account, week: Week, plan: RoundUpPlan, dryRun: Bool, scopes: Set<String>)
-        throws(AccountFailure) -> AccountFacts
-    {
-        let overdraft = OverdraftGuard(rules.overdraft, scopes: scopes)
-        return try AccountFailure.ledgerRead {
-            AccountFacts(
-                total: plan.total, recorded: try ledger.entry(accountUid: account.uid, weekEnd: week.endDate),
-                minimum: rules.minimumBalances[plan.currency.code], overdraft: overdraft, dryRun: dryRun)
-        }
+    /// What the ledger says of the week (`recorded`), with the plan's total, the configured
+    /// minimum and how the transfer is kept out of overdraft (the bank asked when the token
+    /// may, else the balance read).
+    private func facts(recorded: LedgerEntry?, plan: RoundUpPlan, dryRun: Bool, scopes: Set<String>) -> AccountFacts {
+        AccountFacts(
+            total: plan.total, recorded: recorded, minimum: rules.minimumBalances[plan.currency.code],
+            overdraft: OverdraftGuard(rules.overdraft, scopes: scopes), dryRun: dryRun)
     }
 
     /// Whether moving `amount` would overdraw `account`, as the bank says; nil when it does not say.

@@ -176,6 +176,9 @@ public struct WeeklyJob: Sendable {
     /// Why the account is left alone because of its type, or nil to work on it. Nothing is
     /// asked of the bank about such an account, and no goal is made in it; but a week the
     /// ledger already has for it (an unconfirmed transfer, say) is finished as any other.
+    /// This look, before the account's lock, only ever leaves an account alone; an account
+    /// it lets through has its week read, once, with the lock held (`work`). No other
+    /// process writes this ledger meanwhile: the run holds the state directory's lock.
     private func typeSkip(_ bankAccount: BankAccount, week: Week) -> String? {
         guard let reason = WeeklyJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes),
             (try? ledger.entry(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
