@@ -84,8 +84,7 @@ let package = Package(
         .executableTarget(
             name: "roundup",
             dependencies: [
-                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpJob",
-                "StarlingEmulator",
+                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpReports", "RoundUpJob", "StarlingEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

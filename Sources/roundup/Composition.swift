@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import RoundUp
 import RoundUpJob
-import RoundUpLedger
 import RoundUpReports
 import RoundUpVocabulary
 import StarlingAPI
@@ -34,147 +33,32 @@ struct Composition {
             typedByAPerson: isatty(STDIN_FILENO) == 1)
     }()
 
-    /// The settings `flags` ask for, with the config file they name or the default one.
-    func settings(_ flags: SettingFlags, readConfigFile: Bool = true) -> Result<LoadedSettings, SettingsError> {
-        Result { () throws(SettingsError) in
-            try Settings.load(
-                flags: flags, environment: environment, locations: locations, readConfigFile: readConfigFile)
-        }
+    /// What the job's commands take of it.
+    var surroundings: Surroundings {
+        Surroundings(environment: environment, locations: locations, clock: clock, typedByAPerson: typedByAPerson)
     }
 
-    /// `roundup run` (and the demo's run): settings, the week, the token, then the run. A
-    /// real run is watched from the moment its settings are known: the ledger's run table,
-    /// the monitor's pings and the metrics file hear of it however it ends.
+    /// The settings `flags` ask for, with the config file they name or the default one.
+    func settings(_ flags: SettingFlags, readConfigFile: Bool = true) -> Result<LoadedSettings, SettingsError> {
+        surroundings.settings(flags, readConfigFile: readConfigFile)
+    }
+
+    /// `roundup run` (and the demo's run).
     func run(
         _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger
     ) async -> CommandResult {
-        let loaded: LoadedSettings
-        do throws(CommandFailure) {
-            loaded = try self.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get()
-        } catch {
-            if !options.dryRun, !isPersonsMistake(error) {
-                // The state directory and the monitor as the flags and the environment name
-                // them; the default state directory only when it already has a ledger.
-                await RunWatch.settingsFailed(
-                    error,
-                    stateDirectory: StateSettings.directory(
-                        flags: flags, environment: environment, locations: locations),
-                    watch: .fromEnvironment(environment), clock: clock, logger: logger)
-            }
-            return .failure(error)
-        }
-        let settings = loaded.settings
-        // The week asked for is known before anything is asked of the bank, or recorded.
-        let week: Result<Week, CommandFailure> = Result { () throws(CommandFailure) in
-            try RunRequest.week(
-                endingOn: endDate, now: clock(), in: settings.rules.timeZone, weekEndsOn: settings.rules.weekEndsOn)
-        }
-        if case .failure(let error) = week, options.dryRun || isPersonsMistake(error) { return .failure(error) }
-        if options.dryRun { forgetKeyLog(settings) }
-        let ownFiles = [loaded.configPath, settings.bank.tokenFile].compactMap { $0 }
-        let watch =
-            options.dryRun ? nil : RunWatch.begin(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
-        // From here to the end, a signal is recorded as the run's ending (or, once the run
-        // has recorded its own, waits for it to be told).
-        let progress = RunProgress()
-        let signals = InterruptWatch(progress: progress) { signal, status in
-            watch?.stopped(by: signal, status: status) ?? true
-        }
-        await watch?.announce()
-        let result: CommandResult
-        if let refusal = watch?.metricsRefusal {
-            result = await told(finished(.failure(refusal), by: watch), by: watch)
-        } else {
-            result = await run(
-                settings: settings, week: week, options: options, logger: logger, watch: watch, progress: progress)
-        }
-        // A signal recorded the run's ending: the process ends from its handler.
-        if watch?.wasStopped == true { await StopGate.waitIfClosed() }
-        // Recorded and told: a signal from now on has its usual effect.
-        signals.stop()
-        return result
+        await RunSession(
+            flags: flags, endDate: endDate, options: options, readConfigFile: readConfigFile, in: surroundings,
+            logger: logger
+        ).run()
     }
 
-    /// The run with its settings in hand. A real run opens and locks the state directory
-    /// once, and the runner and `watch` both write its ledger through that one value; the
-    /// run's row is finished before the lock is released, so no other run can be writing
-    /// the ledger meanwhile, and the monitor is told after, so that a slow one keeps no
-    /// other run waiting.
-    private func run(
-        settings: Settings, week: Result<Week, CommandFailure>, options: RunOptions, logger: Logger,
-        watch: RunWatch?, progress: RunProgress
-    ) async -> CommandResult {
-        let request: RunRequest
-        let token: AccessToken
-        do throws(CommandFailure) {
-            request = RunRequest(
-                week: try week.get(), dryRun: options.dryRun, json: options.json, catchUp: options.catchUp,
-                style: options.style)
-            token = try TokenLoader(environment: environment).load(tokenFile: settings.bank.tokenFile)
-                .mapError { CommandFailure(.configuration, $0.message) }.get().0
-        } catch {
-            return await told(finished(.failure(error), by: watch), by: watch)
-        }
-        let result = await runHoldingTheState(
-            request, settings: settings, token: token, logger: logger, progress: progress, watch: watch)
-        return await told(result, by: watch)
-    }
-
-    /// Opens and locks the state directory, runs, and finishes the run's row; the lock goes
-    /// when this returns.
-    private func runHoldingTheState(
-        _ request: RunRequest, settings: Settings, token: AccessToken, logger: Logger, progress: RunProgress,
-        watch: RunWatch?
-    ) async -> CommandResult {
-        let state: StateDirectory
-        do throws(CommandFailure) {
-            state = try await Runner.stateDirectory(for: request, settings: settings)
-        } catch {
-            return finished(.failure(error), by: watch)
-        }
-        watch?.record(in: state)
-        if let refusal = watch?.checkMetricsAgain() {
-            return withExtendedLifetime(state) { finished(.failure(refusal), by: watch) }
-        }
-        let result = await Runner.run(
-            request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
-        return withExtendedLifetime(state) { finished(result, by: watch) }
-    }
-
-    /// A usage mistake (64) a person typed at a terminal: said once, and not a run, so it
-    /// neither alarms the monitor nor shows in `status` or the metrics.
-    private func isPersonsMistake(_ failure: CommandFailure) -> Bool {
-        failure.status == .usage && typedByAPerson
-    }
-
-    /// `result` with its row in the run table finished, and what went wrong in doing so.
-    private func finished(_ result: CommandResult, by watch: RunWatch?) -> CommandResult {
-        guard let watch else { return result }
-        return result.adding(watchProblems: watch.finish(result))
-    }
-
-    /// `result` once the monitor and the metrics file have heard how the run ended.
-    private func told(_ result: CommandResult, by watch: RunWatch?) async -> CommandResult {
-        guard let watch else { return result }
-        return result.adding(watchProblems: await watch.tell(result))
-    }
-
-    /// A `roundup run` whose flags could not be parsed, from a schedule (no person at a
-    /// terminal): recorded, where `--state-dir` or the environment names a state directory
-    /// with a ledger, and told to the monitor the environment names, as a run whose settings
-    /// could not be had is. A dry run, and a person's typo, are not runs.
+    /// A `roundup run` whose flags could not be parsed, from a schedule: recorded as a run
+    /// (`RunSession.recordUnparsed`).
     func recordUnparsedRun(_ message: String, arguments: [String]) async {
-        guard arguments.first == "run", !typedByAPerson, !arguments.contains("--dry-run") else { return }
-        let flags = SettingFlagScan.flags(in: Array(arguments.dropFirst()))
-        var logger = Logger(label: "roundup")
-        logger.logLevel = .critical
-        // The config's state directory and monitor when it can be read, else the environment's.
-        let loaded = try? settings(flags).get().settings
-        await RunWatch.settingsFailed(
-            CommandFailure(.usage, message.split(separator: "\n").first.map(String.init) ?? message),
-            stateDirectory: loaded?.state.directory
-                ?? StateSettings.directory(flags: flags, environment: environment, locations: locations),
-            watch: loaded?.watch ?? .fromEnvironment(environment), clock: clock, logger: logger)
+        await RunSession.recordUnparsed(
+            message, arguments: arguments, flags: SettingFlagScan.flags(in: Array(arguments.dropFirst())),
+            in: surroundings)
     }
 
     /// `roundup check`, or with `system` the system service's files as `roundup.service`
@@ -182,7 +66,7 @@ struct Composition {
     func check(_ flags: SettingFlags, system: Bool, logger: Logger, style: TextStyle) async -> CommandResult {
         let view = system ? Composition.systemService(from: self) : self
         let loaded = view.settings(flags)
-        if case .success(let value) = loaded { forgetKeyLog(value.settings) }
+        if case .success(let value) = loaded { surroundings.forgetKeyLog(value.settings) }
         let lookup = Check.Lookup(
             config: Settings.configSearch(flags: flags, environment: view.environment, locations: view.locations),
             flags: flags, environment: view.environment, system: system,
@@ -218,13 +102,6 @@ struct Composition {
                 return .failure(error)
             }
         }
-    }
-
-    /// For a command that moves no money: libcurl is kept from writing the TLS secrets to
-    /// `SSLKEYLOGFILE` by taking it out of the environment before libcurl starts. The
-    /// command says so; one that moves money refuses to start instead.
-    private func forgetKeyLog(_ settings: Settings) {
-        if settings.bank.keyLogFile != nil { unsetenv("SSLKEYLOGFILE") }
     }
 
     /// `roundup history`.
@@ -272,12 +149,4 @@ extension Composition {
             resolution, accountUid: accountUid, weekEnd: weekEnd, settings: settings, token: token, clock: clock,
             logger: logger, progress: progress)
     }
-}
-
-/// How `roundup run` (or the demo) runs, apart from its settings and week.
-struct RunOptions {
-    var dryRun = false
-    var json = false
-    var catchUp = false
-    var style = TextStyle.plain
 }

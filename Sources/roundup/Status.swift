@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import RoundUp
 import RoundUpJob
-import RoundUpLedger
 import RoundUpOutput
 import RoundUpVocabulary
 
@@ -43,25 +42,14 @@ extension Roundup {
 
         func run() throws {
             let live = system ? Composition.systemService(from: Composition.live) : Composition.live
-            switch live.settings(locations.flags) {
-            case .failure(let error):
-                _ = writeAll(STDERR_FILENO, "roundup: \(error.message)\n")
-                throw ExitCode(JobHealth.Level.unknown.rawValue)
-            case .success(let loaded):
-                if system, let refusal = Ledger.systemReadRefusal(Ledger.path(in: loaded.settings.state.directory)) {
-                    _ = writeAll(STDERR_FILENO, "roundup: \(refusal)\n")
-                    throw ExitCode(JobHealth.Level.unknown.rawValue)
-                }
-                let finding = JobHealth.find(
-                    stateDirectory: loaded.settings.state.directory, now: live.clock(),
-                    nextRun: Schedule.nextRun(searchPath: live.environment["PATH"]),
-                    zone: loaded.settings.rules.timeZone)
-                let text = json ? JobHealth.json(finding) : JobHealth.text(finding)
-                if let failure = writeAll(STDOUT_FILENO, text), failure != EPIPE {
-                    throw ExitCode(ExitStatus.ioError.rawValue)
-                }
-                throw ExitCode(finding.level.rawValue)
+            let answer = JobHealth.status(
+                live.settings(locations.flags), system: system, json: json, now: live.clock(),
+                nextRun: { Schedule.nextRun(searchPath: live.environment["PATH"]) })
+            if let problem = answer.problem { _ = writeAll(STDERR_FILENO, "roundup: \(problem)\n") }
+            if let failure = writeAll(STDOUT_FILENO, answer.output), failure != EPIPE {
+                throw ExitCode(ExitStatus.ioError.rawValue)
             }
+            throw ExitCode(answer.level.rawValue)
         }
     }
 }

@@ -185,13 +185,15 @@ import Testing
         let bank = Self.bank(token: "one-ledger")
         let (first, second, shared) = (try TemporaryDirectory(), try TemporaryDirectory(), try TemporaryDirectory())
         let state = shared.path + "/state"
+        // The second waits as long as the first may take on a loaded machine.
+        let patient = try writeConfig("lockWaitSeconds: 300\n", in: second)
         try await withEmulator(bank.state) { server in
             // The first process's fourth request, after the token, the accounts and the
             // bank's round-up, is the week's feed: it stalls there with both locks taken.
             await server.bank.injectFaults([.first(1, [.settledFeed], .stall(.seconds(2)))])
             async let holding = Self.run(server, first, ["--state-dir", state])
             while await server.bank.arrivals < 4 { try await Task.sleep(for: .milliseconds(20)) }
-            let later = try await Self.run(server, second, ["--state-dir", state, "--json"])
+            let later = try await Self.run(server, second, ["--config", patient, "--state-dir", state, "--json"])
             let earlier = try await holding
             #expect(earlier.status == 0, "\(earlier.stderr)")
             #expect(later.status == 0, "\(later.stderr)")

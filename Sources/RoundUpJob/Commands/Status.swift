@@ -184,3 +184,35 @@ extension JobHealth {
         return printableJSON(String(decoding: data, as: UTF8.self)) + "\n"
     }
 }
+
+extension JobHealth {
+    /// What `roundup status` prints, and the level it exits with.
+    public struct Answer: Sendable {
+        /// For stdout: the finding, as text or JSON.
+        public var output: String
+        /// For stderr, when there is no finding to give.
+        public var problem: String?
+        public var level: Level
+    }
+
+    /// `roundup status` with the settings `loaded` (or why they could not be had): the ledger
+    /// in their state directory looked at as of `now`, its times told in their zone; with
+    /// `system`, the service's ledger, refused when this user may not read it. `nextRun` is
+    /// asked only when there is a ledger to look at.
+    public static func status(
+        _ loaded: Result<LoadedSettings, SettingsError>, system: Bool, json: Bool, now: Instant, nextRun: () -> String?
+    ) -> Answer {
+        switch loaded {
+        case .failure(let error):
+            return Answer(output: "", problem: error.message, level: .unknown)
+        case .success(let loaded):
+            let directory = loaded.settings.state.directory
+            if system, let refusal = Ledger.systemReadRefusal(Ledger.path(in: directory)) {
+                return Answer(output: "", problem: refusal, level: .unknown)
+            }
+            let finding = find(
+                stateDirectory: directory, now: now, nextRun: nextRun(), zone: loaded.settings.rules.timeZone)
+            return Answer(output: json ? JobHealth.json(finding) : text(finding), level: finding.level)
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+public import Logging
+public import RoundUp
+import RoundUpLedger
+public import RoundUpReports
+import RoundUpVocabulary
+import StarlingAPI
+
+/// Where a command runs, as the program's root finds it: the environment, the file
+/// locations, the wall clock, and whether a person typed the command. Nothing below the
+/// root reads any of them but through this value.
+public struct Surroundings: Sendable {
+    public var environment: [String: String]
+    public var locations: Locations
+    public var clock: @Sendable () -> Instant
+    /// Whether standard input is a terminal: a person typed the command. Their usage
+    /// mistake (exit 64) is said and not recorded as a run; a scheduled run's is.
+    public var typedByAPerson: Bool
+
+    public init(
+        environment: [String: String], locations: Locations, clock: @escaping @Sendable () -> Instant,
+        typedByAPerson: Bool
+    ) {
+        self.environment = environment
+        self.locations = locations
+        self.clock = clock
+        self.typedByAPerson = typedByAPerson
+    }
+
+    /// The settings `flags` ask for, with the config file they name or the default one.
+    public func settings(_ flags: SettingFlags, readConfigFile: Bool = true) -> Result<LoadedSettings, SettingsError> {
+        Result { () throws(SettingsError) in
+            try Settings.load(
+                flags: flags, environment: environment, locations: locations, readConfigFile: readConfigFile)
+        }
+    }
+
+    /// For a command that moves no money: libcurl is kept from writing the TLS secrets to
+    /// `SSLKEYLOGFILE` by taking it out of the environment before libcurl starts. The
+    /// command says so; one that moves money refuses to start instead.
+    public func forgetKeyLog(_ settings: Settings) {
+        if settings.bank.keyLogFile != nil { unsetenv("SSLKEYLOGFILE") }
+    }
+}
+
+/// How `roundup run` (or the demo) runs, apart from its settings and week.
+public struct RunOptions: Sendable {
+    public var dryRun = false
+    public var json = false
+    public var catchUp = false
+    public var style = TextStyle.plain
+
+    public init(dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain) {
+        self.dryRun = dryRun
+        self.json = json
+        self.catchUp = catchUp
+        self.style = style
+    }
+}
+
+/// One `roundup run`, from its flags to the monitor's last word, as one object: its
+/// settings and week, the run's row in the ledger, the signals and the stop gate, the state
+/// directory's lock, the run itself (`Runner`: the weeks, the reports and the chart), and
+/// the monitor and the metrics. The program's root makes one and calls `run()`.
+public struct RunSession: Sendable {
+    let surroundings: Surroundings
+    let flags: SettingFlags
+    let endDate: LocalDate?
+    let options: RunOptions
+    /// False for the demo, which reads no config file.
+    let readConfigFile: Bool
+    let logger: Logger
+
+    public init(
+        flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true,
+        in surroundings: Surroundings, logger: Logger
+    ) {
+        self.surroundings = surroundings
+        self.flags = flags
+        self.endDate = endDate
+        self.options = options
+        self.readConfigFile = readConfigFile
+        self.logger = logger
+    }
+
+    /// Settings, the week, the token, then the run. A real run is watched from the moment
+    /// its settings are known: the ledger's run table, the monitor's pings and the metrics
+    /// file hear of it however it ends.
+    public func run() async -> CommandResult {
+        let loaded: LoadedSettings
+        do throws(CommandFailure) {
+            loaded = try surroundings.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get()
+        } catch {
+            if !options.dryRun, !isPersonsMistake(error) {
+                // The state directory and the monitor as the flags and the environment name
+                // them; the default state directory only when it already has a ledger.
+                await RunWatch.settingsFailed(
+                    error,
+                    stateDirectory: StateSettings.directory(
+                        flags: flags, environment: surroundings.environment, locations: surroundings.locations),
+                    watch: .fromEnvironment(surroundings.environment), clock: surroundings.clock, logger: logger)
+            }
+            return .failure(error)
+        }
+        let settings = loaded.settings
+        // The week asked for is known before anything is asked of the bank, or recorded.
+        let week: Result<Week, CommandFailure> = Result { () throws(CommandFailure) in
+            try RunRequest.week(
+                endingOn: endDate, now: surroundings.clock(), in: settings.rules.timeZone,
+                weekEndsOn: settings.rules.weekEndsOn)
+        }
+        if case .failure(let error) = week, options.dryRun || isPersonsMistake(error) { return .failure(error) }
+        if options.dryRun { surroundings.forgetKeyLog(settings) }
+        let ownFiles = [loaded.configPath, settings.bank.tokenFile].compactMap { $0 }
+        let watch =
+            options.dryRun
+            ? nil : RunWatch.begin(settings: settings, ownFiles: ownFiles, clock: surroundings.clock, logger: logger)
+        // From here to the end, a signal is recorded as the run's ending (or, once the run
+        // has recorded its own, waits for it to be told).
+        let progress = RunProgress()
+        let signals = InterruptWatch(progress: progress) { signal, status in
+            watch?.stopped(by: signal, status: status) ?? true
+        }
+        await watch?.announce()
+        let result: CommandResult
+        if let refusal = watch?.metricsRefusal {
+            result = await told(finished(.failure(refusal), by: watch), by: watch)
+        } else {
+            result = await run(
+                settings: settings, week: week, options: options, logger: logger, watch: watch, progress: progress)
+        }
+        // A signal recorded the run's ending: the process ends from its handler.
+        if watch?.wasStopped == true { await StopGate.waitIfClosed() }
+        // Recorded and told: a signal from now on has its usual effect.
+        signals.stop()
+        return result
+    }
+
+    /// The run with its settings in hand. A real run opens and locks the state directory
+    /// once, and the runner and `watch` both write its ledger through that one value; the
+    /// run's row is finished before the lock is released, so no other run can be writing
+    /// the ledger meanwhile, and the monitor is told after, so that a slow one keeps no
+    /// other run waiting.
+    private func run(
+        settings: Settings, week: Result<Week, CommandFailure>, options: RunOptions, logger: Logger,
+        watch: RunWatch?, progress: RunProgress
+    ) async -> CommandResult {
+        let request: RunRequest
+        let token: AccessToken
+        do throws(CommandFailure) {
+            request = RunRequest(
+                week: try week.get(), dryRun: options.dryRun, json: options.json, catchUp: options.catchUp,
+                style: options.style)
+            token = try TokenLoader(environment: surroundings.environment).load(tokenFile: settings.bank.tokenFile)
+                .mapError { CommandFailure(.configuration, $0.message) }.get().0
+        } catch {
+            return await told(finished(.failure(error), by: watch), by: watch)
+        }
+        let result = await runHoldingTheState(
+            request, settings: settings, token: token, logger: logger, progress: progress, watch: watch)
+        return await told(result, by: watch)
+    }
+
+    /// Opens and locks the state directory, runs, and finishes the run's row; the lock goes
+    /// when this returns.
+    private func runHoldingTheState(
+        _ request: RunRequest, settings: Settings, token: AccessToken, logger: Logger, progress: RunProgress,
+        watch: RunWatch?
+    ) async -> CommandResult {
+        let state: StateDirectory
+        do throws(CommandFailure) {
+            state = try await Runner.stateDirectory(for: request, settings: settings)
+        } catch {
+            return finished(.failure(error), by: watch)
+        }
+        watch?.record(in: state)
+        if let refusal = watch?.checkMetricsAgain() {
+            return withExtendedLifetime(state) { finished(.failure(refusal), by: watch) }
+        }
+        let result = await Runner.run(
+            request, in: state, settings: settings, token: token, clock: surroundings.clock, logger: logger,
+            progress: progress)
+        return withExtendedLifetime(state) { finished(result, by: watch) }
+    }
+
+    /// A usage mistake (64) a person typed at a terminal: said once, and not a run, so it
+    /// neither alarms the monitor nor shows in `status` or the metrics.
+    private func isPersonsMistake(_ failure: CommandFailure) -> Bool {
+        failure.status == .usage && surroundings.typedByAPerson
+    }
+
+    /// `result` with its row in the run table finished, and what went wrong in doing so.
+    private func finished(_ result: CommandResult, by watch: RunWatch?) -> CommandResult {
+        guard let watch else { return result }
+        return result.adding(watchProblems: watch.finish(result))
+    }
+
+    /// `result` once the monitor and the metrics file have heard how the run ended.
+    private func told(_ result: CommandResult, by watch: RunWatch?) async -> CommandResult {
+        guard let watch else { return result }
+        return result.adding(watchProblems: await watch.tell(result))
+    }
+}
+
+extension RunSession {
+    /// A `roundup run` whose flags could not be parsed, from a schedule (no person at a
+    /// terminal): recorded, where `--state-dir` or the environment names a state directory
+    /// with a ledger, and told to the monitor the environment names, as a run whose settings
+    /// could not be had is. A dry run, and a person's typo, are not runs.
+    /// `flags` are the setting flags among `arguments`, as the command line's own parser
+    /// reads them.
+    public static func recordUnparsed(
+        _ message: String, arguments: [String], flags: SettingFlags, in surroundings: Surroundings
+    ) async {
+        guard arguments.first == "run", !surroundings.typedByAPerson, !arguments.contains("--dry-run") else { return }
+        var logger = Logger(label: "roundup")
+        logger.logLevel = .critical
+        // The config's state directory and monitor when it can be read, else the environment's.
+        let loaded = try? surroundings.settings(flags).get().settings
+        await RunWatch.settingsFailed(
+            CommandFailure(.usage, message.split(separator: "\n").first.map(String.init) ?? message),
+            stateDirectory: loaded?.state.directory
+                ?? StateSettings.directory(
+                    flags: flags, environment: surroundings.environment, locations: surroundings.locations),
+            watch: loaded?.watch ?? .fromEnvironment(surroundings.environment), clock: surroundings.clock,
+            logger: logger)
+    }
+}
