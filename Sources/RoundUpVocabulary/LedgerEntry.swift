@@ -103,3 +103,20 @@ public struct LedgerEntry: Sendable, Equatable {
     /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
     public var hasFailed: Bool { status == .pending && lastError != nil }
 }
+
+/// Which account-week: an account and the last day of its week. The key the ledger keeps
+/// one entry under.
+public struct AccountWeekKey: Sendable, Hashable {
+    public var accountUid: String
+    public var weekEnd: LocalDate
+
+    public init(accountUid: String, weekEnd: LocalDate) {
+        self.accountUid = accountUid
+        self.weekEnd = weekEnd
+    }
+}
+
+extension LedgerEntry {
+    /// The account-week this entry is kept under.
+    public var key: AccountWeekKey { AccountWeekKey(accountUid: accountUid, weekEnd: weekEnd) }
+}

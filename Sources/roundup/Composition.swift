@@ -97,7 +97,7 @@ struct Composition {
             do throws(CommandFailure) {
                 let lines = try Schedule.crontabEntry(
                     executable: executable, loaded: loaded, workingDirectory: FileManager.default.currentDirectoryPath)
-                return CommandResult(status: .ok, output: lines, diagnostics: [])
+                return CommandResult(status: .ok, output: lines)
             } catch {
                 return .failure(error)
             }

@@ -13,7 +13,7 @@ extension Roundup {
             shouldDisplay: false)
 
         func run() throws {
-            try finish(CommandResult(status: .ok, output: Manual.sections(), diagnostics: []))
+            try finish(CommandResult(status: .ok, output: Manual.sections()))
         }
     }
 }

@@ -70,16 +70,7 @@ extension Roundup {
                 flags, endDate: endDate,
                 options: RunOptions(dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style),
                 logger: logger)
-            if quiet {
-                let allWell = result.status == .ok && result.tally.held == 0 && result.tally.failed == 0
-                result.output = allWell ? "" : RunWatch.summary(of: result) + "\n"
-                // The line gives the first reason: stderr gives the others, so each is said once.
-                if !allWell, result.status != .ok, !result.diagnostics.isEmpty { result.diagnostics.removeFirst() }
-                // notify.weekly: the good news is said even when all went well.
-                if let news = result.savingsNews { result.output += news + "\n" }
-                // What went wrong in recording the run is said all the same.
-                if allWell { result.diagnostics = result.watchProblems }
-            }
+            if quiet { result = result.quieted() }
             try finish(result)
         }
     }

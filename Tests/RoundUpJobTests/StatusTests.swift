@@ -2,6 +2,7 @@ import Foundation
 import RoundUp
 import RoundUpJob
 import RoundUpLedger
+import RoundUpVocabulary
 import StarlingEmulator
 import TestSupport
 import Testing
@@ -93,8 +94,10 @@ import Testing
     @Test func theSummaryLeavesOutAccountUids() {
         var result = CommandResult(
             status: .configuration, output: "",
-            diagnostics: [
-                "roundup: goals: in the config names the account b0b20c9d-3b6b-42f1-a7d0-e70d4538e0d9, which is not one"
+            said: [
+                Diagnostic(
+                    .failure,
+                    "goals: in the config names the account b0b20c9d-3b6b-42f1-a7d0-e70d4538e0d9, which is not one")
             ])
         result.tally.weeks = [LocalDate(iso: "2026-11-15")!]
         let summary = RunWatch.summary(of: result)
@@ -107,9 +110,9 @@ import Testing
 
     /// A catch-up that found nothing to run says so, rather than "0 account-week(s) done".
     @Test func aRunWithNoWeekToRunSaysSo() {
-        let nothing = RunWatch.summary(of: CommandResult(status: .ok, output: "", diagnostics: []))
+        let nothing = RunWatch.summary(of: CommandResult(status: .ok, output: ""))
         #expect(nothing == "exit 0: no week to run: the ledger already has every finished week")
-        var one = CommandResult(status: .ok, output: "", diagnostics: [])
+        var one = CommandResult(status: .ok, output: "")
         one.tally.weeks = [LocalDate(iso: "2026-11-15")!]
         #expect(RunWatch.summary(of: one) == "exit 0: week ending 2026-11-15; 0 account-week(s) done, 0 held, 0 failed")
     }

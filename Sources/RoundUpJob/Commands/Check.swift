@@ -372,6 +372,6 @@ private struct Checklist {
     }
 
     var result: CommandResult {
-        CommandResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"), diagnostics: [])
+        CommandResult(status: status, output: redact(lines.joined(separator: "\n") + "\n"))
     }
 }

@@ -7,15 +7,12 @@ public struct CommandResult: Sendable {
     public var status: ExitStatus
     /// For stdout.
     public var output: String
-    /// For stderr; never contains the token.
-    public var diagnostics: [String]
+    /// For stderr, in the order said; never contains the token.
+    public var said: [Diagnostic]
     public var report: RunReport?
     public var reportPath: String?
     /// What a run's weeks came to, for the ledger's run record, the monitor and the metrics.
     public var tally = RunTally()
-    /// What went wrong in recording or reporting the run (the run table, the metrics file),
-    /// said even by `run --quiet`.
-    public var watchProblems: [String] = []
     /// What a real run saved, in one line, when `notify.weekly` asks for it: printed even
     /// by `run --quiet`.
     public var savingsNews: String?
@@ -24,28 +21,55 @@ public struct CommandResult: Sendable {
     public var held: [String] = []
 
     public init(
-        status: ExitStatus, output: String, diagnostics: [String], report: RunReport? = nil, reportPath: String? = nil
+        status: ExitStatus, output: String, said: [Diagnostic] = [], report: RunReport? = nil,
+        reportPath: String? = nil
     ) {
         self.status = status
         self.output = output
-        self.diagnostics = diagnostics
+        self.said = said
         self.report = report
         self.reportPath = reportPath
+    }
+
+    /// The lines standard error gets, in order.
+    public var diagnostics: [String] { said.map(\.line) }
+
+    /// Why the run did not end well, as its one line gives it: the first thing said, else
+    /// the first held account-week; nil for a run that ended well.
+    public var reason: String? {
+        guard status != .ok else { return nil }
+        return said.first?.text ?? held.first
     }
 
     /// The result with `problems` of recording or telling the run said on stderr, even by
     /// `run --quiet`.
     public func adding(watchProblems problems: [String]) -> CommandResult {
         var result = self
-        let said = problems.map { "roundup: \($0)" }
-        result.watchProblems += said
-        result.diagnostics += said
+        result.said += problems.map { Diagnostic(.failure, $0, audience: .everyone) }
+        return result
+    }
+
+    /// What `run --quiet` prints of this result: nothing when every account-week ended done
+    /// or with nothing to move, else the run's one line (`RunWatch.summary`), with stderr
+    /// keeping what that line does not already give; notify.weekly's line and what went
+    /// wrong in recording the run are said all the same.
+    public func quieted() -> CommandResult {
+        var result = self
+        let allWell = status == .ok && tally.held == 0 && tally.failed == 0
+        result.output = allWell ? "" : RunWatch.summary(of: self) + "\n"
+        if let news = savingsNews { result.output += news + "\n" }
+        if allWell {
+            result.said = said.filter { $0.audience == .everyone }
+        } else if status != .ok, !said.isEmpty {
+            // The line gives the reason, the first thing said: stderr gives the others.
+            result.said.removeFirst()
+        }
         return result
     }
 
     /// A command that stopped before it could do its work, saying why on stderr.
     public static func failure(_ failure: CommandFailure) -> CommandResult {
-        CommandResult(status: failure.status, output: "", diagnostics: ["roundup: \(failure.message)"])
+        CommandResult(status: failure.status, output: "", said: [Diagnostic(.failure, failure.message)])
     }
 }
 

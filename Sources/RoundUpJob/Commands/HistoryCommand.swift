@@ -37,14 +37,13 @@ extension History {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(document)) ?? Data()
             return CommandResult(
-                status: .ok, output: printableJSON(String(decoding: data, as: UTF8.self)) + "\n", diagnostics: [])
+                status: .ok, output: printableJSON(String(decoding: data, as: UTF8.self)) + "\n")
         case .csv:
-            return CommandResult(status: .ok, output: csv(document), diagnostics: [])
+            return CommandResult(status: .ok, output: csv(document))
         case .table(let bars):
             return CommandResult(
                 status: .ok,
-                output: table(document, savings: savings, bars: bars, style: style, ledgerHasWeeks: !entries.isEmpty),
-                diagnostics: [])
+                output: table(document, savings: savings, bars: bars, style: style, ledgerHasWeeks: !entries.isEmpty))
         }
     }
 }

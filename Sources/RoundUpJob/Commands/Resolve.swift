@@ -34,7 +34,7 @@ public enum Resolve {
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
             return CommandResult(
-                status: .ok, output: "No ledger in \(stateDirectory): nothing to resolve.\n", diagnostics: [])
+                status: .ok, output: "No ledger in \(stateDirectory): nothing to resolve.\n")
         }
         let entries: [LedgerEntry]
         do {
@@ -45,7 +45,7 @@ public enum Resolve {
         }
         guard !entries.isEmpty else {
             return CommandResult(
-                status: .ok, output: "Nothing to resolve: no week is held or failed.\n", diagnostics: [])
+                status: .ok, output: "Nothing to resolve: no week is held or failed.\n")
         }
         var lines: [String] = []
         for entry in entries {
@@ -58,7 +58,7 @@ public enum Resolve {
                 "  roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) "
                     + "--check | --retry | --redirect GOAL | --abandon REASON")
         }
-        return CommandResult(status: .ok, output: lines.map(printable).joined(separator: "\n") + "\n", diagnostics: [])
+        return CommandResult(status: .ok, output: lines.map(printable).joined(separator: "\n") + "\n")
     }
 
     /// Carries out `resolution` for the week ending `weekEnd` of `accountUid`, under the run
@@ -149,8 +149,7 @@ public enum Resolve {
                 + (entry.unsavedDaysNote.map {
                     "Its payments are recorded as counted, so no later week counts them. "
                         + $0 + "\n"
-                } ?? ""),
-            diagnostics: [])
+                } ?? ""))
     }
 
     /// `--check`, `--retry` and `--redirect`: each talks to the bank.
@@ -173,10 +172,10 @@ public enum Resolve {
             case .redirect(let goal): output = try await job.sendAgain(entry, account: account, to: goal)
             case .abandon: output = ""
             }
-            return CommandResult(status: .ok, output: token.redacted(in: output), diagnostics: [])
+            return CommandResult(status: .ok, output: token.redacted(in: output))
         } catch {
             return CommandResult(
-                status: error.status, output: "", diagnostics: ["roundup: " + token.redacted(in: error.message)])
+                status: error.status, output: "", said: [Diagnostic(.failure, token.redacted(in: error.message))])
         }
     }
 }

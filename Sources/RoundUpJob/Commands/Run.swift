@@ -191,9 +191,9 @@ public enum Runner {
     }
 
     /// A reminder of the weeks that wait for a person, other than those this run reported.
-    private static func heldNote(in state: StateDirectory, shown: Set<String>) -> String? {
+    private static func heldNote(in state: StateDirectory, shown: Set<AccountWeekKey>) -> String? {
         guard let entries = try? state.ledger.entries() else { return nil }
-        let waiting = entries.filter { $0.status == .held && !shown.contains("\($0.accountUid) \($0.weekEnd)") }
+        let waiting = entries.filter { $0.status == .held && !shown.contains($0.key) }
         guard !waiting.isEmpty else { return nil }
         let weeks = waiting.map { "\($0.label), week ending \($0.weekEnd)" }.joined(separator: "; ")
         return "\(waiting.count) earlier week(s) wait for a person (\(weeks)): `roundup resolve` lists and settles them"
@@ -220,12 +220,12 @@ private struct WeekRuns {
     let token: AccessToken
     /// When the run began: it names the run's reports.
     let startedAt: Instant
-    var result = CommandResult(status: .ok, output: "", diagnostics: [])
+    var result = CommandResult(status: .ok, output: "")
     /// Kept for --json only: a busy week's report is large.
     var reports: [RunReport] = []
     var summaries: [String] = []
-    /// The held account-weeks this run's reports show, as "accountUid weekEnd".
-    var heldShown: Set<String> = []
+    /// The held account-weeks this run's reports show.
+    var heldShown: Set<AccountWeekKey> = []
     /// Each goal's progress as the run's newest report of it gives it, by goal uid.
     var goals: [String: GoalProgress] = [:]
 
@@ -249,20 +249,22 @@ private struct WeekRuns {
                 result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token, at: startedAt)
             }
         } catch {
-            result.diagnostics.append(
-                "roundup: could not write the report to \(reportDirectory): \(plainDescription(error))")
+            result.said.append(
+                Diagnostic(.failure, "could not write the report to \(reportDirectory): \(plainDescription(error))"))
             if result.status == .ok { result.status = .configuration }
         }
-        if let error = report.error { result.diagnostics.append("roundup: \(error)") }
+        if let error = report.error { result.said.append(Diagnostic(.failure, error)) }
         // A failed week is said on stderr too; a held one only in the summary (and the
         // --quiet line), which says what to do.
         for account in report.accounts where account.status.kind == .failedOrWaiting {
             let said = "\(account.label): \(account.detail ?? account.status.rawValue)"
             if account.status == .held {
-                heldShown.insert("\(account.accountUid) \(report.week.endDate)")
+                if let weekEnd = LocalDate(iso: report.week.endDate) {
+                    heldShown.insert(AccountWeekKey(accountUid: account.accountUid, weekEnd: weekEnd))
+                }
                 result.held.append(said)
             } else {
-                result.diagnostics.append("roundup: \(said)")
+                result.said.append(Diagnostic(.failure, said))
             }
         }
         var summary = report.summary(reportPath: result.reportPath, style: request.style)
@@ -288,8 +290,9 @@ private struct WeekRuns {
             let chart = SavingsChart(savings: Savings(try ledger.entries()), goals: try ledger.goals())
             try chart.write(to: reportDirectory, token: token)
         } catch {
-            result.diagnostics.append(
-                "roundup: could not write the savings chart to \(reportDirectory): \(plainDescription(error))")
+            result.said.append(
+                Diagnostic(
+                    .failure, "could not write the savings chart to \(reportDirectory): \(plainDescription(error))"))
             if result.status == .ok { result.status = .configuration }
         }
     }
@@ -297,7 +300,7 @@ private struct WeekRuns {
     /// The result, with `notes` said last and the token scrubbed from everything printed.
     func finish(notes: [String]) -> CommandResult {
         var result = result
-        result.diagnostics += notes.map { "roundup: \($0)" }
+        result.said += notes.map { Diagnostic(.note, $0) }
         if request.json {
             let bytes = request.catchUp ? ReportJSON.encode(reports) : reports.first.map(ReportJSON.encode) ?? []
             result.output = bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self) + "\n"
@@ -307,7 +310,11 @@ private struct WeekRuns {
         }
         // Defence in depth: nothing the run prints may contain the token.
         result.output = token.redacted(in: result.output)
-        result.diagnostics = result.diagnostics.map(token.redacted(in:))
+        result.said = result.said.map { said in
+            var said = said
+            said.text = token.redacted(in: said.text)
+            return said
+        }
         return result
     }
 }

@@ -263,7 +263,7 @@ public final class RunWatch: Sendable {
             parts.append("no week to run: the ledger already has every finished week")
         }
         var line = "exit \(result.status.rawValue): " + parts.joined(separator: "; ")
-        if result.status != .ok, let reason = result.diagnostics.first ?? result.held.first {
+        if let reason = result.reason {
             line += (parts.isEmpty ? "" : "; ") + reason.replacingOccurrences(of: "roundup: ", with: "")
         }
         return RunWatch.withoutUids(String(line.prefix(400)))
