@@ -1,7 +1,7 @@
 public import Foundation
 package import RoundUp
 
-extension RunReport {
+extension WeekReport {
     /// The report as indented JSON with sorted keys.
     public func json() -> Data { Data(ReportJSON.encode(self)) }
 
@@ -24,18 +24,18 @@ extension RunReport {
 /// Renders a report as Markdown, handing it to `emit` a part at a time, so that a busy
 /// week's report never sits whole in memory.
 private struct MarkdownReport {
-    let report: RunReport
+    let report: WeekReport
     let emit: (String) throws -> Void
     private var lines: [String] = []
     /// Payment times are shown on the saver's clock, the week's zone.
-    private let clock: LocalClock
+    private let times: LocalTimeText
 
-    init(report: RunReport, emit: @escaping (String) throws -> Void) {
+    init(report: WeekReport, emit: @escaping (String) throws -> Void) {
         self.report = report
         self.emit = emit
         // A week in which the clocks change shows each time with its offset: 01:30 happens
         // twice on the night they go back.
-        clock = LocalClock(
+        times = LocalTimeText(
             zone: TimeZone(identifier: report.week.timeZone),
             showingOffsets: report.week.startLocal.dropFirst(19) != report.week.endLocal.dropFirst(19))
     }
@@ -210,16 +210,17 @@ private struct MarkdownReport {
         // What the payments came to, in minor units: each amount has exactly the
         // currency's decimals, so its digits are its minor units.
         var spent: Int64? = 0
-        for (number, (index, instant)) in LocalClock.order(account.transactions.map(\.settlementTime)).enumerated() {
+        for (number, (index, instant)) in LocalTimeText.order(account.transactions.map(\.settlementTime)).enumerated() {
             if number > 0, number % 1000 == 0 {
                 try emit(rows)
                 rows.removeAll(keepingCapacity: true)
             }
             let item = account.transactions[index]
-            spent = spent.flatMap { sum in LocalClock.minorUnits(of: item.amount).flatMap { Savings.exactSum(sum, $0) }
+            spent = spent.flatMap { sum in
+                LocalTimeText.minorUnits(of: item.amount).flatMap { Savings.exactSum(sum, $0) }
             }
             rows += "| "
-            rows += clock.text(instant, else: item.settlementTime)
+            rows += times.text(instant, else: item.settlementTime)
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
             rows += " | "
@@ -247,9 +248,9 @@ private struct MarkdownReport {
         lines.append("")
         lines.append("| \(timeHeading) | Counterparty | Amount | Round-up |")
         lines.append("|---|---|---:|---:|")
-        for (index, instant) in LocalClock.order(earlier.map(\.settlementTime)) {
+        for (index, instant) in LocalTimeText.order(earlier.map(\.settlementTime)) {
             let item = earlier[index]
-            var row = "| \(clock.text(instant, else: item.settlementTime)) | "
+            var row = "| \(times.text(instant, else: item.settlementTime)) | "
             Markdown.escape(item.counterParty ?? "", into: &row)
             lines.append(row + " | \(item.amount) | \(item.roundUp) |")
         }
@@ -270,14 +271,14 @@ private struct MarkdownReport {
         lines.append("|---|---|---:|---|")
         try flush()
         var rows = ""
-        for (number, (index, instant)) in LocalClock.order(items.map { $0.settlementTime ?? "" }).enumerated() {
+        for (number, (index, instant)) in LocalTimeText.order(items.map { $0.settlementTime ?? "" }).enumerated() {
             if number > 0, number % 1000 == 0 {
                 try emit(rows)
                 rows.removeAll(keepingCapacity: true)
             }
             let item = items[index]
             rows += "| "
-            rows += item.settlementTime.map { clock.text(instant, else: $0) } ?? "not settled"
+            rows += item.settlementTime.map { times.text(instant, else: $0) } ?? "not settled"
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
             rows += " | \(item.amount) | \(Markdown.reason(item.reason)) |\n"
@@ -288,7 +289,7 @@ private struct MarkdownReport {
 
 /// A time the report gives in UTC (`2026-11-17T08:12:31.000Z`), on the saver's clock:
 /// `2026-11-17 08:12` in the week's zone.
-package final class LocalClock {
+package final class LocalTimeText {
     package let zone: TimeZone?
     /// Each time ends with its offset from UTC: `2026-10-25 01:30 +01:00`.
     package let showingOffsets: Bool

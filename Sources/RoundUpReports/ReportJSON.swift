@@ -5,7 +5,7 @@ import RoundUp
 /// transactions, and `JSONEncoder` spent more time on them than decoding the feed did.
 ///
 /// The output is what `JSONEncoder` with `.prettyPrinted`, `.sortedKeys` and
-/// `.withoutEscapingSlashes` makes of `RunReport`, byte for byte but for an empty array or
+/// `.withoutEscapingSlashes` makes of `WeekReport`, byte for byte but for an empty array or
 /// object, written `[]` and `{}` (a test holds the two to that, for a report with every field
 /// set), and `schema/report-v1.schema.json` documents it. A field added to the report must
 /// be added here, in its sorted place.
@@ -20,7 +20,7 @@ package struct ReportJSON {
 
     package init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
-    package static func encode(_ report: RunReport) -> [UInt8] {
+    package static func encode(_ report: WeekReport) -> [UInt8] {
         let transactions = report.accounts.reduce(0) { $0 + $1.transactions.count }
         var writer = ReportJSON(capacity: 4096 + transactions * 260)
         writer.write(report)
@@ -28,7 +28,7 @@ package struct ReportJSON {
     }
 
     /// Writes `report` to `file` a piece at a time.
-    package static func write(_ report: RunReport, to file: ReportFile) throws {
+    package static func write(_ report: WeekReport, to file: ReportFile) throws {
         var writer = ReportJSON(capacity: ReportFile.pieceSize + 4096)
         writer.sink = { bytes in try file.append(bytes) }
         writer.write(report)
@@ -51,7 +51,7 @@ package struct ReportJSON {
     /// The first error writing to the sink; the report is then abandoned by the caller.
     private(set) var failure: (any Error)?
 
-    package static func encode(_ reports: [RunReport]) -> [UInt8] {
+    package static func encode(_ reports: [WeekReport]) -> [UInt8] {
         var writer = ReportJSON(capacity: 4096)
         writer.open(UInt8(ascii: "["))
         for report in reports {
@@ -64,7 +64,7 @@ package struct ReportJSON {
 
     // MARK: - The report's structures, keys in sorted order
 
-    private mutating func write(_ report: RunReport) {
+    private mutating func write(_ report: WeekReport) {
         open(UInt8(ascii: "{"))
         key("accounts")
         open(UInt8(ascii: "["))
@@ -87,7 +87,7 @@ package struct ReportJSON {
         close(UInt8(ascii: "}"))
     }
 
-    private mutating func write(_ week: WeekReport) {
+    private mutating func write(_ week: ReportedWeek) {
         open(UInt8(ascii: "{"))
         key("endDate", week.endDate)
         key("endLocal", week.endLocal)

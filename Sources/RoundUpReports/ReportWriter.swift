@@ -22,7 +22,7 @@ public enum ReportWriter {
         /// The run failed, or held a week for a person.
         case failed
 
-        init(_ report: RunReport) {
+        init(_ report: WeekReport) {
             if report.accounts.contains(where: { $0.status == .transferred }) {
                 self = .moved
             } else {
@@ -34,7 +34,7 @@ public enum ReportWriter {
     /// Writes the run's report pair, with any occurrence of `token` removed, points the
     /// week's links at it when the run succeeded, and removes failed runs' old reports;
     /// returns the Markdown file's path.
-    public static func write(_ report: RunReport, to path: String, token: AccessToken?, at time: Instant)
+    public static func write(_ report: WeekReport, to path: String, token: AccessToken?, at time: Instant)
         throws -> String
     {
         let directory = try openDirectory(path)

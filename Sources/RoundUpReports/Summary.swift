@@ -1,6 +1,6 @@
 import RoundUp
 
-extension RunReport {
+extension WeekReport {
     /// For stdout: the week, a table with a row per account, what each did, and where
     /// the report is.
     public func summary(reportPath: String?, style: TextStyle = .plain) -> String {

@@ -55,7 +55,7 @@ import Testing
         }
         let json = try Data(
             contentsOf: URL(fileURLWithPath: harness.stateDirectory + "/reports/roundup-\(weekEnd).json"))
-        let decoded = try JSONDecoder().decode(RunReport.self, from: json)
+        let decoded = try JSONDecoder().decode(WeekReport.self, from: json)
         #expect(decoded.week.startDate == "2026-11-09")
         let markdown = try String(
             contentsOfFile: harness.stateDirectory + "/reports/roundup-\(weekEnd).md", encoding: .utf8)

@@ -8,7 +8,7 @@ import RoundUp
 /// schema to the report's structures: `full` sets every field at every level, `bare` only
 /// those a report always has.
 enum ReportFixtures {
-    static let week = WeekReport(
+    static let week = ReportedWeek(
         startDate: "2026-11-09", endDate: "2026-11-15", timeZone: "Europe/London",
         startLocal: "2026-11-09T00:00:00Z", endLocal: "2026-11-16T00:00:00Z", startUTC: "2026-11-09T00:00:00Z",
         endUTC: "2026-11-16T00:00:00Z", hours: 168)
@@ -41,7 +41,7 @@ enum ReportFixtures {
             exitCode: .dataError)
     }
 
-    static let full = RunReport(
+    static let full = WeekReport(
         generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: false, week: week,
         accounts: [fullAccount(created: true), fullAccount(created: false)], error: "the bank said no",
         exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
@@ -53,12 +53,12 @@ enum ReportFixtures {
 
     static let bareAccount = AccountReport(accountUid: "account-bare", currency: "EUR", status: .nothingToDo)
 
-    static let bare = RunReport(
+    static let bare = WeekReport(
         generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: true, week: week, accounts: [],
         exitCode: .ok)
 
     /// `bare` with two bare accounts, one with a bare transaction and goal.
-    static var sparse: RunReport {
+    static var sparse: WeekReport {
         var report = bare
         var account = bareAccount
         account.transactions = [bareTransaction]
@@ -82,7 +82,7 @@ enum ReportFixtures {
             }
         default:
             guard
-                value is RunReport || value is WeekReport || value is AccountReport || value is TransactionReport
+                value is WeekReport || value is ReportedWeek || value is AccountReport || value is TransactionReport
                     || value is GoalReport
             else { return [] }
             return mirror.children.flatMap { unset(in: $0.value, at: "\(path).\($0.label ?? "?")") }

@@ -32,7 +32,7 @@ import Testing
         let config =
             JobHarness.quickRetries + "multiplier: 2\nweeklyCap:\n  GBP: 5.00\nminimumBalance:\n  EUR: 100.00\n"
         try await withEmulator(state) { server in
-            var reports: [RunReport] = []
+            var reports: [WeekReport] = []
             for dryRun in [true, false] {
                 let result = await harness.run(server, endDate: "2026-11-15", dryRun: dryRun, config: config)
                 reports.append(try #require(result.report))

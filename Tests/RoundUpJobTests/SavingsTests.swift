@@ -12,15 +12,15 @@ import Testing
     static let london = TimeZone(identifier: "Europe/London")!
 
     @Test func paymentTimesAreOnTheSaversClockAcrossAClockChange() {
-        let clock = LocalClock(zone: Self.london)
+        let clock = LocalTimeText(zone: Self.london)
         // 25 October 2026: BST ends at 01:00 UTC, so local 01:30 happens twice.
         #expect(clock.text(Instant(iso8601: "2026-10-25T00:30:00.000Z"), else: "") == "2026-10-25 01:30")
         #expect(clock.text(Instant(iso8601: "2026-10-25T01:30:00.000Z"), else: "") == "2026-10-25 01:30")
         #expect(clock.text(Instant(iso8601: "2026-07-05T23:59:59.999Z"), else: "") == "2026-07-06 00:59")
         #expect(clock.text(Instant(iso8601: "1969-12-31T23:59:00.000Z"), else: "") == "1970-01-01 00:59")
         #expect(
-            LocalClock(zone: nil).text(Instant(iso8601: "2026-07-05T23:59:59.999Z"), else: "as given") == "as given")
-        let order = LocalClock.order([
+            LocalTimeText(zone: nil).text(Instant(iso8601: "2026-07-05T23:59:59.999Z"), else: "as given") == "as given")
+        let order = LocalTimeText.order([
             "2026-11-10T12:00:00.000Z", "?", "2026-11-09T08:00:00.000Z", "2026-11-10T12:00:00.000Z",
         ])
         #expect(order.map(\.index) == [2, 0, 3, 1], "time order, the feed's among equal times, unreadable last")
@@ -70,21 +70,21 @@ import Testing
     }
 
     @Test func theTotalRowReadsAmountsAsTheirMinorUnits() {
-        #expect(LocalClock.minorUnits(of: "12.34") == 1_234)
-        #expect(LocalClock.minorUnits(of: "1200") == 1_200)
-        #expect(LocalClock.minorUnits(of: "0.125") == 125)
-        #expect(LocalClock.minorUnits(of: "-1.00") == nil)
-        #expect(LocalClock.minorUnits(of: "") == nil)
-        #expect(LocalClock.minorUnits(of: "99999999999999999999") == nil, "too large for minor units")
+        #expect(LocalTimeText.minorUnits(of: "12.34") == 1_234)
+        #expect(LocalTimeText.minorUnits(of: "1200") == 1_200)
+        #expect(LocalTimeText.minorUnits(of: "0.125") == 125)
+        #expect(LocalTimeText.minorUnits(of: "-1.00") == nil)
+        #expect(LocalTimeText.minorUnits(of: "") == nil)
+        #expect(LocalTimeText.minorUnits(of: "99999999999999999999") == nil, "too large for minor units")
     }
 
     @Test func aWeekWhoseClocksChangeShowsEachTimesOffset() {
-        let clock = LocalClock(zone: Self.london, showingOffsets: true)
+        let clock = LocalTimeText(zone: Self.london, showingOffsets: true)
         #expect(clock.text(Instant(iso8601: "2026-10-25T00:30:00.000Z"), else: "") == "2026-10-25 01:30 +01:00")
         #expect(clock.text(Instant(iso8601: "2026-10-25T01:30:00.000Z"), else: "") == "2026-10-25 01:30 +00:00")
-        let kathmandu = LocalClock(zone: TimeZone(identifier: "Asia/Kathmandu"), showingOffsets: true)
+        let kathmandu = LocalTimeText(zone: TimeZone(identifier: "Asia/Kathmandu"), showingOffsets: true)
         #expect(kathmandu.text(Instant(iso8601: "2026-11-10T00:00:00.000Z"), else: "") == "2026-11-10 05:45 +05:45")
-        let stJohns = LocalClock(zone: TimeZone(identifier: "America/St_Johns"), showingOffsets: true)
+        let stJohns = LocalTimeText(zone: TimeZone(identifier: "America/St_Johns"), showingOffsets: true)
         #expect(stJohns.text(Instant(iso8601: "2026-11-10T12:00:00.000Z"), else: "") == "2026-11-10 08:30 -03:30")
     }
 

@@ -9,7 +9,7 @@ public struct CommandResult: Sendable {
     public var output: String
     /// For stderr, in the order said; never contains the token.
     public var said: [Diagnostic]
-    public var report: RunReport?
+    public var report: WeekReport?
     public var reportPath: String?
     /// What a run's weeks came to, for the ledger's run record, the monitor and the metrics.
     public var tally = RunTally()
@@ -21,7 +21,7 @@ public struct CommandResult: Sendable {
     public var held: [String] = []
 
     public init(
-        status: ExitStatus, output: String, said: [Diagnostic] = [], report: RunReport? = nil,
+        status: ExitStatus, output: String, said: [Diagnostic] = [], report: WeekReport? = nil,
         reportPath: String? = nil
     ) {
         self.status = status
@@ -92,7 +92,7 @@ public struct RunTally: Sendable, Equatable {
     public init() {}
 
     /// Adds one week's report.
-    public mutating func add(_ report: RunReport) {
+    public mutating func add(_ report: WeekReport) {
         if let end = LocalDate(iso: report.week.endDate) { weeks.append(end) }
         requests += report.requests ?? 0
         if report.error != nil { weekErrors += 1 }

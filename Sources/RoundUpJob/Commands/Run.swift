@@ -222,7 +222,7 @@ private struct WeekRuns {
     let startedAt: Instant
     var result = CommandResult(status: .ok, output: "")
     /// Kept for --json only: a busy week's report is large.
-    var reports: [RunReport] = []
+    var reports: [WeekReport] = []
     var summaries: [String] = []
     /// The held account-weeks this run's reports show.
     var heldShown: Set<AccountWeekKey> = []
@@ -236,7 +236,7 @@ private struct WeekRuns {
         self.startedAt = startedAt
     }
 
-    mutating func record(_ report: RunReport, changedNothing: Bool) {
+    mutating func record(_ report: WeekReport, changedNothing: Bool) {
         result.report = report
         result.tally.add(report)
         if request.json { reports.append(report) }

@@ -42,7 +42,7 @@ public enum JobHealth {
 
         /// `instant` on the saver's clock, with its offset: `2026-11-23 06:00 +00:00`.
         func local(_ instant: Instant) -> String {
-            LocalClock(zone: zone, showingOffsets: true).text(instant, else: instant.iso8601)
+            LocalTimeText(zone: zone, showingOffsets: true).text(instant, else: instant.iso8601)
         }
     }
 

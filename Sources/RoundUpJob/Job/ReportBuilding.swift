@@ -66,7 +66,7 @@ extension AccountReport {
     }
 }
 
-extension WeekReport {
+extension ReportedWeek {
     /// The week as the report shows it, in local time with offsets and in UTC.
     init(_ week: Week) {
         let formatter = ISO8601DateFormatter()

@@ -72,8 +72,8 @@ public struct WeeklyJob: Sendable {
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
     /// created, no money moves, and the ledger is not touched.
     public func run(week: Week, dryRun: Bool) async -> WeekRun {
-        var report = RunReport(
-            generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: WeekReport(week),
+        var report = WeekReport(
+            generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: ReportedWeek(week),
             accounts: [], error: nil, exitCode: .ok)
         let scopes: Set<String>
         let accounts: [BankAccount]
@@ -203,6 +203,6 @@ public struct WeeklyJob: Sendable {
 /// earlier runs had settled every account's week. Such a rerun writes no report: the
 /// week's report stays the one of the run that settled it.
 public struct WeekRun: Sendable {
-    public var report: RunReport
+    public var report: WeekReport
     public var changedNothing: Bool
 }

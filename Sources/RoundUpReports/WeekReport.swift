@@ -1,15 +1,16 @@
 public import Foundation
 public import RoundUpVocabulary
 
-/// What a run did, written as `roundup-<end-date>.json` (this structure) and `.md`.
-/// Documented in `schema/report-v1.schema.json`: `schemaVersion` changes whenever a field
-/// changes meaning or goes away, and every new field goes into the schema.
-public struct RunReport: Codable, Sendable {
+/// What a run did with one week, written as `roundup-<end-date>.json` (this structure) and
+/// `.md`; a catch-up run writes one per week. Documented in `schema/report-v1.schema.json`:
+/// `schemaVersion` changes whenever a field changes meaning or goes away, and every new
+/// field goes into the schema.
+public struct WeekReport: Codable, Sendable {
     public var schemaVersion = 1
     public var generator: String
     public var generatedAt: String
     public var dryRun: Bool
-    public var week: WeekReport
+    public var week: ReportedWeek
     public var accounts: [AccountReport]
     /// Set when the run stopped before any account was processed.
     public var error: String?
@@ -34,7 +35,7 @@ public struct RunReport: Codable, Sendable {
     }
 
     package init(
-        generator: String, generatedAt: String, dryRun: Bool, week: WeekReport, accounts: [AccountReport],
+        generator: String, generatedAt: String, dryRun: Bool, week: ReportedWeek, accounts: [AccountReport],
         error: String? = nil, exitCode: ExitStatus, retries: Int? = nil, requests: Int? = nil,
         requestsPerAccountWeek: Decimal? = nil
     ) {
@@ -52,7 +53,7 @@ public struct RunReport: Codable, Sendable {
 }
 
 /// The week a run covered, in local time and UTC.
-public struct WeekReport: Codable, Sendable {
+public struct ReportedWeek: Codable, Sendable {
     public var startDate: String
     public var endDate: String
     public var timeZone: String
