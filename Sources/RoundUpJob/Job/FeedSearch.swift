@@ -1,74 +1,20 @@
+import Foundation
+import Logging
 import RoundUp
+import RoundUpLedger
 import RoundUpVocabulary
 import StarlingAPI
 
-/// What the account's feed says of a week's transfer whose outcome is not known, and what
-/// follows from it: recorded as arrived, held for a person, or free to send again.
-extension WeeklyJob {
-    /// After a send that failed: true when the feed shows that the money arrived (and it
-    /// is recorded), false when the feed shows no sign of it, twice, and it may be sent
-    /// again; otherwise records why and throws (held, or left for the next run).
-    func settleUnanswered(_ entry: LedgerEntry, error: BankError, account: Account, last: Bool)
-        async throws(AccountFailure) -> Bool
-    {
-        guard error.mayHaveActed else {
-            if let reason = Self.needsAPerson(error, goalName: entry.goalName) { try hold(entry, reason: reason) }
-            try? ledger.recordFailure(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: error.description, at: now())
-            throw AccountFailure(
-                ExitStatus(error),
-                "\(error.description); the transfer is recorded as unconfirmed, and the next run looks for it in "
-                    + "the feed and sends it only if it is not there")
-        }
-        let cause = error.description
-        logger.warning(
-            "\(entry.label): the bank may have carried out the transfer (\(cause)); looking in the feed first")
-        let since = entry.recordedAt ?? weekEnd(of: entry)
-        var unread: String?
-        for look in 1...2 {
-            // Right after the request, an empty feed proves little: look again after a wait.
-            if look == 2 { try? await Task.sleep(for: feedSearch.feedRecheck) }
-            let check: TransferCheck
-            do {
-                check = try await lookInFeed(for: entry, account: account, since: since)
-            } catch {
-                unread = error.message
-                break
-            }
-            switch check {
-            case .arrived(let found):
-                try recordFound(found, for: entry)
-                logger.notice("\(entry.label): the feed shows \(entry.amountText) arrived (\(found.described))")
-                return true
-            case .unclear(let reason):
-                try hold(entry, reason: reason)
-            case .absent:
-                continue
-            }
-        }
-        guard unread != nil || last else { return false }
-        let why = unread.map { "the feed could not be read (\($0))" } ?? "its feed does not show it"
-        try? ledger.recordFailure(
-            accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: "\(cause); \(why)", at: now())
-        throw AccountFailure(
-            ExitStatus(error),
-            "\(cause); the bank may have carried it out and \(why), so it was not sent again: the next run looks "
-                + "in the feed again and sends it only if it is not there")
-    }
-
-    /// Why the bank's refusal needs a person, or nil when it may pass (insufficient funds, a
-    /// rate limit, no connection, a rejected token: each has its own exit code).
-    static func needsAPerson(_ error: BankError, goalName: String?) -> String? {
-        guard case .refused(_, let status, let messages) = error.underlying,
-            !messages.contains("INSUFFICIENT_FUNDS")
-        else { return nil }
-        if messages.contains("UNKNOWN_SAVINGS_GOAL") {
-            return "the goal \"\(goalName ?? "of this transfer")\" no longer exists (the bank answered "
-                + "UNKNOWN_SAVINGS_GOAL); send the week to another goal with --redirect, or abandon it"
-        }
-        let said = messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")
-        return "the bank refused the transfer with HTTP \(status)\(said)"
-    }
+/// Searches of an account's feed for a week's transfer: what the feed shows, and what the
+/// ledger's other weeks claim of it. It reads the bank and the ledger, and writes neither.
+struct FeedSearch: Sendable {
+    let bank: BankClient
+    let ledger: Ledger
+    let waits: FeedSearchWaits
+    /// The zone a week without bounds of its own is counted in.
+    let timeZone: TimeZone
+    let logger: Logger
+    let now: @Sendable () -> Instant
 
     /// What the account's feed says of `entry`'s transfer, from `since` (less the clock-skew
     /// margin) until now (plus the margin).
@@ -86,7 +32,7 @@ extension WeeklyJob {
     func transfers(
         for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
     ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Search) {
-        let margin = feedSearch.clockSkewMargin
+        let margin = waits.clockSkewMargin
         let from = min(since, readingFrom ?? since).adding(.zero - margin)
         let to = now().adding(margin)
         let items = try await AccountFailure.bankCall { () async throws(BankError) in
@@ -114,30 +60,10 @@ extension WeeklyJob {
     func decide(_ week: TransferCheck.Search, entry: LedgerEntry, feed: [FeedTransfer], ledger others: [LedgerEntry])
         -> TransferCheck
     {
-        let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
+        let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: waits.clockSkewMargin)
         logger.info(
             "\(entry.label): \(feed.count) transfer(s) into goals in the feed since \(week.since): \(check.summary)")
         return check
-    }
-
-    func recordFound(_ found: FeedTransfer, for entry: LedgerEntry) throws(AccountFailure) {
-        try AccountFailure.ledgerWrite("record that the transfer arrived") {
-            try ledger.recordDone(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
-                feedItemUid: found.feedItemUid, at: now())
-        }
-    }
-
-    /// Holds `entry`'s week for a person, for `reason`; over another ledger's transfer, noting
-    /// the week it names and how much may be saved twice.
-    func hold(_ entry: LedgerEntry, reason: String, otherLedger: OtherLedgerHold? = nil) throws(AccountFailure) -> Never
-    {
-        try AccountFailure.ledgerWrite("hold the week") {
-            try ledger.recordHeld(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason,
-                otherWeekEnd: otherLedger?.otherWeekEnd, sharedMinorUnits: otherLedger?.shared, at: now())
-        }
-        throw AccountFailure.held(reason)
     }
 
     /// Whether `entry`'s goal is no longer among the account's goals (false when unsure).
@@ -146,6 +72,12 @@ extension WeeklyJob {
             return false
         }
         return !goals.contains { $0.savingsGoalUid == goalUid }
+    }
+
+    /// The end of `entry`'s week: where a feed search starts when the entry has no time
+    /// of its own, so that the search is wider, never narrower, than the intent's.
+    func weekEnd(of entry: LedgerEntry) -> Instant {
+        entry.endsAt ?? Week(endingOn: entry.weekEnd, in: timeZone).end
     }
 }
 
@@ -165,14 +97,6 @@ extension LedgerEntry {
     /// The entry's amount in words.
     var amountText: String {
         Money.describe(minorUnits: minorUnits, code: currency)
-    }
-}
-
-extension WeeklyJob {
-    /// The end of `entry`'s week: where a feed search starts when the entry has no time
-    /// of its own, so that the search is wider, never narrower, than the intent's.
-    func weekEnd(of entry: LedgerEntry) -> Instant {
-        entry.endsAt ?? Week(endingOn: entry.weekEnd, in: rules.timeZone).end
     }
 }
 

@@ -24,7 +24,7 @@ extension WeeklyJob {
     /// the week's end, where the search that held it began (a transfer another ledger made
     /// before this one first looked is as much this week's as one made since).
     func resolveSearchStart(_ entry: LedgerEntry) -> Instant {
-        let end = weekEnd(of: entry)
+        let end = search.weekEnd(of: entry)
         guard let intent = entry.recordedAt else { return end }
         return entry.status == .held ? min(intent, end) : intent
     }
@@ -35,11 +35,11 @@ extension WeeklyJob {
         let since = resolveSearchStart(entry)
         let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
         do throws(AccountFailure) {
-            let (feed, week) = try await transfers(for: entry, account: account, since: since)
-            let others = try entries(of: account)
-            let check = decide(week, entry: entry, feed: feed, ledger: others)
+            let (feed, week) = try await search.transfers(for: entry, account: account, since: since)
+            let others = try search.entries(of: account)
+            let check = search.decide(week, entry: entry, feed: feed, ledger: others)
             if case .mayMove(let found) = TransferCheck.beforeResending(
-                week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin),
+                week, feed: feed, ledger: others, margin: search.waits.clockSkewMargin),
                 !check.hasArrived
             {
                 return "The feed shows a transfer of \(entry.amountText) into \(Self.goalText(found.goalUid, entry)) "
@@ -55,7 +55,7 @@ extension WeeklyJob {
                         feedItemUid: found.feedItemUid, resolution: "checked at \(now().iso8601): found in the feed",
                         at: now())
                 }
-                let gone = await goalIsGone(entry, account: account) ? " The goal no longer exists." : ""
+                let gone = await search.goalIsGone(entry, account: account) ? " The goal no longer exists." : ""
                 return "The transfer of \(entry.amountText) into \(goal) arrived (\(found.described)); the week "
                     + "ending \(entry.weekEnd) of \(entry.label) is recorded as transferred.\(gone)\n"
             case .absent:
@@ -89,10 +89,10 @@ extension WeeklyJob {
             let target = try await redirectTarget(goal, for: entry, account: account)
             let since = resolveSearchStart(entry)
             let bounds = countedWeek(entry)
-            let (feed, week) = try await transfers(
+            let (feed, week) = try await search.transfers(
                 for: entry, account: account, since: since, readingFrom: bounds.start)
-            let others = try entries(of: account)
-            switch TransferCheck.beforeResending(week, feed: feed, ledger: others, margin: feedSearch.clockSkewMargin)
+            let others = try search.entries(of: account)
+            switch TransferCheck.beforeResending(week, feed: feed, ledger: others, margin: search.waits.clockSkewMargin)
             {
             case .moved(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
@@ -118,12 +118,12 @@ extension WeeklyJob {
                     feed, ledger: others, week: bounds, payments: nil,
                     amount: Money(minorUnits: entry.minorUnits, currency: currency))
             {
-                try hold(entry, reason: other.reason, otherLedger: other)
+                try records.hold(entry, reason: other.reason, otherLedger: other)
             }
-            if case .unclear(let reason) = decide(week, entry: entry, feed: week.recent(feed), ledger: others),
+            if case .unclear(let reason) = search.decide(week, entry: entry, feed: week.recent(feed), ledger: others),
                 entry.status != .held
             {
-                try hold(entry, reason: reason)
+                try records.hold(entry, reason: reason)
             }
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes

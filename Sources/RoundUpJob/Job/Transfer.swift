@@ -118,10 +118,10 @@ extension WeeklyJob {
         _ entry: LedgerEntry, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
         account: Account, week: Week
     ) async throws(AccountFailure) -> (TransferCheck, OtherLedgerHold?) {
-        let (feed, search) = try await transfers(
+        let (feed, sought) = try await search.transfers(
             for: entry, account: account, since: since, firstTime: firstTime, readingFrom: week.start)
-        let others = try entries(of: account)
-        let check = decide(search, entry: entry, feed: search.recent(feed), ledger: others)
+        let others = try search.entries(of: account)
+        let check = search.decide(sought, entry: entry, feed: sought.recent(feed), ledger: others)
         guard case .absent = check,
             let hold = otherLedgersHold(feed, ledger: others, week: week, payments: payments, amount: amount)
         else { return (check, nil) }
@@ -244,11 +244,11 @@ extension WeeklyJob {
         }
         switch check {
         case .arrived(let found):
-            try recordFound(found, for: entry)
-            let gone = await goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
+            try records.recordFound(found, for: entry)
+            let gone = await search.goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
             return .foundInFeed("\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
         case .unclear(let reason):
-            try hold(entry, reason: reason, otherLedger: other)
+            try records.hold(entry, reason: reason, otherLedger: other)
         case .absent:
             try await refuseOverdraft(entry, account: account, scopes: scopes)
             try await send(entry, account: account)

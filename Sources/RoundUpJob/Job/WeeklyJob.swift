@@ -40,7 +40,10 @@ public struct WeeklyJob: Sendable {
     let bank: BankClient
     let ledger: Ledger
     let rules: RuleSettings
-    let feedSearch: FeedSearchWaits
+    /// Searches of the accounts' feeds for the weeks' transfers, which write nothing, and
+    /// what the job then writes of a week it settled by them.
+    let search: FeedSearch
+    let records: WeekRecords
     let logger: Logger
     let now: @Sendable () -> Instant
     let version: String
@@ -60,7 +63,10 @@ public struct WeeklyJob: Sendable {
         self.bank = bank
         self.ledger = ledger
         self.rules = settings.rules
-        self.feedSearch = settings.bank.feedSearch
+        self.search = FeedSearch(
+            bank: bank, ledger: ledger, waits: settings.bank.feedSearch, timeZone: settings.rules.timeZone,
+            logger: logger, now: now)
+        self.records = WeekRecords(ledger: ledger, now: now)
         self.logger = logger
         self.version = version
         self.now = now

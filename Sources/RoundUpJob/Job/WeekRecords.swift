@@ -1,0 +1,30 @@
+import RoundUp
+import RoundUpLedger
+import RoundUpVocabulary
+
+/// What the job writes of a week it settled by looking in the feed: the transfer found, or
+/// the week held for a person.
+struct WeekRecords: Sendable {
+    let ledger: Ledger
+    let now: @Sendable () -> Instant
+
+    func recordFound(_ found: FeedTransfer, for entry: LedgerEntry) throws(AccountFailure) {
+        try AccountFailure.ledgerWrite("record that the transfer arrived") {
+            try ledger.recordDone(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                feedItemUid: found.feedItemUid, at: now())
+        }
+    }
+
+    /// Holds `entry`'s week for a person, for `reason`; over another ledger's transfer, noting
+    /// the week it names and how much may be saved twice.
+    func hold(_ entry: LedgerEntry, reason: String, otherLedger: OtherLedgerHold? = nil) throws(AccountFailure) -> Never
+    {
+        try AccountFailure.ledgerWrite("hold the week") {
+            try ledger.recordHeld(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason,
+                otherWeekEnd: otherLedger?.otherWeekEnd, sharedMinorUnits: otherLedger?.shared, at: now())
+        }
+        throw AccountFailure.held(reason)
+    }
+}
