@@ -164,12 +164,12 @@ public enum Resolve {
                 logger: logger)
             let job = WeeklyJob(
                 bank: bank, ledger: ledger, settings: settings, logger: logger, version: roundupVersion, now: clock)
-            let account = try await job.account(entry.accountUid)
+            let account = try await job.resolver.account(entry.accountUid)
             let output: String
             switch resolution {
-            case .check: output = try await job.checkAgain(entry, account: account)
-            case .retry: output = try await job.sendAgain(entry, account: account, to: nil)
-            case .redirect(let goal): output = try await job.sendAgain(entry, account: account, to: goal)
+            case .check: output = try await job.resolver.checkAgain(entry, account: account)
+            case .retry: output = try await job.resolver.sendAgain(entry, account: account, to: nil)
+            case .redirect(let goal): output = try await job.resolver.sendAgain(entry, account: account, to: goal)
             case .abandon: output = ""
             }
             return CommandResult(status: .ok, output: token.redacted(in: output))

@@ -1,5 +1,7 @@
 import Foundation
 import RoundUp
+import RoundUpOutput
+import RoundUpVocabulary
 
 #if canImport(Glibc)
 import Glibc
@@ -140,4 +142,31 @@ struct AccountLockError: Error, CustomStringConvertible {
     let operation: String
     let code: Int32
     var description: String { "cannot take the account's lock (\(operation): \(String(cString: strerror(code))))" }
+}
+
+extension AccountLock {
+    /// The lock on `account` of the bank at `baseURL` for this machine, waiting up to `lockWaitSeconds`
+    /// for another roundup process that works on it. Still held after that, the account is
+    /// skipped (75) naming the holder; once taken, the feed is read first, as always, and
+    /// shows what the other process moved.
+    static func hold(_ account: Account, at baseURL: String, waiting accountLockWait: Duration)
+        async throws(AccountFailure)
+        -> AccountLock
+    {
+        let name = AccountLock.name(baseURL: baseURL, accountUid: account.uid)
+        let outcome: Result<AccountLock, AccountLock.Holder>
+        do {
+            outcome = try await acquire(name, wait: accountLockWait)
+        } catch {
+            throw AccountFailure(.configuration, "\(plainDescription(error)); nothing was moved")
+        }
+        switch outcome {
+        case .success(let lock): return lock
+        case .failure(let holder):
+            throw AccountFailure(
+                .temporaryFailure,
+                "skipped: \(holder) is working on this account, and still was after \(accountLockWait.inSeconds) "
+                    + "(lockWaitSeconds); nothing was moved, and the next run looks at the feed first")
+        }
+    }
 }

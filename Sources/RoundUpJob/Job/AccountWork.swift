@@ -1,3 +1,5 @@
+import Foundation
+import Logging
 import RoundUp
 import RoundUpLedger
 import RoundUpOutput
@@ -5,9 +7,21 @@ import RoundUpReports
 import RoundUpVocabulary
 import StarlingAPI
 
-/// One account's week: read what the decision needs, decide (`AccountDecision`, pure), and
-/// carry the decision out. Every effect on the bank and the ledger happens here.
-extension WeeklyJob {
+/// One account's week: take the account's lock, read the week's ledger entry once, read
+/// what the decision needs, decide (`AccountDecision`, pure), and carry the decision out,
+/// sending through `TransferSender`.
+struct AccountWork: Sendable {
+    let bank: BankClient
+    let ledger: Ledger
+    let rules: RuleSettings
+    let sender: TransferSender
+    /// What the run has learnt of each account, for its later weeks.
+    let memory: AccountMemory
+    /// How long a real run waits for another roundup process working on the same account.
+    let accountLockWait: Duration
+    let logger: Logger
+    let now: @Sendable () -> Instant
+
     /// How `account`'s week ends, and what the job found on the way there. Each step either
     /// adds to the findings or ends the week; a failure ends it with what was found so far.
     func work(on account: Account, week runWeek: Week, dryRun: Bool, scopes: Set<String>) async
@@ -16,7 +30,7 @@ extension WeeklyJob {
         var found = AccountFindings()
         do throws(AccountFailure) {
             // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
-            let lock = dryRun ? nil : try await lock(account)
+            let lock = dryRun ? nil : try await AccountLock.hold(account, at: bank.baseURL, waiting: accountLockWait)
             defer { withExtendedLifetime(lock) {} }
             // The week as the ledger has it, read once, with the account's lock held: the
             // window, the skips and the decision all follow this one reading.
@@ -55,9 +69,9 @@ extension WeeklyJob {
             // decide asks for the balance, then the bank's word on the amount, each at most once.
             for _ in 1...2 {
                 if decision == .readBalance, facts.balance == nil {
-                    facts.balance = try await balance(of: account, in: plan.currency)
+                    facts.balance = try await bank.balance(of: account, in: plan.currency)
                 } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
-                    facts.funds = FundsAnswer(wouldOverdraw: try await wouldOverdraw(account, amount))
+                    facts.funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(account, amount))
                     facts.fundsAsked = amount
                 } else {
                     break
@@ -72,7 +86,7 @@ extension WeeklyJob {
                 .finishUnconfirmed(let entry):
                 logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
                 found.movement = Movement(recorded: entry, currency: plan.currency)
-                let outcome = try await resume(
+                let outcome = try await sender.resume(
                     entry, plan: plan, account: account, week: week, dryRun: dryRun, scopes: scopes)
                 found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
                 return (outcome, found)
@@ -83,11 +97,11 @@ extension WeeklyJob {
                 return (dryRun ? .wouldDo(why) : .nothingToMove(why), found)
             case .transfer(let amount, let minimum):
                 found.balance = minimum
-                let intent = try await intent(
+                let intent = try await sender.intent(
                     amount, note: minimum?.note, plan: plan, account: account, week: week, dryRun: dryRun,
                     scopes: scopes)
                 found.movement = intent.movement
-                let outcome = try await transfer(intent, account: account, week: week, dryRun: dryRun)
+                let outcome = try await sender.transfer(intent, account: account, week: week, dryRun: dryRun)
                 if outcome.status == .transferred {
                     // The goal holds this week's money too, in this report and the run's later weeks.
                     memory.add(moved: amount, of: account.uid)
@@ -120,28 +134,6 @@ extension WeeklyJob {
             WeekWindow.decide(
                 week, scheduled: week.endDate.weekday == rules.weekEndsOn, recorded: recorded,
                 neighbours: try ledger.neighbours(accountUid: account.uid, weekEnd: week.endDate, zone: rules.timeZone))
-        }
-    }
-
-    /// The lock on `account` for this machine (`AccountLock`), waiting up to `lockWaitSeconds`
-    /// for another roundup process that works on it. Still held after that, the account is
-    /// skipped (75) naming the holder; once taken, the feed is read first, as always, and
-    /// shows what the other process moved.
-    func lock(_ account: Account) async throws(AccountFailure) -> AccountLock {
-        let name = AccountLock.name(baseURL: bank.baseURL, accountUid: account.uid)
-        let outcome: Result<AccountLock, AccountLock.Holder>
-        do {
-            outcome = try await AccountLock.acquire(name, wait: accountLockWait)
-        } catch {
-            throw AccountFailure(.configuration, "\(plainDescription(error)); nothing was moved")
-        }
-        switch outcome {
-        case .success(let lock): return lock
-        case .failure(let holder):
-            throw AccountFailure(
-                .temporaryFailure,
-                "skipped: \(holder) is working on this account, and still was after \(accountLockWait.inSeconds) "
-                    + "(lockWaitSeconds); nothing was moved, and the next run looks at the feed first")
         }
     }
 
@@ -227,27 +219,6 @@ extension WeeklyJob {
         AccountFacts(
             total: plan.total, recorded: recorded, minimum: rules.minimumBalances[plan.currency.code],
             overdraft: OverdraftGuard(rules.overdraft, scopes: scopes), dryRun: dryRun)
-    }
-
-    /// Whether moving `amount` would overdraw `account`, as the bank says; nil when it does not say.
-    func wouldOverdraw(_ account: Account, _ amount: Money) async throws(AccountFailure) -> Bool? {
-        try await AccountFailure.bankCall { () async throws(BankError) in
-            try await bank.wouldOverdraw(accountUid: account.uid, minorUnits: amount.minorUnits)
-        }
-    }
-
-    /// The account's effective balance now, in `currency`.
-    func balance(of account: Account, in currency: Currency) async throws(AccountFailure) -> Money {
-        let balance = try await AccountFailure.bankCall { () async throws(BankError) in
-            try await bank.balance(accountUid: account.uid).effectiveBalance
-        }
-        guard balance.currency == currency.code else {
-            throw AccountFailure(
-                .dataError,
-                "skipped: the bank gave the balance in '\(balance.currency.prefix(12))', but the account is in "
-                    + currency.code)
-        }
-        return Money(minorUnits: balance.minorUnits, currency: currency)
     }
 
     /// Records that the week had nothing to move (a dry run records nothing).

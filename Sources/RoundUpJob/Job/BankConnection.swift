@@ -49,3 +49,27 @@ struct InjectedRetryClock: RetryClock {
     func now() -> Date { clock().date }
     func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
+
+/// What one account-week asks the bank, each failure being the account's.
+extension BankClient {
+    /// Whether moving `amount` would overdraw `account`, as the bank says; nil when it does not say.
+    func wouldOverdraw(_ account: Account, _ amount: Money) async throws(AccountFailure) -> Bool? {
+        try await AccountFailure.bankCall { () async throws(BankError) in
+            try await wouldOverdraw(accountUid: account.uid, minorUnits: amount.minorUnits)
+        }
+    }
+
+    /// The account's effective balance now, in `currency`.
+    func balance(of account: Account, in currency: Currency) async throws(AccountFailure) -> Money {
+        let balance = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await self.balance(accountUid: account.uid).effectiveBalance
+        }
+        guard balance.currency == currency.code else {
+            throw AccountFailure(
+                .dataError,
+                "skipped: the bank gave the balance in '\(balance.currency.prefix(12))', but the account is in "
+                    + currency.code)
+        }
+        return Money(minorUnits: balance.minorUnits, currency: currency)
+    }
+}

@@ -4,7 +4,7 @@ import StarlingAPI
 
 /// A send the bank did not answer with success: what the account's feed says of it decides
 /// whether it is recorded as arrived, held for a person, or free to send again.
-extension WeeklyJob {
+extension TransferSender {
     /// After a send that failed: true when the feed shows that the money arrived (and it
     /// is recorded), false when the feed shows no sign of it, twice, and it may be sent
     /// again; otherwise records why and throws (held, or left for the next run).

@@ -40,19 +40,15 @@ public struct WeeklyJob: Sendable {
     let bank: BankClient
     let ledger: Ledger
     let rules: RuleSettings
-    /// Searches of the accounts' feeds for the weeks' transfers, which write nothing, and
-    /// what the job then writes of a week it settled by them.
-    let search: FeedSearch
-    let records: WeekRecords
     let logger: Logger
     let now: @Sendable () -> Instant
     let version: String
     let goals: GoalResolver
     let progress: RunProgress?
-    /// What the run has learnt of each account, for its later weeks.
-    let memory = AccountMemory()
-    /// How long a real run waits for another roundup process working on the same account.
-    let accountLockWait: Duration
+    /// One account's week, worked on (`AccountWork`), and the resolve command's decisions on
+    /// one (`WeekResolver`); both send through one `TransferSender`.
+    let accountWork: AccountWork
+    let resolver: WeekResolver
 
     /// The job for `settings`' rules, goals and feed searches; the bank's own settings are
     /// already in `bank`.
@@ -63,16 +59,27 @@ public struct WeeklyJob: Sendable {
         self.bank = bank
         self.ledger = ledger
         self.rules = settings.rules
-        self.search = FeedSearch(
-            bank: bank, ledger: ledger, waits: settings.bank.feedSearch, timeZone: settings.rules.timeZone,
-            logger: logger, now: now)
-        self.records = WeekRecords(ledger: ledger, now: now)
         self.logger = logger
         self.version = version
         self.now = now
-        self.goals = GoalResolver(bank: bank, goals: settings.goals, logger: logger)
         self.progress = progress
-        self.accountLockWait = settings.state.lockWait
+        let goals = GoalResolver(bank: bank, goals: settings.goals, logger: logger)
+        self.goals = goals
+        let search = FeedSearch(
+            bank: bank, ledger: ledger, waits: settings.bank.feedSearch, timeZone: settings.rules.timeZone,
+            logger: logger, now: now)
+        let records = WeekRecords(ledger: ledger, now: now)
+        // What the run learns of each account, for its later weeks.
+        let memory = AccountMemory()
+        let sender = TransferSender(
+            bank: bank, ledger: ledger, rules: settings.rules, search: search, records: records, goals: goals,
+            memory: memory, logger: logger, now: now)
+        accountWork = AccountWork(
+            bank: bank, ledger: ledger, rules: settings.rules, sender: sender, memory: memory,
+            accountLockWait: settings.state.lockWait, logger: logger, now: now)
+        resolver = WeekResolver(
+            bank: bank, ledger: ledger, rules: settings.rules, search: search, records: records, sender: sender,
+            goals: goals, accountLockWait: settings.state.lockWait, now: now)
     }
 
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
@@ -200,7 +207,8 @@ public struct WeeklyJob: Sendable {
         let label = "\(bankAccount.account.label), week ending \(week.endDate)"
         progress?.started(label)
         defer { progress?.finished(label) }
-        let (outcome, findings) = await work(on: bankAccount.account, week: week, dryRun: dryRun, scopes: scopes)
+        let (outcome, findings) = await accountWork.work(
+            on: bankAccount.account, week: week, dryRun: dryRun, scopes: scopes)
         return (AccountReport(account: bankAccount, outcome: outcome, findings: findings), findings.settledEarlier)
     }
 }

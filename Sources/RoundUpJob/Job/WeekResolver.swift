@@ -1,11 +1,23 @@
 import Foundation
 import RoundUp
+import RoundUpLedger
 import RoundUpVocabulary
 import StarlingAPI
 
 /// The job's side of `roundup resolve`: a person's decision on one held or failed week,
 /// carried out with the same feed search and transfer as a run.
-extension WeeklyJob {
+struct WeekResolver: Sendable {
+    let bank: BankClient
+    let ledger: Ledger
+    let rules: RuleSettings
+    let search: FeedSearch
+    let records: WeekRecords
+    let sender: TransferSender
+    let goals: GoalResolver
+    /// How long it waits for a run working on the same account.
+    let accountLockWait: Duration
+    let now: @Sendable () -> Instant
+
     /// The account `uid`, as the bank lists it.
     func account(_ uid: String) async throws(CommandFailure) -> Account {
         let accounts: [BankAccount]
@@ -84,7 +96,7 @@ extension WeeklyJob {
         var entry = entry
         let at = now().iso8601
         do throws(AccountFailure) {
-            let lock = try await lock(account)
+            let lock = try await AccountLock.hold(account, at: bank.baseURL, waiting: accountLockWait)
             defer { withExtendedLifetime(lock) {} }
             let target = try await redirectTarget(goal, for: entry, account: account)
             let since = resolveSearchStart(entry)
@@ -114,7 +126,7 @@ extension WeeklyJob {
             }
             // Another ledger's transfer, not yet seen by a person: held, as a run holds it.
             if entry.otherWeekEnd == nil, let currency = Currency(code: entry.currency),
-                let other = otherLedgersHold(
+                let other = sender.otherLedgersHold(
                     feed, ledger: others, week: bounds, payments: nil,
                     amount: Money(minorUnits: entry.minorUnits, currency: currency))
             {
@@ -128,7 +140,7 @@ extension WeeklyJob {
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes
                 })
-            try await refuseOverdraft(entry, account: account, scopes: scopes)
+            try await sender.refuseOverdraft(entry, account: account, scopes: scopes)
             if let target {
                 entry.goalUid = target.uid
                 entry.goalName = target.name
@@ -147,7 +159,7 @@ extension WeeklyJob {
             guard let updated = try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
                 throw AccountFailure(.temporaryFailure, "could not read the ledger back")
             }
-            try await send(updated, account: account)
+            try await sender.send(updated, account: account)
             return "Moved \(entry.amountText) into \"\(printable(entry.goalName ?? "the goal"))\" for the week ending "
                 + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? ""))."
                 + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"
@@ -197,7 +209,8 @@ extension LedgerEntry {
     var savedTwiceNote: String? {
         guard let other = otherWeekEnd else { return nil }
         let shared = Money.describe(minorUnits: sharedMinorUnits ?? minorUnits, code: currency)
-        let overlap = WeeklyJob.days(WeeklyJob.overlap(days, (other.adding(days: -WeekWindow.gapDays), other)))
+        let overlap = TransferSender.days(
+            TransferSender.overlap(days, (other.adding(days: -WeekWindow.gapDays), other)))
         return "Up to \(shared) of it may be saved twice: the round-ups of this week's payments of \(overlap), "
             + "which the other ledger's week ending \(other) covers."
     }
@@ -210,12 +223,12 @@ extension LedgerEntry {
         let mine = days
         var gaps: [String] = []
         if mine.first < theirs.0 {
-            gaps.append(WeeklyJob.days((mine.first, min(mine.last, theirs.0.adding(days: -1)))))
+            gaps.append(TransferSender.days((mine.first, min(mine.last, theirs.0.adding(days: -1)))))
         }
         if theirs.1 < mine.last {
-            gaps.append(WeeklyJob.days((max(mine.first, theirs.1.adding(days: 1)), mine.last)))
+            gaps.append(TransferSender.days((max(mine.first, theirs.1.adding(days: 1)), mine.last)))
         }
-        let covered = "The other ledger's week ending \(other) covers \(WeeklyJob.days(theirs))"
+        let covered = "The other ledger's week ending \(other) covers \(TransferSender.days(theirs))"
         guard !gaps.isEmpty else { return covered + ", every day of this week." }
         return covered + "; this week's payments of \(gaps.joined(separator: " and ")) may be saved by neither."
     }

@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import RoundUp
+import RoundUpLedger
 import RoundUpOutput
 import RoundUpReports
 import RoundUpVocabulary
@@ -8,7 +10,19 @@ import StarlingAPI
 /// Moving a week's money: look in the feed first when its outcome is not known, record the
 /// intent before sending, and the outcome after. A transfer whose outcome is unknown is
 /// never sent again blindly: the bank does not promise to recognise a repeated transfer uid.
-extension WeeklyJob {
+struct TransferSender: Sendable {
+    let bank: BankClient
+    let ledger: Ledger
+    let rules: RuleSettings
+    /// Searches of the feed, which write nothing, and what is written of a week they settle.
+    let search: FeedSearch
+    let records: WeekRecords
+    let goals: GoalResolver
+    /// What the run has learnt of each account, for its later weeks.
+    let memory: AccountMemory
+    let logger: Logger
+    let now: @Sendable () -> Instant
+
     /// The week's transfer with its goal: the goal found (once per run), or created unless
     /// `dryRun`. A goal that did not become active holds the week (a real run records it for
     /// a person).
@@ -271,11 +285,12 @@ extension WeeklyJob {
         case .none:
             overdraws = nil
         case .askBank:
-            let funds = FundsAnswer(wouldOverdraw: try await wouldOverdraw(account, amount))
+            let funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(account, amount))
             overdraws = OverdraftGuard.overdraws(moving: amount, funds: funds)
         case .balance:
             // A token with neither scope is refused the balance by the bank: 77.
-            overdraws = OverdraftGuard.overdraws(moving: amount, balance: try await balance(of: account, in: currency))
+            overdraws = OverdraftGuard.overdraws(
+                moving: amount, balance: try await bank.balance(of: account, in: currency))
         }
         guard let why = overdraws else { return }
         let reason = "not sent again: \(why) (overdraft: avoid)"
