@@ -44,7 +44,8 @@ struct AccountWork: Sendable {
                 found.window = window
                 logger.info("\(account.label): the week is \(note)")
             }
-            let week = window.week
+            let week = AccountWeek(
+                account: account, week: window.week, dryRun: dryRun, scopes: scopes, recorded: recorded)
             if memory.nativeRoundUp(of: account.uid) == .active,
                 let reason = nativeRoundUpSkip(account, recorded: recorded)
             {
@@ -55,7 +56,7 @@ struct AccountWork: Sendable {
             // round trip less on every account's way to its transfer. A skipped account
             // drops the feed it read.
             async let planned = AccountFailure.result { () async throws(AccountFailure) in
-                try await self.plan(for: account, week: week)
+                try await self.plan(for: account, week: week.week)
             }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
@@ -64,55 +65,8 @@ struct AccountWork: Sendable {
             }
             let plan = try await planned.get()
             found.plan = plan
-            var facts = facts(recorded: recorded, plan: plan, dryRun: dryRun, scopes: scopes)
-            var decision = AccountDecision.decide(facts)
-            // decide asks for the balance, then the bank's word on the amount, each at most once.
-            for _ in 1...2 {
-                if decision == .readBalance, facts.balance == nil {
-                    facts.balance = try await bank.balance(of: account, in: plan.currency)
-                } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
-                    facts.funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(account, amount))
-                    facts.fundsAsked = amount
-                } else {
-                    break
-                }
-                decision = AccountDecision.decide(facts)
-            }
-            switch decision {
-            case .readBalance, .confirmFunds:
-                throw AccountFailure(
-                    .temporaryFailure, "the balance could not be taken into account; nothing was moved")
-            case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
-                .finishUnconfirmed(let entry):
-                logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
-                found.movement = Movement(recorded: entry, currency: plan.currency)
-                let outcome = try await sender.resume(
-                    entry, plan: plan, account: account, week: week, dryRun: dryRun, scopes: scopes)
-                found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
-                return (outcome, found)
-            case .nothingToMove(let minimum):
-                found.balance = minimum
-                try recordNothing(account: account, week: week, plan: plan, note: minimum?.note, dryRun: dryRun)
-                let why = minimum?.note ?? "no round-up this week: nothing to move"
-                return (dryRun ? .wouldDo(why) : .nothingToMove(why), found)
-            case .transfer(let amount, let minimum):
-                found.balance = minimum
-                let intent = try await sender.intent(
-                    amount, note: minimum?.note, plan: plan, account: account, week: week, dryRun: dryRun,
-                    scopes: scopes)
-                found.movement = intent.movement
-                let outcome = try await sender.transfer(intent, account: account, week: week, dryRun: dryRun)
-                if outcome.status == .transferred {
-                    // The goal holds this week's money too, in this report and the run's later weeks.
-                    memory.add(moved: amount, of: account.uid)
-                    var goal = intent.goal
-                    goal.saved = goal.saved.map { saved in
-                        Money(minorUnits: Savings.add(saved.minorUnits, amount.minorUnits), currency: saved.currency)
-                    }
-                    found.movement?.goal = goal.report
-                }
-                return (outcome, found)
-            }
+            let decision = try await decide(week, plan: plan)
+            return (try await carryOut(decision, of: week, plan: plan, found: &found), found)
         } catch {
             // A held week is said once, in the run's summary; a failure is logged as it happens.
             if error.held {
@@ -122,6 +76,69 @@ struct AccountWork: Sendable {
             }
             memory.forgetGoal(of: account.uid)
             return (AccountOutcome(error), found)
+        }
+    }
+
+    /// What to do with `week`, as `AccountDecision.decide` says once it has the facts it
+    /// asks for: the balance, then the bank's word on the amount, each at most once.
+    private func decide(_ week: AccountWeek, plan: RoundUpPlan) async throws(AccountFailure) -> AccountDecision {
+        var facts = AccountFacts(
+            total: plan.total, recorded: week.recorded, minimum: rules.minimumBalances[plan.currency.code],
+            overdraft: OverdraftGuard(rules.overdraft, scopes: week.scopes), dryRun: week.dryRun)
+        var decision = AccountDecision.decide(facts)
+        for _ in 1...2 {
+            if decision == .readBalance, facts.balance == nil {
+                facts.balance = try await bank.balance(of: week.account, in: plan.currency)
+            } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
+                facts.funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(week.account, amount))
+                facts.fundsAsked = amount
+            } else {
+                break
+            }
+            decision = AccountDecision.decide(facts)
+        }
+        return decision
+    }
+
+    /// Carries `decision` out: the only place a run's week moves money or changes the
+    /// ledger, through `TransferSender`.
+    private func carryOut(
+        _ decision: AccountDecision, of week: AccountWeek, plan: RoundUpPlan, found: inout AccountFindings
+    ) async throws(AccountFailure) -> AccountOutcome {
+        let (account, dryRun) = (week.account, week.dryRun)
+        switch decision {
+        case .readBalance, .confirmFunds:
+            throw AccountFailure(.temporaryFailure, "the balance could not be taken into account; nothing was moved")
+        case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
+            .finishUnconfirmed(let entry):
+            logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
+            found.movement = Movement(recorded: entry, currency: plan.currency)
+            let outcome = try await sender.resume(
+                entry, plan: plan, account: account, week: week.week, dryRun: dryRun, scopes: week.scopes)
+            found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
+            return outcome
+        case .nothingToMove(let minimum):
+            found.balance = minimum
+            try recordNothing(account: account, week: week.week, plan: plan, note: minimum?.note, dryRun: dryRun)
+            let why = minimum?.note ?? "no round-up this week: nothing to move"
+            return dryRun ? .wouldDo(why) : .nothingToMove(why)
+        case .transfer(let amount, let minimum):
+            found.balance = minimum
+            let intent = try await sender.intent(
+                amount, note: minimum?.note, plan: plan, account: account, week: week.week, dryRun: dryRun,
+                scopes: week.scopes)
+            found.movement = intent.movement
+            let outcome = try await sender.transfer(intent, account: account, week: week.week, dryRun: dryRun)
+            if outcome.status == .transferred {
+                // The goal holds this week's money too, in this report and the run's later weeks.
+                memory.add(moved: amount, of: account.uid)
+                var goal = intent.goal
+                goal.saved = goal.saved.map { saved in
+                    Money(minorUnits: Savings.add(saved.minorUnits, amount.minorUnits), currency: saved.currency)
+                }
+                found.movement?.goal = goal.report
+            }
+            return outcome
         }
     }
 
@@ -212,15 +229,6 @@ struct AccountWork: Sendable {
         return plan
     }
 
-    /// What the ledger says of the week (`recorded`), with the plan's total, the configured
-    /// minimum and how the transfer is kept out of overdraft (the bank asked when the token
-    /// may, else the balance read).
-    private func facts(recorded: LedgerEntry?, plan: RoundUpPlan, dryRun: Bool, scopes: Set<String>) -> AccountFacts {
-        AccountFacts(
-            total: plan.total, recorded: recorded, minimum: rules.minimumBalances[plan.currency.code],
-            overdraft: OverdraftGuard(rules.overdraft, scopes: scopes), dryRun: dryRun)
-    }
-
     /// Records that the week had nothing to move (a dry run records nothing).
     private func recordNothing(account: Account, week: Week, plan: RoundUpPlan, note: String?, dryRun: Bool)
         throws(AccountFailure)
@@ -234,6 +242,17 @@ struct AccountWork: Sendable {
             try ledger.recordDecision(entry, counting: plan.counted, at: now())
         }
     }
+}
+
+/// One account's week as a run works on it, once the account's lock is held: the account,
+/// the week's bounds, whether the run is dry, the token's scopes, and the ledger's entry for
+/// it, read once.
+struct AccountWeek: Sendable {
+    let account: Account
+    let week: Week
+    let dryRun: Bool
+    let scopes: Set<String>
+    let recorded: LedgerEntry?
 }
 
 /// Why one account's week did not complete.

@@ -126,9 +126,10 @@ struct WeekResolver: Sendable {
             }
             // Another ledger's transfer, not yet seen by a person: held, as a run holds it.
             if entry.otherWeekEnd == nil, let currency = Currency(code: entry.currency),
-                let other = sender.otherLedgersHold(
-                    feed, ledger: others, week: bounds, payments: nil,
-                    amount: Money(minorUnits: entry.minorUnits, currency: currency))
+                let other = OtherLedgerHold.find(
+                    in: feed, ledger: others, week: bounds, payments: nil,
+                    amount: Money(minorUnits: entry.minorUnits, currency: currency), multiplier: rules.policy.multiplier
+                )
             {
                 try records.hold(entry, reason: other.reason, otherLedger: other)
             }
@@ -209,8 +210,8 @@ extension LedgerEntry {
     var savedTwiceNote: String? {
         guard let other = otherWeekEnd else { return nil }
         let shared = Money.describe(minorUnits: sharedMinorUnits ?? minorUnits, code: currency)
-        let overlap = TransferSender.days(
-            TransferSender.overlap(days, (other.adding(days: -WeekWindow.gapDays), other)))
+        let overlap = OtherLedgerHold.days(
+            OtherLedgerHold.overlap(days, (other.adding(days: -WeekWindow.gapDays), other)))
         return "Up to \(shared) of it may be saved twice: the round-ups of this week's payments of \(overlap), "
             + "which the other ledger's week ending \(other) covers."
     }
@@ -223,12 +224,12 @@ extension LedgerEntry {
         let mine = days
         var gaps: [String] = []
         if mine.first < theirs.0 {
-            gaps.append(TransferSender.days((mine.first, min(mine.last, theirs.0.adding(days: -1)))))
+            gaps.append(OtherLedgerHold.days((mine.first, min(mine.last, theirs.0.adding(days: -1)))))
         }
         if theirs.1 < mine.last {
-            gaps.append(TransferSender.days((max(mine.first, theirs.1.adding(days: 1)), mine.last)))
+            gaps.append(OtherLedgerHold.days((max(mine.first, theirs.1.adding(days: 1)), mine.last)))
         }
-        let covered = "The other ledger's week ending \(other) covers \(TransferSender.days(theirs))"
+        let covered = "The other ledger's week ending \(other) covers \(OtherLedgerHold.days(theirs))"
         guard !gaps.isEmpty else { return covered + ", every day of this week." }
         return covered + "; this week's payments of \(gaps.joined(separator: " and ")) may be saved by neither."
     }
