@@ -207,8 +207,7 @@ private struct MarkdownReport {
         try flush()
         var rows = ""
         rows.reserveCapacity(min(account.transactions.count, 1000) * 100)
-        // What the payments came to, in minor units: each amount has exactly the
-        // currency's decimals, so its digits are its minor units.
+        // What the payments came to, in minor units; none when one is not a payment out.
         var spent: Int64? = 0
         for (number, (index, instant)) in LocalTimeText.order(account.transactions.map(\.settlementTime)).enumerated() {
             if number > 0, number % 1000 == 0 {
@@ -217,16 +216,16 @@ private struct MarkdownReport {
             }
             let item = account.transactions[index]
             spent = spent.flatMap { sum in
-                LocalTimeText.minorUnits(of: item.amount).flatMap { Savings.exactSum(sum, $0) }
+                item.amount.minorUnits < 0 ? nil : Savings.exactSum(sum, item.amount.minorUnits)
             }
             rows += "| "
-            rows += times.text(instant, else: item.settlementTime)
+            rows += times.text(instant, else: item.settlementTime?.iso8601 ?? "")
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
             rows += " | "
-            rows += item.amount
+            rows += item.amount.formattedAmount
             rows += " | "
-            rows += item.roundUp
+            rows += item.roundUp.formattedAmount
             rows += " |\n"
         }
         try emit(rows)
@@ -250,9 +249,9 @@ private struct MarkdownReport {
         lines.append("|---|---|---:|---:|")
         for (index, instant) in LocalTimeText.order(earlier.map(\.settlementTime)) {
             let item = earlier[index]
-            var row = "| \(times.text(instant, else: item.settlementTime)) | "
+            var row = "| \(times.text(instant, else: item.settlementTime?.iso8601 ?? "")) | "
             Markdown.escape(item.counterParty ?? "", into: &row)
-            lines.append(row + " | \(item.amount) | \(item.roundUp) |")
+            lines.append(row + " | \(item.amount.formattedAmount) | \(item.roundUp.formattedAmount) |")
         }
     }
 
@@ -271,17 +270,17 @@ private struct MarkdownReport {
         lines.append("|---|---|---:|---|")
         try flush()
         var rows = ""
-        for (number, (index, instant)) in LocalTimeText.order(items.map { $0.settlementTime ?? "" }).enumerated() {
+        for (number, (index, _)) in LocalTimeText.order(items.map(\.settlementTime)).enumerated() {
             if number > 0, number % 1000 == 0 {
                 try emit(rows)
                 rows.removeAll(keepingCapacity: true)
             }
             let item = items[index]
             rows += "| "
-            rows += item.settlementTime.map { times.text(instant, else: $0) } ?? "not settled"
+            rows += item.settlementTime.map { times.text($0, else: $0.iso8601) } ?? "not settled"
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
-            rows += " | \(item.amount) | \(Markdown.reason(item.reason)) |\n"
+            rows += " | \(item.amount.formattedAmount) | \(Markdown.reason(item.reason)) |\n"
         }
         try emit(rows)
     }

@@ -51,26 +51,9 @@ package final class LocalTimeText {
             + "\(offsetMinutes < 10 ? "0" : "")\(offsetMinutes)"
     }
 
-    /// An amount as the report writes it (`12.34`, with exactly the currency's decimals) in
-    /// minor units: its digits; nil for anything else.
-    package static func minorUnits(of amount: String) -> Int64? {
-        var minor: Int64 = 0
-        var digits = 0
-        for byte in amount.utf8 where byte != UInt8(ascii: ".") {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (tenfold, overflow) = minor.multipliedReportingOverflow(by: 10)
-            guard !overflow, let next = Savings.exactSum(tenfold, Int64(byte - UInt8(ascii: "0"))) else { return nil }
-            minor = next
-            digits += 1
-        }
-        return digits > 0 ? minor : nil
-    }
-
-    /// The indices of `times` (UTC, as the report writes them) in time order, the feed's
-    /// order among equal times, each with its instant; a time that does not read as one
-    /// comes last.
-    package static func order(_ times: [String]) -> [(index: Int, instant: Instant?)] {
-        let instants = times.map { Instant(iso8601: $0) }
+    /// The indices of `instants` in time order, the feed's order among equal times, each
+    /// with its instant; an item without one comes last.
+    package static func order(_ instants: [Instant?]) -> [(index: Int, instant: Instant?)] {
         let keys = instants.map { $0?.millisecondsSince1970 ?? .max }
         return keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { ($0, instants[$0]) }
     }

@@ -1,11 +1,12 @@
 public import Foundation
+public import RoundUp
 public import RoundUpVocabulary
 
 /// What a run did with one week, written as `roundup-<end-date>.json` (this structure) and
 /// `.md`; a catch-up run writes one per week. Documented in `schema/report-v1.schema.json`:
 /// `schemaVersion` changes whenever a field changes meaning or goes away, and every new
 /// field goes into the schema.
-public struct WeekReport: Codable, Sendable {
+public struct WeekReport: Encodable, Sendable {
     public var schemaVersion = 1
     public var generator: String
     public var generatedAt: String
@@ -117,7 +118,7 @@ public enum AccountStatus: String, CaseIterable, Codable, Sendable {
 }
 
 /// One account's part of the report.
-public struct AccountReport: Codable, Sendable {
+public struct AccountReport: Encodable, Sendable {
     public var accountUid: String
     public var name: String?
     public var currency: String
@@ -212,15 +213,16 @@ public struct WindowReport: Codable, Sendable {
 }
 
 /// A counted transaction and its round-up.
-public struct TransactionReport: Codable, Sendable {
+public struct TransactionReport: Encodable, Sendable {
     public var feedItemUid: String
-    public var settlementTime: String
+    /// When it settled; a counted payment always has a time, and one without is written "".
+    public var settlementTime: Instant?
     public var counterParty: String?
-    public var amount: String
-    public var roundUp: String
+    public var amount: Money
+    public var roundUp: Money
 
     package init(
-        feedItemUid: String, settlementTime: String, counterParty: String? = nil, amount: String, roundUp: String
+        feedItemUid: String, settlementTime: Instant?, counterParty: String? = nil, amount: Money, roundUp: Money
     ) {
         self.feedItemUid = feedItemUid
         self.settlementTime = settlementTime
@@ -228,25 +230,49 @@ public struct TransactionReport: Codable, Sendable {
         self.amount = amount
         self.roundUp = roundUp
     }
+
+    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, roundUp }
+
+    /// The report's text: times in ISO 8601 (UTC), amounts with the currency's decimals.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(feedItemUid, forKey: .feedItemUid)
+        try container.encode(settlementTime?.iso8601 ?? "", forKey: .settlementTime)
+        try container.encodeIfPresent(counterParty, forKey: .counterParty)
+        try container.encode(amount.formattedAmount, forKey: .amount)
+        try container.encode(roundUp.formattedAmount, forKey: .roundUp)
+    }
 }
 
 /// A feed item the week left out, and why: a reason of `leftOut`.
-public struct LeftOutReport: Codable, Sendable {
+public struct LeftOutReport: Encodable, Sendable {
     public var feedItemUid: String
     /// Absent for an item not settled.
-    public var settlementTime: String?
+    public var settlementTime: Instant?
     public var counterParty: String?
-    public var amount: String
+    public var amount: Money
     public var reason: String
 
     package init(
-        feedItemUid: String, settlementTime: String? = nil, counterParty: String? = nil, amount: String, reason: String
+        feedItemUid: String, settlementTime: Instant? = nil, counterParty: String? = nil, amount: Money, reason: String
     ) {
         self.feedItemUid = feedItemUid
         self.settlementTime = settlementTime
         self.counterParty = counterParty
         self.amount = amount
         self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, reason }
+
+    /// The report's text: the time in ISO 8601 (UTC), the amount with the currency's decimals.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(feedItemUid, forKey: .feedItemUid)
+        try container.encodeIfPresent(settlementTime?.iso8601, forKey: .settlementTime)
+        try container.encodeIfPresent(counterParty, forKey: .counterParty)
+        try container.encode(amount.formattedAmount, forKey: .amount)
+        try container.encode(reason, forKey: .reason)
     }
 }
 

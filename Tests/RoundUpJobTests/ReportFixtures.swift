@@ -13,13 +13,16 @@ enum ReportFixtures {
         startLocal: "2026-11-09T00:00:00Z", endLocal: "2026-11-16T00:00:00Z", startUTC: "2026-11-09T00:00:00Z",
         endUTC: "2026-11-16T00:00:00Z", hours: 168)
 
+    static let pounds = Currency(code: "GBP")!
+
     static let transaction = TransactionReport(
-        feedItemUid: "feed-1", settlementTime: "2026-11-10T12:30:00.000Z", counterParty: "Café \"Le Bon\" <b>",
-        amount: "4.35", roundUp: "0.65")
+        feedItemUid: "feed-1", settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
+        counterParty: "Café \"Le Bon\" <b>", amount: Money(minorUnits: 435, currency: pounds),
+        roundUp: Money(minorUnits: 65, currency: pounds))
 
     static let leftOut = LeftOutReport(
-        feedItemUid: "feed-3", settlementTime: "2026-11-12T09:00:00.000Z", counterParty: "Acme <Ltd>",
-        amount: "2150.00", reason: "incoming")
+        feedItemUid: "feed-3", settlementTime: Instant(iso8601: "2026-11-12T09:00:00.000Z"), counterParty: "Acme <Ltd>",
+        amount: Money(minorUnits: 215_000, currency: pounds), reason: "incoming")
 
     /// An account with every field set; `created` chooses which of the goal's flags is on.
     static func fullAccount(created: Bool) -> AccountReport {
@@ -47,7 +50,8 @@ enum ReportFixtures {
         exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
 
     static let bareTransaction = TransactionReport(
-        feedItemUid: "feed-2", settlementTime: "2026-11-11T08:00:00.000Z", amount: "1.00", roundUp: "0.00")
+        feedItemUid: "feed-2", settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"),
+        amount: Money(minorUnits: 100, currency: pounds), roundUp: Money(minorUnits: 0, currency: pounds))
 
     static let bareGoal = GoalReport(name: "Round-ups")
 
@@ -89,9 +93,12 @@ enum ReportFixtures {
         }
     }
 
-    /// The optional fields `value` sets, which a bare value leaves nil.
+    /// The optional fields `value` sets, which a bare value leaves nil. A transaction's
+    /// `settlementTime` is optional only because the domain's payment type is: a counted
+    /// payment always has one, and the report always writes the key.
     static func set(in value: Any) -> [String] {
         Mirror(reflecting: value).children.compactMap { child in
+            if value is TransactionReport, child.label == "settlementTime" { return nil }
             let member = Mirror(reflecting: child.value)
             return member.displayStyle == .optional && !member.children.isEmpty ? child.label ?? "?" : nil
         }

@@ -32,9 +32,8 @@ extension AccountReport {
         let row = { (counted: CountedTransaction) in
             TransactionReport(
                 feedItemUid: counted.uid,
-                settlementTime: counted.settlementTime?.iso8601 ?? "",
-                counterParty: counted.counterPartyName, amount: counted.amount.formattedAmount,
-                roundUp: counted.roundUp.formattedAmount)
+                settlementTime: counted.settlementTime, counterParty: counted.counterPartyName,
+                amount: counted.amount, roundUp: counted.roundUp)
         }
         transactions = plan.counted.map(row)
         countedEarlier = plan.countedEarlier.isEmpty ? nil : plan.countedEarlier.map(row)
@@ -44,9 +43,8 @@ extension AccountReport {
             ? nil
             : plan.leftOutItems.map { item in
                 LeftOutReport(
-                    feedItemUid: item.uid, settlementTime: item.settlementTime?.iso8601,
-                    counterParty: item.counterPartyName, amount: item.amount.formattedAmount,
-                    reason: item.reason.rawValue)
+                    feedItemUid: item.uid, settlementTime: item.settlementTime,
+                    counterParty: item.counterPartyName, amount: item.amount, reason: item.reason.rawValue)
             }
         roundUpSum = plan.roundUpSum.formattedAmount
         multiplier = plan.multiplier
