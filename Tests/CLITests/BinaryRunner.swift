@@ -58,6 +58,21 @@ func roundup(_ arguments: [String], environment: [String: String]) async throws 
 
 /// Runs `executable` with `arguments` and exactly `environment`, no standard input.
 func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> Execution {
+    guard let transcript = Transcript.shared, let binary = roundupBinary,
+        executable == binary || arguments.contains(where: { $0.contains(binary) })
+            || environment.values.contains(binary)
+    else {
+        return try await runUnrecorded(executable, arguments, environment: environment)
+    }
+    let entry = transcript.begin()
+    let execution = try await runUnrecorded(executable, arguments, environment: environment)
+    transcript.record(entry, executable: executable, arguments: arguments, execution)
+    return execution
+}
+
+private func runUnrecorded(_ executable: String, _ arguments: [String], environment: [String: String])
+    async throws -> Execution
+{
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
             do {
@@ -99,6 +114,78 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
 func ending(of child: Child) async -> Child.Ending {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread { continuation.resume(returning: child.wait()) }
+    }
+}
+
+/// With `ROUNDUP_TRANSCRIPT` naming a directory, as `scripts/compare-builds` sets it, every
+/// process `run` starts that runs the binary (itself, or a shell or `script` given its path)
+/// is appended to `transcript-<pid>.jsonl` there, one JSON object a line: the test and its
+/// case, the call's number within them, the executable, the arguments, the exit status,
+/// stdout and stderr. Unset, nothing is recorded and `run` is as it was; set, only that file
+/// is written. Processes the tests start with `Child.spawn` themselves are not recorded.
+private final class Transcript: @unchecked Sendable {
+    static let shared: Transcript? = ProcessInfo.processInfo.environment["ROUNDUP_TRANSCRIPT"].map {
+        Transcript(file: $0 + "/transcript-\(getpid()).jsonl")
+    }
+
+    struct Entry {
+        var test: String
+        var testCase: String?
+        var sequence: Int
+    }
+
+    let file: String
+    /// Guards `calls` and the file, which tests running side by side share.
+    let lock = NSLock()
+    var calls: [String: Int] = [:]
+
+    init(file: String) { self.file = file }
+
+    /// Numbers a call as it starts, so that a test's calls one after another keep their order.
+    func begin() -> Entry {
+        let test = Test.current.map { "\($0.id)" } ?? "(no test)"
+        let testCase = Self.caseArguments()
+        let key = test + "\u{0}" + (testCase ?? "")
+        let sequence = lock.withLock {
+            calls[key, default: 0] += 1
+            return calls[key]!
+        }
+        return Entry(test: test, testCase: testCase, sequence: sequence)
+    }
+
+    func record(_ entry: Entry, executable: String, arguments: [String], _ execution: Execution) {
+        var fields: [String: Any] = [
+            "test": entry.test, "sequence": entry.sequence, "executable": executable, "arguments": arguments,
+            "status": Int(execution.status), "stdout": execution.stdout, "stderr": execution.stderr,
+        ]
+        fields["case"] = entry.testCase
+        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        line.append(0x0A)
+        lock.withLock {
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { return }
+            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+        }
+    }
+
+    /// The arguments of the running case of a parameterized test, which tell its cases apart
+    /// (they run side by side). `Test.Case` keeps them internal, so they are found by
+    /// reflection (a value labelled `arguments`, however deep); should that find nothing,
+    /// the case is `?`, and its calls are told apart by number only.
+    static func caseArguments() -> String? {
+        guard let testCase = Test.Case.current, testCase.isParameterized else { return nil }
+        func find(_ label: String, in value: Any, depth: Int) -> Any? {
+            for child in Mirror(reflecting: value).children {
+                if child.label == label { return child.value }
+                if depth > 0, let found = find(label, in: child.value, depth: depth - 1) { return found }
+            }
+            return nil
+        }
+        guard let arguments = find("arguments", in: testCase, depth: 3) else { return "?" }
+        return Mirror(reflecting: arguments).children.map { argument in
+            find("value", in: argument.value, depth: 0).map { String(describing: $0) } ?? "?"
+        }.joined(separator: ", ")
     }
 }
 
