@@ -37,7 +37,7 @@ extension Roundup {
         var crontab = false
 
         func validate() throws {
-            if system, settings.locations.config != nil || settings.locations.stateDir != nil {
+            if system, settings.config != nil || settings.stateDir != nil {
                 throw ValidationError(
                     "--system reads the service's own config and state directory: leave out --config and --state-dir")
             }

@@ -6,22 +6,47 @@ import RoundUpOutput
 import RoundUpReports
 import RoundUpVocabulary
 
-/// `--config` and `--state-dir`: where the settings and the ledger are, declared once for
-/// every command that reads them.
-struct LocationOptions: ParsableArguments {
+/// `--config`, declared once for every command that reads the settings.
+struct ConfigOption: ParsableArguments {
     @Option(
         help: ArgumentHelp("Config file (YAML).", valueName: "file"), completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
+}
 
-    @Option(help: ArgumentHelp("Where the ledger lives.", valueName: "dir"), completion: .directory)
+/// What a command does in the state directory, as `--state-dir`'s help says it.
+protocol StateDirectoryUse {
+    static var help: String { get }
+}
+
+/// A command that may take the state directory's lock: `run`, `check`, `resolve`.
+enum KeepsTheLock: StateDirectoryUse {
+    static let help = "Where the ledger and lock live."
+}
+
+/// A command that only reads the ledger: `history`, `status`.
+enum ReadsTheLedger: StateDirectoryUse {
+    static let help = "Where the ledger lives."
+}
+
+/// `--state-dir`, declared once for every command that finds the ledger.
+struct StateDirectoryOption<Use: StateDirectoryUse>: ParsableArguments {
+    @Option(help: ArgumentHelp(Use.help, valueName: "dir"), completion: .directory)
     var stateDir: String?
+}
 
+/// `--config` and `--state-dir`, for the commands that only read the ledger.
+struct LocationOptions: ParsableArguments {
+    @OptionGroup var configFile: ConfigOption
+    @OptionGroup var stateDirectory: StateDirectoryOption<ReadsTheLedger>
+
+    var config: String? { configFile.config }
+    var stateDir: String? { stateDirectory.stateDir }
     var flags: SettingFlags { SettingFlags(configFile: config, stateDirectory: stateDir) }
 }
 
 /// Where settings come from and the ones with flags, shared by `run`, `check` and `resolve`.
 struct SettingOptions: ParsableArguments {
-    @OptionGroup var locations: LocationOptions
+    @OptionGroup var configFile: ConfigOption
 
     @Option(help: ArgumentHelp("The bank's API base URL.", valueName: "url"))
     var apiBaseURL: String?
@@ -29,11 +54,16 @@ struct SettingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
     var savingsGoal: String?
 
+    @OptionGroup var stateDirectory: StateDirectoryOption<KeepsTheLock>
+
+    var config: String? { configFile.config }
+    var stateDir: String? { stateDirectory.stateDir }
+
     /// The settings these flags give, and a run's `files` (none for `check` and `resolve`).
     func flags(_ files: RunFileOptions? = nil) -> SettingFlags {
         SettingFlags(
-            configFile: locations.config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal,
-            stateDirectory: locations.stateDir, reportDirectory: files?.reportDir, metricsFile: files?.metricsFile)
+            configFile: config, apiBaseURL: apiBaseURL, savingsGoal: savingsGoal, stateDirectory: stateDir,
+            reportDirectory: files?.reportDir, metricsFile: files?.metricsFile)
     }
 }
 
