@@ -8,9 +8,10 @@ import RoundUpVocabulary
 import StarlingAPI
 
 /// The composition root: the one place where the process meets the code. It holds the
-/// environment, the clock and the file-system locations, and turns them with a command's
-/// typed flags into what `Runner`, `Check` and `History` take. Nothing below it reads the
-/// environment or the clock.
+/// environment, the clock and the file-system locations, hands them down as one
+/// `Surroundings` value, and gives each command what its home in the library takes
+/// (`RunSession`, `Check`, `History`, `Resolve`). Nothing below it reads the environment or
+/// the clock.
 struct Composition {
     var environment: [String: String]
     var locations: Locations
