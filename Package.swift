@@ -44,9 +44,7 @@ let package = Package(
         // plain words, the token kept out of logs.
         .target(
             name: "RoundUpOutput",
-            dependencies: [
-                "RoundUp", "RoundUpVocabulary", .product(name: "GRDB", package: "GRDB.swift"),
-            ],
+            dependencies: ["RoundUp", "RoundUpVocabulary"],
             swiftSettings: strict
         ),
         // The ledger in the state directory (SQLite): knows nothing of commands, reports or

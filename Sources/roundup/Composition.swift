@@ -58,8 +58,7 @@ struct Composition {
     /// (`RunSession.recordUnparsed`).
     func recordUnparsedRun(_ message: String, arguments: [String]) async {
         await RunSession.recordUnparsed(
-            message, arguments: arguments, flags: SettingFlagScan.flags(in: Array(arguments.dropFirst())),
-            in: surroundings)
+            message, arguments: arguments, settingFlags: SettingFlagScan.flags(in:), in: surroundings)
     }
 
     /// `roundup check`, or with `system` the system service's files as `roundup.service`

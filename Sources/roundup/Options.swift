@@ -18,13 +18,14 @@ protocol StateDirectoryUse {
     static var help: String { get }
 }
 
-/// A command that may take the state directory's lock: `run`, `check`, `resolve`.
-enum KeepsTheLock: StateDirectoryUse {
+/// The commands that work with the bank (`run`, `check`, `resolve`): their help names the
+/// lock too, which a real run and `resolve` take there.
+enum LedgerAndLock: StateDirectoryUse {
     static let help = "Where the ledger and lock live."
 }
 
-/// A command that only reads the ledger: `history`, `status`.
-enum ReadsTheLedger: StateDirectoryUse {
+/// The commands that only read the ledger: `history`, `status`.
+enum LedgerOnly: StateDirectoryUse {
     static let help = "Where the ledger lives."
 }
 
@@ -37,7 +38,7 @@ struct StateDirectoryOption<Use: StateDirectoryUse>: ParsableArguments {
 /// `--config` and `--state-dir`, for the commands that only read the ledger.
 struct LocationOptions: ParsableArguments {
     @OptionGroup var configFile: ConfigOption
-    @OptionGroup var stateDirectory: StateDirectoryOption<ReadsTheLedger>
+    @OptionGroup var stateDirectory: StateDirectoryOption<LedgerOnly>
 
     var config: String? { configFile.config }
     var stateDir: String? { stateDirectory.stateDir }
@@ -54,7 +55,7 @@ struct SettingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Name of the savings goal to save into (default Round-ups).", valueName: "name"))
     var savingsGoal: String?
 
-    @OptionGroup var stateDirectory: StateDirectoryOption<KeepsTheLock>
+    @OptionGroup var stateDirectory: StateDirectoryOption<LedgerAndLock>
 
     var config: String? { configFile.config }
     var stateDir: String? { stateDirectory.stateDir }
@@ -81,21 +82,39 @@ struct RunFileOptions: ParsableArguments {
 
 /// The setting flags of a command line that cannot be parsed whole (a crontab's line, a run
 /// whose other flags are wrong), read by the same option groups that `run` declares, so a
-/// renamed flag is followed here too. Words no group knows are passed over; a shell's `;`,
-/// `&` or `|` ends the command.
+/// renamed flag is followed here too. A setting flag takes the word after it as its value,
+/// whatever that word is (`--savings-goal -x`, `--config --quiet`), and one at the very end
+/// has none; every other word is passed over, help and `--` included; a shell's `;`, `&`
+/// or `|` ends the command.
 struct SettingFlagScan: ParsableArguments {
     @OptionGroup var settings: SettingOptions
     @OptionGroup var files: RunFileOptions
     @Argument(parsing: .allUnrecognized) var others: [String] = []
 
+    /// The setting flags' names, as the groups declare them (read off their help).
+    static let names: Set<String> = Set(
+        helpMessage(columns: 1000).split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard words.count > 1, words[0].hasPrefix("--"), words[1].hasPrefix("<") else { return nil }
+            return String(words[0])
+        })
+
     static func flags(in words: [String]) -> SettingFlags {
-        var words = Array(words.prefix { $0 != ";" && $0 != "&" && $0 != "|" })
-        // A flag left without its value at the end is dropped, so the ones before it still count.
-        while !words.isEmpty {
-            if let scan = try? parse(words) { return scan.settings.flags(scan.files) }
-            words.removeLast()
+        var words = words.prefix { $0 != ";" && $0 != "&" && $0 != "|" }[...]
+        // Each setting flag with the word after it, as one `--name=value` the parser reads
+        // whatever the value looks like; every other word is left out.
+        var settings: [String] = []
+        while let word = words.popFirst() {
+            if names.contains(word) {
+                if let value = words.popFirst() { settings.append("\(word)=\(value)") }
+            } else if let name = word.split(separator: "=", maxSplits: 1).first, word.contains("="),
+                names.contains(String(name))
+            {
+                settings.append(word)
+            }
         }
-        return SettingFlags()
+        guard let scan = try? parse(settings) else { return SettingFlags() }
+        return scan.settings.flags(scan.files)
     }
 }
 

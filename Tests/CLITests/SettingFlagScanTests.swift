@@ -44,6 +44,21 @@ import Testing
         for (name, _) in Self.declared() { #expect(runHelp.contains(name + " "), "run --help lists \(name)") }
     }
 
+    /// A setting flag takes the next word as its value whatever it looks like, and help,
+    /// `--`, short options and unknown words are passed over, as a crontab's line needs.
+    @Test func theWordAfterASettingFlagIsItsValueWhateverItLooksLike() {
+        let dashed = SettingFlagScan.flags(in: ["--report-dir", "-r", "--state-dir", "/srv/x"])
+        #expect(dashed.reportDirectory == "-r" && dashed.stateDirectory == "/srv/x")
+        #expect(SettingFlagScan.flags(in: ["--savings-goal", "-x"]).savingsGoal == "-x")
+        #expect(SettingFlagScan.flags(in: ["--config", "--quiet"]).configFile == "--quiet")
+        for passedOver in [["-h"], ["--help"], ["-help"], ["--"], ["&&", "rsync", "-ah"], ["--version"]] {
+            let flags = SettingFlagScan.flags(in: passedOver + ["--state-dir", "/s", "--config=/c.yaml"])
+            #expect(flags.stateDirectory == "/s" && flags.configFile == "/c.yaml", "after \(passedOver)")
+        }
+        let twice = SettingFlagScan.flags(in: ["--state-dir", "/first", "--state-dir=/second"])
+        #expect(twice.stateDirectory == "/second", "the last one given counts")
+    }
+
     @Test func aShellSeparatorEndsTheCommandAndADanglingFlagIsDropped() {
         let ended = SettingFlagScan.flags(in: ["--state-dir", "/mine", ";", "--state-dir", "/other"])
         #expect(ended.stateDirectory == "/mine")

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RoundUp
+import RoundUpOutput
 import TestSupport
 import Testing
 
@@ -9,6 +10,14 @@ import Testing
 @testable import RoundUpVocabulary
 
 @Suite struct LedgerTests {
+    /// SQLite's error is said in its own words wherever `plainDescription` meets it, though
+    /// the module that words errors knows nothing of SQLite: the ledger lends it the words.
+    @Test func aDatabaseErrorIsSaidInSQLitesOwnWords() {
+        let readOnly = DatabaseError(resultCode: .SQLITE_READONLY, message: "attempt to write a readonly database")
+        #expect(plainDescription(readOnly) == "attempt to write a readonly database")
+        #expect(plainDescription(DatabaseError(resultCode: .SQLITE_BUSY)) == "database is locked")
+    }
+
     /// A counted payment of a round-up of `roundUp` pence.
     static func payment(_ uid: String, _ roundUp: Int64) -> CountedTransaction {
         let gbp = Currency(code: "GBP")!

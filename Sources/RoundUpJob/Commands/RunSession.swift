@@ -207,12 +207,13 @@ extension RunSession {
     /// terminal): recorded, where `--state-dir` or the environment names a state directory
     /// with a ledger, and told to the monitor the environment names, as a run whose settings
     /// could not be had is. A dry run, and a person's typo, are not runs.
-    /// `flags` are the setting flags among `arguments`, as the command line's own parser
-    /// reads them.
+    /// `settingFlags` reads the setting flags among the words after `run`, as the command
+    /// line's own parser does.
     public static func recordUnparsed(
-        _ message: String, arguments: [String], flags: SettingFlags, in surroundings: Surroundings
+        _ message: String, arguments: [String], settingFlags: ([String]) -> SettingFlags, in surroundings: Surroundings
     ) async {
         guard arguments.first == "run", !surroundings.typedByAPerson, !arguments.contains("--dry-run") else { return }
+        let flags = settingFlags(Array(arguments.dropFirst()))
         var logger = Logger(label: "roundup")
         logger.logLevel = .critical
         // The config's state directory and monitor when it can be read, else the environment's.

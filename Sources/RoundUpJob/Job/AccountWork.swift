@@ -45,7 +45,7 @@ struct AccountWork: Sendable {
                 logger.info("\(account.label): the week is \(note)")
             }
             let week = AccountWeek(
-                account: account, week: window.week, dryRun: dryRun, scopes: scopes, recorded: recorded)
+                account: account, bounds: window.week, dryRun: dryRun, scopes: scopes, recorded: recorded)
             if memory.nativeRoundUp(of: account.uid) == .active,
                 let reason = nativeRoundUpSkip(account, recorded: recorded)
             {
@@ -56,7 +56,7 @@ struct AccountWork: Sendable {
             // round trip less on every account's way to its transfer. A skipped account
             // drops the feed it read.
             async let planned = AccountFailure.result { () async throws(AccountFailure) in
-                try await self.plan(for: account, week: week.week)
+                try await self.plan(for: account, week: week.bounds)
             }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
@@ -114,21 +114,21 @@ struct AccountWork: Sendable {
             logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
             found.movement = Movement(recorded: entry, currency: plan.currency)
             let outcome = try await sender.resume(
-                entry, plan: plan, account: account, week: week.week, dryRun: dryRun, scopes: week.scopes)
+                entry, plan: plan, account: account, week: week.bounds, dryRun: dryRun, scopes: week.scopes)
             found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
             return outcome
         case .nothingToMove(let minimum):
             found.balance = minimum
-            try recordNothing(account: account, week: week.week, plan: plan, note: minimum?.note, dryRun: dryRun)
+            try recordNothing(account: account, week: week.bounds, plan: plan, note: minimum?.note, dryRun: dryRun)
             let why = minimum?.note ?? "no round-up this week: nothing to move"
             return dryRun ? .wouldDo(why) : .nothingToMove(why)
         case .transfer(let amount, let minimum):
             found.balance = minimum
             let intent = try await sender.intent(
-                amount, note: minimum?.note, plan: plan, account: account, week: week.week, dryRun: dryRun,
+                amount, note: minimum?.note, plan: plan, account: account, week: week.bounds, dryRun: dryRun,
                 scopes: week.scopes)
             found.movement = intent.movement
-            let outcome = try await sender.transfer(intent, account: account, week: week.week, dryRun: dryRun)
+            let outcome = try await sender.transfer(intent, account: account, week: week.bounds, dryRun: dryRun)
             if outcome.status == .transferred {
                 // The goal holds this week's money too, in this report and the run's later weeks.
                 memory.add(moved: amount, of: account.uid)
@@ -249,7 +249,8 @@ struct AccountWork: Sendable {
 /// it, read once.
 struct AccountWeek: Sendable {
     let account: Account
-    let week: Week
+    /// The account's bounds for the week (`WeekWindow`).
+    let bounds: Week
     let dryRun: Bool
     let scopes: Set<String>
     let recorded: LedgerEntry?
