@@ -68,33 +68,6 @@ public enum History {
         /// What a person decided with `roundup resolve`.
         public var resolution: String?
         public var updatedAt: String?
-
-        package init(
-            weekStart: String, weekEnd: String, accountUid: String, accountName: String? = nil, currency: String,
-            amount: String, minorUnits: Int64, goalName: String? = nil, goalUid: String? = nil,
-            transferUid: String? = nil, status: Standing, lastError: String? = nil, note: String? = nil,
-            confirmation: String? = nil, feedItemUid: String? = nil, reason: String? = nil, resolution: String? = nil,
-            updatedAt: String? = nil
-        ) {
-            self.weekStart = weekStart
-            self.weekEnd = weekEnd
-            self.accountUid = accountUid
-            self.accountName = accountName
-            self.currency = currency
-            self.amount = amount
-            self.minorUnits = minorUnits
-            self.goalName = goalName
-            self.goalUid = goalUid
-            self.transferUid = transferUid
-            self.status = status
-            self.lastError = lastError
-            self.note = note
-            self.confirmation = confirmation
-            self.feedItemUid = feedItemUid
-            self.reason = reason
-            self.resolution = resolution
-            self.updatedAt = updatedAt
-        }
     }
 
     /// The JSON document, documented in `schema/history-v1.schema.json`: `schemaVersion`
@@ -121,11 +94,6 @@ public enum History {
     public struct Subtotals: Codable, Sendable, Equatable {
         public var months: [Subtotal]
         public var years: [Subtotal]
-
-        package init(months: [Subtotal], years: [Subtotal]) {
-            self.months = months
-            self.years = years
-        }
     }
 
     /// One period's savings in one currency.
@@ -135,13 +103,6 @@ public enum History {
         public var currency: String
         public var amount: String
         public var minorUnits: Int64
-
-        package init(period: String, currency: String, amount: String, minorUnits: Int64) {
-            self.period = period
-            self.currency = currency
-            self.amount = amount
-            self.minorUnits = minorUnits
-        }
     }
 
     /// Which weeks to show. Every filter given applies.

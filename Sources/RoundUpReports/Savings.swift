@@ -10,11 +10,6 @@ package struct Savings: Sendable, Equatable {
     package struct Period: Sendable, Equatable {
         package var label: String
         package var minorUnits: Int64
-
-        package init(label: String, minorUnits: Int64) {
-            self.label = label
-            self.minorUnits = minorUnits
-        }
     }
 
     /// One currency's savings, oldest period first.
@@ -37,14 +32,6 @@ package struct Savings: Sendable, Equatable {
                 sum = Savings.add(sum, week.minorUnits)
                 return Period(label: week.label, minorUnits: sum)
             }
-        }
-
-        package init(currency: String, weeks: [Period], months: [Period], years: [Period], total: Int64) {
-            self.currency = currency
-            self.weeks = weeks
-            self.months = months
-            self.years = years
-            self.total = total
         }
     }
 

@@ -7,20 +7,15 @@ import Testing
 /// The crontab check and the recording of a run whose flags could not be parsed read the
 /// setting flags with the option groups `run` declares, not a list of names of their own.
 @Suite struct SettingFlagScanTests {
-    /// Each `--name` the setting groups declare, read off their own help, with the
-    /// `SettingFlags` property it fills: a flag renamed in its group is followed here.
+    /// Each `--name` the setting groups declare (`SettingFlagScan.names`, read off their own
+    /// help), with the `SettingFlags` property it fills: a flag renamed in its group is
+    /// followed here.
     static func declared() -> [(name: String, value: KeyPath<SettingFlags, String?>)] {
-        let help = SettingFlagScan.helpMessage(columns: 1000)
-        let names = help.split(separator: "\n").compactMap { line -> String? in
-            let words = line.split(separator: " ")
-            guard let first = words.first, first.hasPrefix("--"), first != "--help" else { return nil }
-            return String(first)
-        }
         let properties: [KeyPath<SettingFlags, String?>] = [
             \.configFile, \.stateDirectory, \.apiBaseURL, \.savingsGoal, \.reportDirectory, \.metricsFile,
         ]
         // Which property a name fills is found by scanning it alone.
-        return names.compactMap { name in
+        return SettingFlagScan.names.sorted().compactMap { name in
             let flags = SettingFlagScan.flags(in: [name, "probe"])
             return properties.first { flags[keyPath: $0] == "probe" }.map { (name, $0) }
         }

@@ -126,8 +126,7 @@ public struct RunSession: Sendable {
         if let refusal = watch?.metricsRefusal {
             result = await told(finished(.failure(refusal), by: watch), by: watch)
         } else {
-            result = await run(
-                settings: settings, week: week, options: options, logger: logger, watch: watch, progress: progress)
+            result = await run(settings: settings, week: week, watch: watch, progress: progress)
         }
         // A signal recorded the run's ending: the process ends from its handler.
         if watch?.wasStopped == true { await StopGate.waitIfClosed() }
@@ -142,8 +141,7 @@ public struct RunSession: Sendable {
     /// the ledger meanwhile, and the monitor is told after, so that a slow one keeps no
     /// other run waiting.
     private func run(
-        settings: Settings, week: Result<Week, CommandFailure>, options: RunOptions, logger: Logger,
-        watch: RunWatch?, progress: RunProgress
+        settings: Settings, week: Result<Week, CommandFailure>, watch: RunWatch?, progress: RunProgress
     ) async -> CommandResult {
         let request: RunRequest
         let token: AccessToken
