@@ -36,12 +36,11 @@ private struct MarkdownReport {
         // A week in which the clocks change shows each time with its offset: 01:30 happens
         // twice on the night they go back.
         times = LocalTimeText(
-            zone: TimeZone(identifier: report.week.timeZone),
-            showingOffsets: report.week.startLocal.dropFirst(19) != report.week.endLocal.dropFirst(19))
+            zone: report.week.timeZone, showingOffsets: report.week.clocksChange)
     }
 
     /// The heading of a column of payment times.
-    private var timeHeading: String { "Settled (\(Markdown.escape(report.week.timeZone)))" }
+    private var timeHeading: String { "Settled (\(Markdown.escape(report.week.timeZone.identifier)))" }
 
     mutating func render() throws {
         header()
@@ -68,9 +67,11 @@ private struct MarkdownReport {
         lines.append("")
         lines.append("| Run | |")
         lines.append("|---|---|")
-        lines.append("| Window | \(week.startLocal) to \(week.endLocal) (\(week.timeZone), \(week.hours) hours) |")
-        lines.append("| In UTC | \(week.startUTC) to \(week.endUTC) |")
-        lines.append("| Generated | \(report.generatedAt) by \(report.generator) |")
+        lines.append(
+            "| Window | \(week.localStartText) to \(week.localEndText) (\(week.timeZone.identifier), \(week.hours) hours) |"
+        )
+        lines.append("| In UTC | \(week.start.iso8601) to \(week.end.iso8601) |")
+        lines.append("| Generated | \(report.generatedAt.iso8601) by \(report.generator) |")
         lines.append("| Exit code | \(report.exitCode.rawValue) |")
         if let requests = report.requests { lines.append("| Requests to the bank | \(requests) |") }
         if let perAccount = report.requestsPerAccountWeek {
@@ -94,8 +95,8 @@ private struct MarkdownReport {
             let moved = account.status.kind == .moved || report.dryRun
             lines.append(
                 "| \(Markdown.escape(account.label)) | \(account.transactions.count) | "
-                    + "\(account.roundUpSum.map { "\($0) \(account.shownCurrency)" } ?? "—") | "
-                    + "\(moved ? account.total.map { "\($0) \(account.shownCurrency)" } ?? "—" : "—") | "
+                    + "\(account.roundUpSum.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—") | "
+                    + "\(moved ? account.total.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—" : "—") | "
                     + "\(Markdown.escape(account.goal?.name ?? "—")) | \(account.status.rawValue) |")
         }
     }
@@ -115,7 +116,7 @@ private struct MarkdownReport {
         )
         if let window = account.window {
             lines.append(
-                "- Window: \(window.startUTC) to \(window.endUTC) (\(window.hours) hours), "
+                "- Window: \(window.start.iso8601) to \(window.end.iso8601) (\(window.hours) hours), "
                     + Markdown.escape(window.note))
         }
         if account.nativeRoundUp == "active", account.status != .skipped {
@@ -133,8 +134,9 @@ private struct MarkdownReport {
         if let line = arithmetic(of: account) { lines.append(line) }
         if let minimum = account.minimumBalance {
             lines.append(
-                "- Minimum balance: \(minimum) \(account.shownCurrency)"
-                    + (account.balance.map { "; the balance was \($0) \(account.shownCurrency)" } ?? ""))
+                "- Minimum balance: \(minimum.formattedAmount) \(account.shownCurrency)"
+                    + (account.balance.map { "; the balance was \($0.formattedAmount) \(account.shownCurrency)" } ?? "")
+            )
         }
         if let goal = account.goal {
             let note = goal.created ? " (created by this run)" : goal.wouldCreate ? " (would be created)" : ""
@@ -149,25 +151,24 @@ private struct MarkdownReport {
     /// amount, in words; nil when none of them changed it.
     private func arithmetic(of account: AccountReport) -> String? {
         let code = account.shownCurrency
-        let sum = account.roundUpSum ?? account.total ?? "0"
+        guard let total = account.total else { return nil }
+        let sum = account.roundUpSum ?? total
         // A multiplier changes nothing of round-ups that come to nothing.
-        let multiplier = (Decimal(string: sum) ?? 0) == 0 ? 1 : account.multiplier ?? 1
-        guard let total = account.total, multiplier != 1 || account.capApplied != nil || account.heldBack != nil
-        else { return nil }
-        var steps = ["The round-ups add up to \(sum) \(code)"]
+        let multiplier = sum.minorUnits == 0 ? 1 : account.multiplier ?? 1
+        guard multiplier != 1 || account.capApplied != nil || account.heldBack != nil else { return nil }
+        var steps = ["The round-ups add up to \(sum.formattedAmount) \(code)"]
         if multiplier != 1 {
             let multiplied =
-                Decimal(string: sum).flatMap { amount in
-                    Currency(code: code).flatMap { try? Money(amount: amount * Decimal(multiplier), currency: $0) }
-                }.map { "\($0.formattedAmount) \(code)" } ?? "\(multiplier) times that"
+                (try? Money(amount: sum.amount * Decimal(multiplier), currency: sum.currency))
+                .map { "\($0.formattedAmount) \(code)" } ?? "\(multiplier) times that"
             steps.append("the multiplier of \(multiplier) makes that \(multiplied)")
         }
-        if let cap = account.capApplied { steps.append("the weekly cap cuts it to \(cap) \(code)") }
+        if let cap = account.capApplied { steps.append("the weekly cap cuts it to \(cap.formattedAmount) \(code)") }
         if let heldBack = account.heldBack {
             let why =
-                account.minimumBalance.map { "to keep the minimum balance of \($0) \(code)" }
+                account.minimumBalance.map { "to keep the minimum balance of \($0.formattedAmount) \(code)" }
                 ?? "to keep the account out of overdraft"
-            steps.append("\(heldBack) \(code) stays in the account \(why)")
+            steps.append("\(heldBack.formattedAmount) \(code) stays in the account \(why)")
         }
         let verb =
             switch account.status {
@@ -175,7 +176,7 @@ private struct MarkdownReport {
             case .dryRun: "would move"
             default: "to move"
             }
-        return "- " + steps.joined(separator: "; ") + ": **\(total) \(code)** \(verb)."
+        return "- " + steps.joined(separator: "; ") + ": **\(total.formattedAmount) \(code)** \(verb)."
     }
 
     /// What the goal holds and how near its target it is, when the bank said.
@@ -183,14 +184,16 @@ private struct MarkdownReport {
         guard let goal = account.goal else { return nil }
         let code = account.shownCurrency
         let now = account.status == .transferred ? "now holds" : "holds"
-        switch (goal.saved, goal.savedMinorUnits, goal.target, goal.targetMinorUnits) {
-        case (let saved?, let savedMinor?, let target?, let targetMinor?) where targetMinor > 0:
-            let percent = Savings.percent(savedMinor, of: targetMinor) ?? 0
-            return "- The goal \(now) \(saved) \(code): \(percent) % of its target of \(target) \(code)."
-        case (let saved?, _, _, _):
-            return "- The goal \(now) \(saved) \(code)."
-        case (nil, _, let target?, _):
-            return "- The goal's target is \(target) \(code)."
+        switch (goal.saved, goal.target) {
+        case (let saved?, let target?) where target.minorUnits > 0:
+            let percent = Savings.percent(saved.minorUnits, of: target.minorUnits) ?? 0
+            return
+                "- The goal \(now) \(saved.formattedAmount) \(code): \(percent) % of its target of "
+                + "\(target.formattedAmount) \(code)."
+        case (let saved?, _):
+            return "- The goal \(now) \(saved.formattedAmount) \(code)."
+        case (nil, let target?):
+            return "- The goal's target is \(target.formattedAmount) \(code)."
         default:
             return nil
         }
@@ -236,7 +239,7 @@ private struct MarkdownReport {
             } ?? "—"
         lines.append(
             "| **Total** | \(count) payment\(count == 1 ? "" : "s") | **\(spentText)** | "
-                + "**\(account.roundUpSum ?? "—")** |")
+                + "**\(account.roundUpSum?.formattedAmount ?? "—")** |")
     }
 
     /// The payments left out because another week counted them, a row each.

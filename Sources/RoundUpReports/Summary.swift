@@ -6,7 +6,8 @@ extension WeekReport {
     public func summary(reportPath: String?, style: TextStyle = .plain) -> String {
         var lines = [
             style.bold(
-                "roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone))\(dryRun ? ", dry run" : "")")
+                "roundup: week \(week.startDate) – \(week.endDate) (\(week.timeZone.identifier))\(dryRun ? ", dry run" : "")"
+            )
         ]
         if let error { lines.append(style.status(.failed, "failed: \(printable(error))")) }
         if !accounts.isEmpty {
@@ -14,7 +15,8 @@ extension WeekReport {
             let rows = accounts.map { account in
                 [
                     account.label, String(account.transactions.count),
-                    account.total.map { "\($0) \(account.shownCurrency)" } ?? "—", account.goal?.name ?? "—",
+                    account.total.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—",
+                    account.goal?.name ?? "—",
                     account.status.rawValue,
                 ]
             }

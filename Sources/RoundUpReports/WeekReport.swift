@@ -9,9 +9,10 @@ public import RoundUpVocabulary
 public struct WeekReport: Encodable, Sendable {
     public var schemaVersion = 1
     public var generator: String
-    public var generatedAt: String
+    public var generatedAt: Instant
     public var dryRun: Bool
-    public var week: ReportedWeek
+    /// The week the run covered: its seven local days and their bounds.
+    public var week: Week
     public var accounts: [AccountReport]
     /// Set when the run stopped before any account was processed.
     public var error: String?
@@ -36,7 +37,7 @@ public struct WeekReport: Encodable, Sendable {
     }
 
     package init(
-        generator: String, generatedAt: String, dryRun: Bool, week: ReportedWeek, accounts: [AccountReport],
+        generator: String, generatedAt: Instant, dryRun: Bool, week: Week, accounts: [AccountReport],
         error: String? = nil, exitCode: ExitStatus, retries: Int? = nil, requests: Int? = nil,
         requestsPerAccountWeek: Decimal? = nil
     ) {
@@ -50,34 +51,6 @@ public struct WeekReport: Encodable, Sendable {
         self.retries = retries
         self.requests = requests
         self.requestsPerAccountWeek = requestsPerAccountWeek
-    }
-}
-
-/// The week a run covered, in local time and UTC.
-public struct ReportedWeek: Codable, Sendable {
-    public var startDate: String
-    public var endDate: String
-    public var timeZone: String
-    /// Local start, with offset: `2026-11-09T00:00:00+00:00`.
-    public var startLocal: String
-    /// Local end (exclusive), with offset.
-    public var endLocal: String
-    public var startUTC: String
-    public var endUTC: String
-    public var hours: Int
-
-    package init(
-        startDate: String, endDate: String, timeZone: String, startLocal: String, endLocal: String, startUTC: String,
-        endUTC: String, hours: Int
-    ) {
-        self.startDate = startDate
-        self.endDate = endDate
-        self.timeZone = timeZone
-        self.startLocal = startLocal
-        self.endLocal = endLocal
-        self.startUTC = startUTC
-        self.endUTC = endUTC
-        self.hours = hours
     }
 }
 
@@ -138,22 +111,23 @@ public struct AccountReport: Encodable, Sendable {
     /// The left-out feed items themselves, each with its reason (those another week
     /// counted are in `countedEarlier`); nil when there are none.
     public var leftOutTransactions: [LeftOutReport]?
-    /// Sum of the round-ups, major units.
-    public var roundUpSum: String?
+    /// Sum of the round-ups.
+    public var roundUpSum: Money?
     public var multiplier: Int?
     /// The step each payment was rounded up to, in major units, when it is not 1.
     public var roundTo: Int?
     /// The weekly cap, when it cut the total.
-    public var capApplied: String?
+    public var capApplied: Money?
     /// The minimum balance configured for this currency, when there is one.
-    public var minimumBalance: String?
+    public var minimumBalance: Money?
     /// The account's effective balance before the transfer, read when a minimum applies.
-    public var balance: String?
+    public var balance: Money?
     /// The part of the round-up the minimum balance held back.
-    public var heldBack: String?
-    /// What was (or would be) moved, major units.
-    public var total: String?
-    public var totalMinorUnits: Int64?
+    public var heldBack: Money?
+    /// What was (or would be) moved.
+    public var total: Money?
+    /// `total` in minor units, as the report also writes it.
+    public var totalMinorUnits: Int64? { total?.minorUnits }
     public var goal: GoalReport?
     public var transferUid: String?
     /// The account's bounds for the week, when they are not the run's seven local days.
@@ -164,9 +138,9 @@ public struct AccountReport: Encodable, Sendable {
         accountUid: String, name: String? = nil, currency: String, accountType: String? = nil,
         nativeRoundUp: String? = nil, status: AccountStatus, detail: String? = nil,
         transactions: [TransactionReport] = [], countedEarlier: [TransactionReport]? = nil,
-        leftOut: [String: Int] = [:], leftOutTransactions: [LeftOutReport]? = nil, roundUpSum: String? = nil,
-        multiplier: Int? = nil, roundTo: Int? = nil, capApplied: String? = nil, minimumBalance: String? = nil,
-        balance: String? = nil, heldBack: String? = nil, total: String? = nil, totalMinorUnits: Int64? = nil,
+        leftOut: [String: Int] = [:], leftOutTransactions: [LeftOutReport]? = nil, roundUpSum: Money? = nil,
+        multiplier: Int? = nil, roundTo: Int? = nil, capApplied: Money? = nil, minimumBalance: Money? = nil,
+        balance: Money? = nil, heldBack: Money? = nil, total: Money? = nil,
         goal: GoalReport? = nil, transferUid: String? = nil, window: WindowReport? = nil, exitCode: ExitStatus = .ok
     ) {
         self.accountUid = accountUid
@@ -188,7 +162,6 @@ public struct AccountReport: Encodable, Sendable {
         self.balance = balance
         self.heldBack = heldBack
         self.total = total
-        self.totalMinorUnits = totalMinorUnits
         self.goal = goal
         self.transferUid = transferUid
         self.window = window
@@ -197,16 +170,17 @@ public struct AccountReport: Encodable, Sendable {
 }
 
 /// An account's bounds for the week when they differ from its seven local days, and why.
-public struct WindowReport: Codable, Sendable {
-    public var startUTC: String
-    public var endUTC: String
+public struct WindowReport: Encodable, Sendable {
+    public var start: Instant
+    /// The first instant after the bounds.
+    public var end: Instant
     public var hours: Int
     /// Why, in words: stretched or shortened, by how much, and what the bounds meet.
     public var note: String
 
-    package init(startUTC: String, endUTC: String, hours: Int, note: String) {
-        self.startUTC = startUTC
-        self.endUTC = endUTC
+    package init(start: Instant, end: Instant, hours: Int, note: String) {
+        self.start = start
+        self.end = end
         self.hours = hours
         self.note = note
     }
@@ -230,18 +204,6 @@ public struct TransactionReport: Encodable, Sendable {
         self.amount = amount
         self.roundUp = roundUp
     }
-
-    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, roundUp }
-
-    /// The report's text: times in ISO 8601 (UTC), amounts with the currency's decimals.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(feedItemUid, forKey: .feedItemUid)
-        try container.encode(settlementTime?.iso8601 ?? "", forKey: .settlementTime)
-        try container.encodeIfPresent(counterParty, forKey: .counterParty)
-        try container.encode(amount.formattedAmount, forKey: .amount)
-        try container.encode(roundUp.formattedAmount, forKey: .roundUp)
-    }
 }
 
 /// A feed item the week left out, and why: a reason of `leftOut`.
@@ -262,47 +224,31 @@ public struct LeftOutReport: Encodable, Sendable {
         self.amount = amount
         self.reason = reason
     }
-
-    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, reason }
-
-    /// The report's text: the time in ISO 8601 (UTC), the amount with the currency's decimals.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(feedItemUid, forKey: .feedItemUid)
-        try container.encodeIfPresent(settlementTime?.iso8601, forKey: .settlementTime)
-        try container.encodeIfPresent(counterParty, forKey: .counterParty)
-        try container.encode(amount.formattedAmount, forKey: .amount)
-        try container.encode(reason, forKey: .reason)
-    }
 }
 
 /// The goal the money went (or would go) into.
-public struct GoalReport: Codable, Sendable {
+public struct GoalReport: Encodable, Sendable {
     public var uid: String?
     public var name: String
     /// This run created the goal.
     public var created: Bool = false
     /// A real run would create the goal (dry run only).
     public var wouldCreate: Bool = false
-    /// What the goal holds, major units: as the bank said when the run read it, with this
-    /// run's transfers into it up to and including this week's. Absent when the bank did not say.
-    public var saved: String?
-    public var savedMinorUnits: Int64?
-    /// The goal's own target, else the configured `newGoalTarget`, major units.
-    public var target: String?
-    public var targetMinorUnits: Int64?
+    /// What the goal holds: as the bank said when the run read it, with this run's transfers
+    /// into it up to and including this week's. Absent when the bank did not say.
+    public var saved: Money?
+    /// The goal's own target, else the configured `newGoalTarget`.
+    public var target: Money?
 
     package init(
-        uid: String? = nil, name: String, created: Bool = false, wouldCreate: Bool = false, saved: String? = nil,
-        savedMinorUnits: Int64? = nil, target: String? = nil, targetMinorUnits: Int64? = nil
+        uid: String? = nil, name: String, created: Bool = false, wouldCreate: Bool = false, saved: Money? = nil,
+        target: Money? = nil
     ) {
         self.uid = uid
         self.name = name
         self.created = created
         self.wouldCreate = wouldCreate
         self.saved = saved
-        self.savedMinorUnits = savedMinorUnits
         self.target = target
-        self.targetMinorUnits = targetMinorUnits
     }
 }

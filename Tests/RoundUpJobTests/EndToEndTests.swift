@@ -33,7 +33,7 @@ import Testing
             let report = try #require(first.report)
             #expect(report.accounts.map(\.status) == [.transferred, .transferred])
             let gbp = report.accounts[0]
-            #expect(gbp.total == "2.98")
+            #expect(gbp.total?.formattedAmount == "2.98")
             #expect(gbp.transactions.count == 7)
             #expect(gbp.goal?.created == true)
             #expect(

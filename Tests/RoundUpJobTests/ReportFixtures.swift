@@ -8,12 +8,13 @@ import RoundUp
 /// schema to the report's structures: `full` sets every field at every level, `bare` only
 /// those a report always has.
 enum ReportFixtures {
-    static let week = ReportedWeek(
-        startDate: "2026-11-09", endDate: "2026-11-15", timeZone: "Europe/London",
-        startLocal: "2026-11-09T00:00:00Z", endLocal: "2026-11-16T00:00:00Z", startUTC: "2026-11-09T00:00:00Z",
-        endUTC: "2026-11-16T00:00:00Z", hours: 168)
+    static let week = Week(endingOn: LocalDate(iso: "2026-11-15")!, in: TimeZone(identifier: "Europe/London")!)
 
     static let pounds = Currency(code: "GBP")!
+
+    static func gbp(_ minorUnits: Int64) -> Money { Money(minorUnits: minorUnits, currency: pounds) }
+
+    static let generatedAt = Instant(iso8601: "2026-11-16T06:00:01.000Z")!
 
     static let transaction = TransactionReport(
         feedItemUid: "feed-1", settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
@@ -32,20 +33,22 @@ enum ReportFixtures {
             transactions: [transaction, transaction], countedEarlier: [transaction],
             leftOut: Dictionary(uniqueKeysWithValues: Exclusion.allCases.map { ($0.rawValue, 1) }),
             leftOutTransactions: [leftOut],
-            roundUpSum: "6.07", multiplier: 2, roundTo: 5, capApplied: "5.00", minimumBalance: "100.00",
-            balance: "102.50", heldBack: "2.50", total: "2.50", totalMinorUnits: 250,
+            roundUpSum: gbp(607), multiplier: 2, roundTo: 5, capApplied: gbp(500), minimumBalance: gbp(100_00),
+            balance: gbp(102_50), heldBack: gbp(250), total: gbp(250),
             goal: GoalReport(
-                uid: "goal-1", name: "Round-ups", created: created, wouldCreate: !created, saved: "41.20",
-                savedMinorUnits: 4120, target: "100.00", targetMinorUnits: 10000),
+                uid: "goal-1", name: "Round-ups", created: created, wouldCreate: !created, saved: gbp(41_20),
+                target: gbp(100_00)),
             transferUid: "transfer-1",
             window: WindowReport(
-                startUTC: "2026-11-09T00:00:00.000Z", endUTC: "2026-11-15T11:00:00.000Z", hours: 155,
+                start: Instant(iso8601: "2026-11-09T00:00:00.000Z")!,
+                end: Instant(iso8601: "2026-11-15T11:00:00.000Z")!,
+                hours: 155,
                 note: "shortened by 13 hours: it ends at 2026-11-15T11:00:00.000Z"),
             exitCode: .dataError)
     }
 
     static let full = WeekReport(
-        generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: false, week: week,
+        generator: "roundup 0.0.0", generatedAt: generatedAt, dryRun: false, week: week,
         accounts: [fullAccount(created: true), fullAccount(created: false)], error: "the bank said no",
         exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
 
@@ -58,7 +61,7 @@ enum ReportFixtures {
     static let bareAccount = AccountReport(accountUid: "account-bare", currency: "EUR", status: .nothingToDo)
 
     static let bare = WeekReport(
-        generator: "roundup 0.0.0", generatedAt: "2026-11-16T06:00:01Z", dryRun: true, week: week, accounts: [],
+        generator: "roundup 0.0.0", generatedAt: generatedAt, dryRun: true, week: week, accounts: [],
         exitCode: .ok)
 
     /// `bare` with two bare accounts, one with a bare transaction and goal.
@@ -86,7 +89,7 @@ enum ReportFixtures {
             }
         default:
             guard
-                value is WeekReport || value is ReportedWeek || value is AccountReport || value is TransactionReport
+                value is WeekReport || value is AccountReport || value is TransactionReport
                     || value is GoalReport
             else { return [] }
             return mirror.children.flatMap { unset(in: $0.value, at: "\(path).\($0.label ?? "?")") }

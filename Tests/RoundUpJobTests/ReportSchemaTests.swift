@@ -53,7 +53,7 @@ import Testing
     static var objects: [(name: String, full: any Encodable, bare: any Encodable)] {
         [
             ("run", ReportFixtures.full, ReportFixtures.bare),
-            ("week", ReportFixtures.full.week, ReportFixtures.bare.week),
+            ("week", WeekText(ReportFixtures.full.week), WeekText(ReportFixtures.bare.week)),
             ("account", fullAccount, ReportFixtures.bareAccount),
             ("transaction", fullAccount.transactions[0], ReportFixtures.bareTransaction),
             ("goal", fullAccount.goal!, ReportFixtures.bareGoal),

@@ -90,19 +90,19 @@ import Testing
     @Test func theArithmeticLineAppearsOnlyWhenSomethingChangedTheAmount() {
         var report = ReportFixtures.bare
         var account = AccountReport(accountUid: "a", currency: "GBP", status: .nothingToDo)
-        account.roundUpSum = "0.00"
-        account.total = "0.00"
+        account.roundUpSum = ReportFixtures.gbp(0)
+        account.total = ReportFixtures.gbp(0)
         account.multiplier = 2
         report.accounts = [account]
         #expect(!report.markdown.contains("add up to"), "twice nothing is nothing")
-        report.accounts[0].roundUpSum = "1.50"
-        report.accounts[0].total = "3.00"
+        report.accounts[0].roundUpSum = ReportFixtures.gbp(150)
+        report.accounts[0].total = ReportFixtures.gbp(300)
         report.accounts[0].status = .transferred
         #expect(
             report.markdown.contains(
                 "- The round-ups add up to 1.50 GBP; the multiplier of 2 makes that 3.00 GBP: **3.00 GBP** moved."))
         report.accounts[0].multiplier = 1
-        report.accounts[0].total = "1.50"
+        report.accounts[0].total = ReportFixtures.gbp(150)
         #expect(!report.markdown.contains("add up to"))
     }
 

@@ -93,7 +93,7 @@ public struct RunTally: Sendable, Equatable {
 
     /// Adds one week's report.
     public mutating func add(_ report: WeekReport) {
-        if let end = LocalDate(iso: report.week.endDate) { weeks.append(end) }
+        weeks.append(report.week.endDate)
         requests += report.requests ?? 0
         if report.error != nil { weekErrors += 1 }
         for account in report.accounts {

@@ -259,9 +259,7 @@ private struct WeekRuns {
         for account in report.accounts where account.status.kind == .failedOrWaiting {
             let said = "\(account.label): \(account.detail ?? account.status.rawValue)"
             if account.status == .held {
-                if let weekEnd = LocalDate(iso: report.week.endDate) {
-                    heldShown.insert(AccountWeekKey(accountUid: account.accountUid, weekEnd: weekEnd))
-                }
+                heldShown.insert(AccountWeekKey(accountUid: account.accountUid, weekEnd: report.week.endDate))
                 result.held.append(said)
             } else {
                 result.said.append(Diagnostic(.failure, said))
@@ -270,14 +268,15 @@ private struct WeekRuns {
         var summary = report.summary(reportPath: result.reportPath, style: request.style)
         if changedNothing, !request.dryRun {
             summary +=
-                request.style.dim(ReportWriter.unchangedNote(week: report.week.endDate, in: reportDirectory))
+                request.style.dim(
+                    ReportWriter.unchangedNote(week: report.week.endDate.description, in: reportDirectory))
                 + "\n"
         }
         summaries.append(summary)
         for account in report.accounts {
-            guard let goal = account.goal, let uid = goal.uid, let saved = goal.savedMinorUnits else { continue }
+            guard let goal = account.goal, let uid = goal.uid, let saved = goal.saved else { continue }
             goals[uid] = GoalProgress(
-                name: goal.name, currency: account.currency, saved: saved, target: goal.targetMinorUnits)
+                name: goal.name, currency: account.currency, saved: saved.minorUnits, target: goal.target?.minorUnits)
         }
     }
 

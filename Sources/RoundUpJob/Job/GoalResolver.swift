@@ -17,12 +17,7 @@ struct GoalChoice {
     var target: Money?
 
     var report: GoalReport {
-        var report = GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil)
-        report.saved = saved?.formattedAmount
-        report.savedMinorUnits = saved?.minorUnits
-        report.target = target?.formattedAmount
-        report.targetMinorUnits = target?.minorUnits
-        return report
+        GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil, saved: saved, target: target)
     }
 }
 

@@ -16,12 +16,10 @@ extension AccountReport {
         if let minimum = findings.balance { show(minimum) }
         if let window = findings.window, let note = window.note {
             self.window = WindowReport(
-                startUTC: window.week.start.iso8601, endUTC: window.week.end.iso8601, hours: window.week.hours,
-                note: note)
+                start: window.week.start, end: window.week.end, hours: window.week.hours, note: note)
         }
         if let movement = findings.movement {
-            total = movement.amount.formattedAmount
-            totalMinorUnits = movement.amount.minorUnits
+            total = movement.amount
             goal = movement.goal
             transferUid = movement.transferUid
         }
@@ -46,34 +44,18 @@ extension AccountReport {
                     feedItemUid: item.uid, settlementTime: item.settlementTime,
                     counterParty: item.counterPartyName, amount: item.amount, reason: item.reason.rawValue)
             }
-        roundUpSum = plan.roundUpSum.formattedAmount
+        roundUpSum = plan.roundUpSum
         multiplier = plan.multiplier
         roundTo = plan.roundTo == 1 ? nil : plan.roundTo
-        capApplied = plan.capApplied?.formattedAmount
-        total = plan.total.formattedAmount
-        totalMinorUnits = plan.total.minorUnits
+        capApplied = plan.capApplied
+        total = plan.total
     }
 
     /// What the balance did: the balance read, the minimum, what moves and what is held back.
     private mutating func show(_ minimum: BalanceOutcome) {
-        balance = minimum.balance?.formattedAmount
-        minimumBalance = minimum.minimum?.formattedAmount
-        total = minimum.move.formattedAmount
-        totalMinorUnits = minimum.move.minorUnits
-        if minimum.heldBack.minorUnits > 0 { heldBack = minimum.heldBack.formattedAmount }
-    }
-}
-
-extension ReportedWeek {
-    /// The week as the report shows it, in local time with offsets and in UTC.
-    init(_ week: Week) {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = week.timeZone
-        formatter.formatOptions = [.withInternetDateTime]
-        self.init(
-            startDate: week.startDate.description, endDate: week.endDate.description,
-            timeZone: week.timeZone.identifier, startLocal: formatter.string(from: week.start.date),
-            endLocal: formatter.string(from: week.end.date), startUTC: week.start.iso8601, endUTC: week.end.iso8601,
-            hours: week.hours)
+        balance = minimum.balance
+        minimumBalance = minimum.minimum
+        total = minimum.move
+        if minimum.heldBack.minorUnits > 0 { heldBack = minimum.heldBack }
     }
 }

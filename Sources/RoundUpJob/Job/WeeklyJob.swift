@@ -86,7 +86,7 @@ public struct WeeklyJob: Sendable {
     /// created, no money moves, and the ledger is not touched.
     public func run(week: Week, dryRun: Bool) async -> WeekRun {
         var report = WeekReport(
-            generator: "roundup \(version)", generatedAt: now().iso8601, dryRun: dryRun, week: ReportedWeek(week),
+            generator: "roundup \(version)", generatedAt: now(), dryRun: dryRun, week: week,
             accounts: [], error: nil, exitCode: .ok)
         let scopes: Set<String>
         let accounts: [BankAccount]
