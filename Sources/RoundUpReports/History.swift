@@ -1,48 +1,12 @@
 import Foundation
 public import RoundUp
-package import RoundUpVocabulary
+public import RoundUpVocabulary
 
 /// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
 /// Reads the state directory only; needs no token and never talks to the bank.
 public enum History {
-    /// Where a week stands, as the history says it.
-    public enum Standing: String, Codable, Sendable {
-        case transferred
-        case nothingToMove = "nothing to move"
-        /// A minimum balance kept all of the round-up.
-        case heldBack = "held back"
-        /// Sent, or about to be, with no answer yet: the next run looks for it in the feed
-        /// and resends it only if it is not there.
-        case unconfirmed
-        /// Waits for a person (`roundup resolve`).
-        case held
-        /// A person decided not to move this week's money.
-        case abandoned
-
-        package init(_ entry: LedgerEntry) {
-            switch entry.status {
-            case .done: self = .transferred
-            case .nothing: self = entry.note == nil ? .nothingToMove : .heldBack
-            case .pending: self = .unconfirmed
-            case .held: self = .held
-            case .abandoned: self = .abandoned
-            }
-        }
-
-        /// The colour it shows in, as the run's own statuses do.
-        var colour: AccountStatus {
-            switch self {
-            case .transferred: .transferred
-            case .nothingToMove, .heldBack: .nothingToDo
-            case .unconfirmed: .failed
-            case .held: .held
-            case .abandoned: .abandoned
-            }
-        }
-    }
-
     /// One row of the history, as `--json` writes it.
-    public struct Row: Codable, Sendable, Equatable {
+    public struct Row: Encodable, Sendable, Equatable {
         public var weekStart: String
         public var weekEnd: String
         public var accountUid: String
@@ -54,7 +18,8 @@ public enum History {
         public var goalName: String?
         public var goalUid: String?
         public var transferUid: String?
-        public var status: Standing
+        /// Where the week stands, written as the history's word for it.
+        public var status: WeekFate
         /// Why an unconfirmed transfer has not been confirmed yet.
         public var lastError: String?
         /// Why less than the week's round-up moved (a minimum balance).
@@ -68,11 +33,38 @@ public enum History {
         /// What a person decided with `roundup resolve`.
         public var resolution: String?
         public var updatedAt: String?
+
+        enum CodingKeys: String, CodingKey {
+            case weekStart, weekEnd, accountUid, accountName, currency, amount, minorUnits, goalName, goalUid
+            case transferUid, status, lastError, note, confirmation, feedItemUid, reason, resolution, updatedAt
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(weekStart, forKey: .weekStart)
+            try container.encode(weekEnd, forKey: .weekEnd)
+            try container.encode(accountUid, forKey: .accountUid)
+            try container.encodeIfPresent(accountName, forKey: .accountName)
+            try container.encode(currency, forKey: .currency)
+            try container.encode(amount, forKey: .amount)
+            try container.encode(minorUnits, forKey: .minorUnits)
+            try container.encodeIfPresent(goalName, forKey: .goalName)
+            try container.encodeIfPresent(goalUid, forKey: .goalUid)
+            try container.encodeIfPresent(transferUid, forKey: .transferUid)
+            try container.encode(status.historyWord, forKey: .status)
+            try container.encodeIfPresent(lastError, forKey: .lastError)
+            try container.encodeIfPresent(note, forKey: .note)
+            try container.encodeIfPresent(confirmation, forKey: .confirmation)
+            try container.encodeIfPresent(feedItemUid, forKey: .feedItemUid)
+            try container.encodeIfPresent(reason, forKey: .reason)
+            try container.encodeIfPresent(resolution, forKey: .resolution)
+            try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
+        }
     }
 
     /// The JSON document, documented in `schema/history-v1.schema.json`: `schemaVersion`
     /// changes whenever a field changes meaning or goes away.
-    public struct Document: Codable, Sendable {
+    public struct Document: Encodable, Sendable {
         public var schemaVersion = 1
         public var stateDirectory: String
         public var weeks: [Row]
@@ -162,7 +154,7 @@ public enum History {
             + document.weeks.map { row in
                 CSV.line([
                     row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
-                    row.status.rawValue,
+                    row.status.historyWord,
                 ])
             }.joined()
     }
@@ -185,7 +177,7 @@ public enum History {
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: Savings.amount(entry.minorUnits, entry.currency), minorUnits: entry.minorUnits,
-            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: Standing(entry),
+            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: WeekFate(entry),
             lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
             feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
             updatedAt: entry.updatedAt)
@@ -196,7 +188,7 @@ public enum History {
         Dictionary(uniqueKeysWithValues: Savings(entries).series.map { ($0.currency, $0.amount($0.total)) })
     }
 
-    private static func hint(_ status: Standing) -> String {
+    private static func hint(_ status: WeekFate) -> String {
         switch status {
         case .unconfirmed: " (the next run looks in the feed, then resends it)"
         case .held: " (roundup resolve)"
@@ -218,11 +210,11 @@ public enum History {
             [
                 "\(row.weekStart) – \(row.weekEnd)", row.accountName ?? row.accountUid, "\(row.amount) \(row.currency)",
                 row.goalName ?? "—",
-                row.status.rawValue + Self.hint(row.status),
+                row.status.historyWord + Self.hint(row.status),
             ]
         }
         var lines = TextTable.render(header: header, rows: body, rightAligned: [2]) { row, column, cell in
-            column == 4 ? style.status(document.weeks[row].status.colour, cell) : cell
+            column == 4 ? style.status(document.weeks[row].status, cell) : cell
         }
         let notes = document.weeks.compactMap { row in
             let said = [row.reason ?? row.lastError, row.note, row.resolution.map { "resolved: \($0)" }]

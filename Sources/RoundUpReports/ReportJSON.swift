@@ -152,7 +152,7 @@ package struct ReportJSON {
         key("nativeRoundUp", account.nativeRoundUp)
         key("roundTo", account.roundTo.map(Int64.init))
         key("roundUpSum", account.roundUpSum?.formattedAmount)
-        key("status", account.status.rawValue)
+        key("status", account.status.reportWord)
         key("total", account.total?.formattedAmount)
         key("totalMinorUnits", account.totalMinorUnits)
         transactions("transactions", account.transactions)

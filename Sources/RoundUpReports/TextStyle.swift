@@ -1,3 +1,5 @@
+package import RoundUpVocabulary
+
 /// How text for a terminal is dressed: plain, or with ANSI colours for statuses and
 /// headings. Colour is used only on a terminal, never when `NO_COLOR` is set (to anything
 /// but the empty string) or `TERM` is `dumb`, unless asked for with `--color always`.
@@ -40,9 +42,9 @@ public struct TextStyle: Sendable, Equatable {
     func bold(_ text: String) -> String { paint(text, "1") }
     package func dim(_ text: String) -> String { paint(text, "2") }
 
-    /// An account's status: green when money moved or had already, yellow when nothing
+    /// A week's fate: green when money moved or had already, yellow when nothing
     /// moved on purpose, red when it failed or waits for a person.
-    package func status(_ status: AccountStatus, _ text: String) -> String {
+    package func status(_ status: WeekFate, _ text: String) -> String {
         switch status.kind {
         case .moved: paint(text, "32")
         case .nothingMoved: paint(text, "33")

@@ -54,42 +54,6 @@ public struct WeekReport: Encodable, Sendable {
     }
 }
 
-/// What happened to one account. The raw values are the report's words, which
-/// `schema/report-v1.schema.json` lists (a test holds the two to the same words).
-public enum AccountStatus: String, CaseIterable, Codable, Sendable {
-    case transferred = "transferred"
-    case alreadyTransferred = "already transferred"
-    case nothingToDo = "nothing to do"
-    case dryRun = "dry run"
-    case failed = "failed"
-    /// The job could not tell what to do without guessing; a person decides (`roundup resolve`).
-    case held = "held"
-    /// A person decided that this week's money is not to be moved.
-    case abandoned = "abandoned"
-    /// Not worked on: an account type not in `accountTypes`, or the bank's own round-up is on.
-    case skipped = "skipped"
-
-    /// The three ends a week can come to for the saver. The terminal's colours and the
-    /// Markdown report's columns follow them, so a new status is placed once, here.
-    package enum Kind {
-        /// Money moved, in this run or an earlier one.
-        case moved
-        /// Nothing moved, on purpose.
-        case nothingMoved
-        /// The week failed or waits for a person, and the detail says why.
-        case failedOrWaiting
-    }
-
-    /// Which of the three ends this status is.
-    package var kind: Kind {
-        switch self {
-        case .transferred, .alreadyTransferred: .moved
-        case .nothingToDo, .dryRun, .abandoned, .skipped: .nothingMoved
-        case .failed, .held: .failedOrWaiting
-        }
-    }
-}
-
 /// One account's part of the report.
 public struct AccountReport: Encodable, Sendable {
     public var accountUid: String
@@ -99,7 +63,8 @@ public struct AccountReport: Encodable, Sendable {
     public var accountType: String?
     /// Whether the bank's own round-up is on (`active`) or not (`inactive`), once read.
     public var nativeRoundUp: String?
-    public var status: AccountStatus
+    /// How the week ended, written as the report's word for it.
+    public var status: WeekFate
     /// What a real run would do, what happened earlier, or why it failed.
     public var detail: String?
     public var transactions: [TransactionReport] = []
@@ -136,7 +101,7 @@ public struct AccountReport: Encodable, Sendable {
 
     package init(
         accountUid: String, name: String? = nil, currency: String, accountType: String? = nil,
-        nativeRoundUp: String? = nil, status: AccountStatus, detail: String? = nil,
+        nativeRoundUp: String? = nil, status: WeekFate, detail: String? = nil,
         transactions: [TransactionReport] = [], countedEarlier: [TransactionReport]? = nil,
         leftOut: [String: Int] = [:], leftOutTransactions: [LeftOutReport]? = nil, roundUpSum: Money? = nil,
         multiplier: Int? = nil, roundTo: Int? = nil, capApplied: Money? = nil, minimumBalance: Money? = nil,

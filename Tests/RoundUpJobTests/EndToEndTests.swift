@@ -272,7 +272,7 @@ import Testing
         try await withEmulator(bank.state) { server in
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .ok)
-            #expect(result.report?.accounts.first?.status == .nothingToDo)
+            #expect(result.report?.accounts.first?.status == .nothingToMove)
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
             let entries = try harness.ledger().entries()
             #expect(entries.map(\.status) == [.nothing])

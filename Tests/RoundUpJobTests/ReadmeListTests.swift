@@ -19,7 +19,7 @@ import Testing
         let start = try #require(readme.range(of: "The status is")).upperBound
         let sentence = readme[start...].prefix { $0 != "." }
         let named = sentence.matches(of: /`([^`]+)`/).map { String($0.output.1) }
-        #expect(named.sorted() == AccountStatus.allCases.map(\.rawValue).sorted())
+        #expect(named.sorted() == WeekFate.reported.map(\.reportWord).sorted())
     }
 
     /// "its outcome (`moved`, `nothing` or `failed`)": the words a report's file is named by.

@@ -58,7 +58,7 @@ enum ReportFixtures {
 
     static let bareGoal = GoalReport(name: "Round-ups")
 
-    static let bareAccount = AccountReport(accountUid: "account-bare", currency: "EUR", status: .nothingToDo)
+    static let bareAccount = AccountReport(accountUid: "account-bare", currency: "EUR", status: .nothingToMove)
 
     static let bare = WeekReport(
         generator: "roundup 0.0.0", generatedAt: generatedAt, dryRun: true, week: week, accounts: [],

@@ -87,12 +87,43 @@ import Testing
     @Test func theStatusWordsAreAccountStatusesEachExplained() throws {
         let status = property("status", of: "account")
         let words = try #require(status["enum"] as? [String])
-        #expect(words.sorted() == AccountStatus.allCases.map(\.rawValue).sorted())
+        #expect(words.sorted() == WeekFate.reported.map(\.reportWord).sorted())
+        // Every fate has one of those words, and each word has one reported fate.
+        #expect(Set(WeekFate.allCases.map(\.reportWord)) == Set(words))
         // The description explains each word in turn: "transferred: …; already transferred: …".
         let explained = (status["description"] as? String ?? "").split(separator: "; ").map {
             String($0.prefix { $0 != ":" })
         }
         #expect(explained.sorted() == words.sorted())
+    }
+
+    /// `schema/history-v1.schema.json` lists the words the history gives a recorded week:
+    /// one for each fate the ledger can record, and the ledger's states each have one.
+    @Test func theHistorysStatusWordsAreTheRecordedFates() throws {
+        let url = ConfigSchemaTests.root.appendingPathComponent("schema/history-v1.schema.json")
+        let schema = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let status = try #require(Self.find("status", in: schema))
+        let words = try #require(status["enum"] as? [String])
+        #expect(words == WeekFate.recorded.map(\.historyWord))
+        for state in WeekState.allCases {
+            for note in [nil, "held back 1.00 GBP"] {
+                var entry = LedgerEntry(
+                    accountUid: "a", weekEnd: LocalDate(iso: "2026-11-15")!, status: state, currency: "GBP",
+                    minorUnits: 100)
+                entry.note = note
+                #expect(WeekFate.recorded.contains(WeekFate(entry)), "\(state)")
+            }
+        }
+    }
+
+    /// The first object under the key `name`, anywhere in `json`.
+    static func find(_ name: String, in json: Any) -> [String: Any]? {
+        if let object = json as? [String: Any] {
+            if let found = object[name] as? [String: Any] { return found }
+            return object.values.lazy.compactMap { find(name, in: $0) }.first
+        }
+        return (json as? [Any])?.lazy.compactMap { find(name, in: $0) }.first
     }
 
     @Test func theLeftOutReasonsAreTheExclusionCodes() throws {

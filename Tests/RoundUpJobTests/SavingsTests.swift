@@ -89,7 +89,7 @@ import Testing
 
     @Test func theArithmeticLineAppearsOnlyWhenSomethingChangedTheAmount() {
         var report = ReportFixtures.bare
-        var account = AccountReport(accountUid: "a", currency: "GBP", status: .nothingToDo)
+        var account = AccountReport(accountUid: "a", currency: "GBP", status: .nothingToMove)
         account.roundUpSum = ReportFixtures.gbp(0)
         account.total = ReportFixtures.gbp(0)
         account.multiplier = 2

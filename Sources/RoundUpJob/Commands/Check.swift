@@ -232,7 +232,7 @@ struct Checklist {
     mutating func ok(_ text: String) { lines.append(style.status(.transferred, "ok") + "    \(printable(text))") }
 
     /// Something to look at that does not stop a run.
-    mutating func warn(_ text: String) { lines.append(style.status(.nothingToDo, "WARN") + "  \(printable(text))") }
+    mutating func warn(_ text: String) { lines.append(style.status(.nothingToMove, "WARN") + "  \(printable(text))") }
 
     mutating func problem(_ code: ExitStatus, _ text: String) {
         lines.append(style.status(.failed, "FIX") + "   \(printable(text))")

@@ -99,13 +99,13 @@ public struct RunTally: Sendable, Equatable {
         for account in report.accounts {
             switch account.status {
             case .held: held += 1
-            case .failed: failed += 1
+            case .failed, .unconfirmed: failed += 1
             case .dryRun: break
             case .transferred:
                 done += 1
                 transfers += 1
                 moved[account.currency, default: 0] += account.totalMinorUnits ?? 0
-            case .alreadyTransferred, .nothingToDo, .skipped, .abandoned: done += 1
+            case .alreadyTransferred, .nothingToMove, .heldBack, .skipped, .abandoned: done += 1
             }
         }
     }

@@ -84,12 +84,12 @@ public enum Resolve {
         progress?.onSettle { ledger.settle() }
         progress?.onInterrupt { [entry] in
             let now = (try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd)) ?? nil
-            let standing = now.map { History.Standing($0) }
+            let standing = now.map { WeekFate($0) }
             let said = "before it finished settling the week ending \(entry.weekEnd) of \(entry.label)"
             switch standing {
             case .transferred?: return said + "; the ledger has the money as moved: nothing is left to do"
             case let standing?:
-                return said + "; the ledger has the week as \(standing.rawValue): `roundup resolve` shows it, "
+                return said + "; the ledger has the week as \(standing.historyWord): `roundup resolve` shows it, "
                     + "and `--check` looks in the feed for a transfer under way before anything is sent again"
             case nil: return said + "; `roundup resolve` shows where it stands"
             }
@@ -126,7 +126,7 @@ public enum Resolve {
         guard entry.status == .held || entry.status == .pending else {
             throw CommandFailure(
                 .usage,
-                "the week ending \(weekEnd) of \(entry.label) is \(History.Standing(entry).rawValue), not held or "
+                "the week ending \(weekEnd) of \(entry.label) is \(WeekFate(entry).historyWord), not held or "
                     + "failed: there is nothing to resolve")
         }
         return entry

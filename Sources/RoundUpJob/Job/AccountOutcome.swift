@@ -3,63 +3,47 @@ import RoundUpReports
 import RoundUpVocabulary
 import StarlingAPI
 
-/// How one account's week ended, with the sentence that says so.
-enum AccountOutcome: Sendable, Equatable {
+/// How one account's week ended: its fate, the sentence that says so, and what the exit
+/// status makes of it.
+struct AccountOutcome: Sendable, Equatable {
+    var fate: WeekFate
+    /// The sentence that says what happened.
+    var detail: String
+    /// What the process exit status makes of it: a held week needs a person.
+    var exitCode: ExitStatus
+
+    private init(_ fate: WeekFate, _ detail: String, exitCode: ExitStatus = .ok) {
+        self.fate = fate
+        self.detail = detail
+        self.exitCode = exitCode
+    }
+
     /// Not worked on: an account type left out, or the bank's own round-up is on.
-    case skipped(String)
+    static func skipped(_ detail: String) -> AccountOutcome { AccountOutcome(.skipped, detail) }
     /// Nothing moves this week: no round-up, a minimum balance held it back, or an earlier
     /// run found nothing to move.
-    case nothingToMove(String)
+    static func nothingToMove(_ detail: String) -> AccountOutcome { AccountOutcome(.nothingToMove, detail) }
     /// This run moved the week's money.
-    case transferred(String)
-    /// An earlier run moved the week's money.
-    case alreadyTransferred(String)
-    /// The account's feed shows the week's money arrived; nothing was sent.
-    case foundInFeed(String)
+    static func transferred(_ detail: String) -> AccountOutcome { AccountOutcome(.transferred, detail) }
+    /// An earlier run moved the week's money, or the account's feed shows it arrived;
+    /// nothing was sent.
+    static func alreadyTransferred(_ detail: String) -> AccountOutcome {
+        AccountOutcome(.alreadyTransferred, detail)
+    }
     /// A person decided that this week's money is not to be moved.
-    case abandoned(String)
+    static func abandoned(_ detail: String) -> AccountOutcome { AccountOutcome(.abandoned, detail) }
     /// The week waits for a person (`roundup resolve`).
-    case held(String)
-    /// The week did not complete; the exit status says whether it may pass by itself.
-    case failed(ExitStatus, String)
+    static func held(_ detail: String) -> AccountOutcome { AccountOutcome(.held, detail, exitCode: .configuration) }
+    /// The week did not complete; `status` says whether it may pass by itself.
+    static func failed(_ status: ExitStatus, _ detail: String) -> AccountOutcome {
+        AccountOutcome(.failed, detail, exitCode: status)
+    }
     /// A dry run: what a real run would do.
-    case wouldDo(String)
+    static func wouldDo(_ detail: String) -> AccountOutcome { AccountOutcome(.dryRun, detail) }
 
     /// The outcome of a week that stopped on `failure`.
     init(_ failure: AccountFailure) {
         self = failure.held ? .held(failure.message) : .failed(failure.status, failure.message)
-    }
-
-    /// The sentence that says what happened.
-    var detail: String {
-        switch self {
-        case .skipped(let text), .nothingToMove(let text), .transferred(let text), .alreadyTransferred(let text),
-            .foundInFeed(let text), .abandoned(let text), .held(let text), .failed(_, let text), .wouldDo(let text):
-            text
-        }
-    }
-
-    /// What the process exit status makes of it: a held week needs a person.
-    var exitCode: ExitStatus {
-        switch self {
-        case .held: .configuration
-        case .failed(let status, _): status
-        default: .ok
-        }
-    }
-
-    /// The status the report gives it.
-    var status: AccountStatus {
-        switch self {
-        case .skipped: .skipped
-        case .nothingToMove: .nothingToDo
-        case .transferred: .transferred
-        case .alreadyTransferred, .foundInFeed: .alreadyTransferred
-        case .abandoned: .abandoned
-        case .held: .held
-        case .failed: .failed
-        case .wouldDo: .dryRun
-        }
     }
 }
 

@@ -129,7 +129,7 @@ struct AccountWork: Sendable {
                 scopes: week.scopes)
             found.movement = intent.movement
             let outcome = try await sender.transfer(intent, account: account, week: week.bounds, dryRun: dryRun)
-            if outcome.status == .transferred {
+            if outcome.fate == .transferred {
                 // The goal holds this week's money too, in this report and the run's later weeks.
                 memory.add(moved: amount, of: account.uid)
                 var goal = intent.goal

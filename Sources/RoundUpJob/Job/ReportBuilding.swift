@@ -7,7 +7,7 @@ extension AccountReport {
     /// The report of `account`'s week: how it ended, and what the job found on the way.
     init(account: BankAccount, outcome: AccountOutcome, findings: AccountFindings) {
         self.init(
-            accountUid: account.accountUid, name: account.name, currency: account.currency, status: outcome.status)
+            accountUid: account.accountUid, name: account.name, currency: account.currency, status: outcome.fate)
         accountType = account.accountType
         nativeRoundUp = findings.nativeRoundUp?.rawValue
         detail = outcome.detail

@@ -100,7 +100,7 @@ struct TransferSender: Sendable {
             try AccountFailure.ledgerWrite("record the week") {
                 try ledger.recordDecision(entry, counting: intent.payments, at: now())
             }
-            return .foundInFeed("found in the feed: \(arrived(found))")
+            return .alreadyTransferred("found in the feed: \(arrived(found))")
         case .unclear(let reason):
             entry.status = .held
             entry.reason = reason
@@ -163,14 +163,12 @@ struct TransferSender: Sendable {
         case .held:
             return .held(AccountFailure.heldForAPerson(entry.reason ?? "no reason recorded"))
         case .pending:
-            let outcome = try await finishUnconfirmed(
+            var outcome = try await finishUnconfirmed(
                 entry, recorded: recorded, payments: plan.counted, account: account, week: week, dryRun: dryRun,
                 scopes: scopes)
-            return switch outcome {
-            case .transferred(let text): .transferred(text + differs)
-            case .foundInFeed(let text): .foundInFeed(text + differs)
-            default: outcome
-            }
+            // Money that moved, now or before, is told against what the feed gives today.
+            if outcome.fate.kind == .moved { outcome.detail += differs }
+            return outcome
         }
     }
 
@@ -202,7 +200,8 @@ struct TransferSender: Sendable {
         case .arrived(let found):
             try records.recordFound(found, for: entry)
             let gone = await search.goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
-            return .foundInFeed("\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
+            return .alreadyTransferred(
+                "\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
         case .unclear(let reason):
             try records.hold(entry, reason: reason, otherLedger: other)
         case .absent:
