@@ -99,22 +99,35 @@ struct SettingFlagScan: ParsableArguments {
             return String(words[0])
         })
 
+    /// The `SettingFlags` value each setting flag gives, found by letting the parser read
+    /// the flag alone with a marker for its value: a flag renamed in its group is followed.
+    static var values: [String: WritableKeyPath<SettingFlags, String?>] {
+        let marker = "roundup-setting-flag-scan"
+        return Dictionary(
+            uniqueKeysWithValues: names.compactMap { name in
+                guard let scan = try? parse(["\(name)=\(marker)"]) else { return nil }
+                let flags = scan.settings.flags(scan.files)
+                return SettingFlags.values.first { flags[keyPath: $0] == marker }.map { (name, $0) }
+            })
+    }
+
+    /// The setting flags among `words`: `--name value` and `--name=value`, the value being
+    /// the next word whatever it looks like, even empty or a shell's `;`; a flag given
+    /// twice counts as given last, and one with no value left clears it. Any other word is
+    /// passed over, and a shell's `;`, `&` or `|` ends the command.
     static func flags(in words: [String]) -> SettingFlags {
-        var words = words.prefix { $0 != ";" && $0 != "&" && $0 != "|" }[...]
-        // Each setting flag with the word after it, as one `--name=value` the parser reads
-        // whatever the value looks like; every other word is left out.
-        var settings: [String] = []
+        let values = values
+        var flags = SettingFlags()
+        var words = words[...]
         while let word = words.popFirst() {
-            if names.contains(word) {
-                if let value = words.popFirst() { settings.append("\(word)=\(value)") }
-            } else if let name = word.split(separator: "=", maxSplits: 1).first, word.contains("="),
-                names.contains(String(name))
-            {
-                settings.append(word)
-            }
+            guard word != ";", word != "&", word != "|" else { break }
+            let (name, inline) =
+                word.hasPrefix("--") && word.contains("=")
+                ? (String(word.prefix { $0 != "=" }), String(word.drop { $0 != "=" }.dropFirst())) : (word, nil)
+            guard let value = values[name] else { continue }
+            flags[keyPath: value] = inline ?? words.popFirst()
         }
-        guard let scan = try? parse(settings) else { return SettingFlags() }
-        return scan.settings.flags(scan.files)
+        return flags
     }
 }
 

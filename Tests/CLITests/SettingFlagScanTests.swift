@@ -60,7 +60,24 @@ import Testing
         let dangling = SettingFlagScan.flags(in: ["--config", "/c.yaml", "--state-dir"])
         #expect(dangling.configFile == "/c.yaml")
         #expect(dangling.stateDirectory == nil)
+        // A flag left with no value clears what it gave before, as the last one given.
+        let cleared = SettingFlagScan.flags(in: ["--state-dir", "/a", "--config", "/c.yaml", "--state-dir"])
+        #expect(cleared.stateDirectory == nil && cleared.configFile == "/c.yaml")
+        // A separator right after a setting flag is that flag's value, not the command's end.
+        let separator = SettingFlagScan.flags(in: ["--quiet", "--state-dir", ";", "--config", "/c.yaml"])
+        #expect(separator.stateDirectory == ";" && separator.configFile == "/c.yaml")
         let none = SettingFlagScan.flags(in: [])
         #expect(none.configFile == nil && none.stateDirectory == nil)
+    }
+
+    /// An empty value (`--report-dir=` in a crontab, with its variable unset) is read as
+    /// empty, and the other setting flags are kept: the settings then say what is wrong.
+    @Test func anEmptyValueIsReadAsEmptyAndTheOtherFlagsStay() {
+        let flags = SettingFlagScan.flags(in: [
+            "--config", "/c.yaml", "--state-dir", "/s", "--report-dir=", "--api-base-url", "", "--metrics-file=",
+        ])
+        #expect(flags.configFile == "/c.yaml" && flags.stateDirectory == "/s")
+        #expect(flags.reportDirectory == "" && flags.apiBaseURL == "" && flags.metricsFile == "")
+        #expect(SettingFlagScan.values.count == SettingFlagScan.names.count, "every setting flag gives a value")
     }
 }

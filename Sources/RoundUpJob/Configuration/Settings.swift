@@ -37,6 +37,11 @@ public struct SettingFlags: Sendable {
         self.stateDirectory = stateDirectory
         self.reportDirectory = reportDirectory
     }
+
+    /// Each of the values, for a reader that finds them by flag name.
+    public static var values: [WritableKeyPath<SettingFlags, String?>] {
+        [\.configFile, \.apiBaseURL, \.savingsGoal, \.stateDirectory, \.reportDirectory, \.metricsFile]
+    }
 }
 
 /// A setting that cannot be used, with where it came from.
