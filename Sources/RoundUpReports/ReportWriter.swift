@@ -69,7 +69,7 @@ public enum ReportWriter {
 
     /// What a rerun that changed nothing of the week ending `endDate` says instead of a
     /// report's path: none was written, and where the week's report is.
-    package static func unchangedNote(week endDate: String, in directory: String) -> String {
+    package static func unchangedNote(week endDate: LocalDate, in directory: String) -> String {
         let link = "\(directory)/roundup-\(endDate).md"
         let report = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ": \(link) -> \($0)" }
         return printable("Report: none new (earlier runs settled this week; this run changed nothing)\(report ?? "")")

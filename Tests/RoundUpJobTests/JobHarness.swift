@@ -3,6 +3,7 @@ import Logging
 import RoundUp
 import RoundUpJob
 import RoundUpLedger
+import RoundUpReports
 import RoundUpVocabulary
 import StarlingAPI
 import StarlingEmulator
@@ -57,7 +58,8 @@ struct JobHarness {
                 endingOn: LocalDate(iso: endDate), now: JobHarness.now, in: settings.rules.timeZone,
                 weekEndsOn: settings.rules.weekEndsOn)
             return await Runner.run(
-                RunRequest(week: week, dryRun: dryRun, json: json, catchUp: catchUp), settings: settings,
+                RunRequest(week: week, dryRun: dryRun, catchUp: catchUp),
+                printout: RunPrintout(json ? .json(array: catchUp) : .summaries(.plain)), settings: settings,
                 token: accessToken, clock: clock ?? { Instant.now }, logger: logger)
         } catch {
             return .failure(error)

@@ -34,11 +34,16 @@ public struct CommandResult: Sendable {
     /// The lines standard error gets, in order.
     public var diagnostics: [String] { said.map(\.line) }
 
-    /// Why the run did not end well, as its one line gives it: the first thing said, else
+    /// Why the run did not end well, as its one line gives it: the first failure said, else
     /// the first held account-week; nil for a run that ended well.
     public var reason: String? {
         guard status != .ok else { return nil }
-        return said.first?.text ?? held.first
+        return reasonSaid.map { said[$0].text } ?? held.first
+    }
+
+    /// Where in `said` the reason is, when a failure said gives it.
+    private var reasonSaid: Int? {
+        status == .ok ? nil : said.firstIndex { $0.severity == .failure }
     }
 
     /// The result with `problems` of recording or telling the run said on stderr, even by
@@ -60,9 +65,9 @@ public struct CommandResult: Sendable {
         if let news = savingsNews { result.output += news + "\n" }
         if allWell {
             result.said = said.filter { $0.audience == .everyone }
-        } else if status != .ok, !said.isEmpty {
-            // The line gives the reason, the first thing said: stderr gives the others.
-            result.said.removeFirst()
+        } else if let reason = reasonSaid {
+            // The line gives the reason: stderr gives the rest.
+            result.said.remove(at: reason)
         }
         return result
     }

@@ -13,20 +13,14 @@ public struct RunRequest: Sendable {
     /// The week asked for: `--end-date`'s, or the newest finished week ending on `weekEndsOn`.
     public var week: Week
     public var dryRun: Bool
-    public var json: Bool
     /// Run every finished week ending on `weekEndsOn` since each account's newest such week
     /// in the ledger, oldest first, up to `week` (at most `Runner.catchUpLimit` weeks per run).
     public var catchUp: Bool
-    /// How the summary is dressed for stdout.
-    public var style: TextStyle
 
-    public init(week: Week, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain)
-    {
+    public init(week: Week, dryRun: Bool = false, catchUp: Bool = false) {
         self.week = week
         self.dryRun = dryRun
-        self.json = json
         self.catchUp = catchUp
-        self.style = style
     }
 
     /// The week ending `endDate`, or the newest finished one ending on `weekEndsOn`;
@@ -55,10 +49,10 @@ public enum Runner {
     public static let catchUpLimit = 8
 
     /// Runs `request` in the state directory it opens itself (`stateDirectory(for:settings:)`);
-    /// `clock` stamps reports and ledger entries.
+    /// `clock` stamps reports and ledger entries, and `printout` makes standard output.
     public static func run(
-        _ request: RunRequest, settings: Settings, token: AccessToken, clock: @escaping @Sendable () -> Instant,
-        logger: Logger, progress: RunProgress? = nil
+        _ request: RunRequest, printout: RunPrintout, settings: Settings, token: AccessToken,
+        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
     ) async -> CommandResult {
         let state: StateDirectory
         do throws(CommandFailure) {
@@ -67,7 +61,8 @@ public enum Runner {
             return .failure(error)
         }
         let result = await run(
-            request, in: state, settings: settings, token: token, clock: clock, logger: logger, progress: progress)
+            request, printout: printout, in: state, settings: settings, token: token, clock: clock, logger: logger,
+            progress: progress)
         withExtendedLifetime(state) {}
         return result
     }
@@ -89,10 +84,10 @@ public enum Runner {
 
     /// Runs `request` in `state`, which the caller opened for it (`stateDirectory(for:settings:)`)
     /// and keeps, with its lock, until it is done with it; `clock` stamps reports and ledger
-    /// entries.
+    /// entries, and `printout` makes standard output of the weeks as they end.
     public static func run(
-        _ request: RunRequest, in state: StateDirectory, settings: Settings, token: AccessToken,
-        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
+        _ request: RunRequest, printout: RunPrintout, in state: StateDirectory, settings: Settings,
+        token: AccessToken, clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
     ) async -> CommandResult {
         // From here on every log line passes through a filter that removes the token.
         let logger = redacting(logger, token: token)
@@ -130,7 +125,8 @@ public enum Runner {
             bank: bank, ledger: state.ledger, settings: settings, logger: logger, version: roundupVersion, now: clock,
             progress: progress)
         var run = WeekRuns(
-            request: request, reportDirectory: settings.state.reportDirectory, token: token, startedAt: clock())
+            request: request, printout: printout, reportDirectory: settings.state.reportDirectory, token: token,
+            startedAt: clock())
         var daily = DailyRequests(
             ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
@@ -146,12 +142,10 @@ public enum Runner {
                     currentYear: Week.localDate(of: clock(), in: settings.rules.timeZone).year)
             }
         }
-        if !request.dryRun, let held = heldNote(in: state, shown: run.heldShown) {
-            notes.append(held)
-            // Until a person settles it, every run says that one is needed.
-            run.result.status = ExitStatus.overall([run.result.status, .configuration])
-        }
-        return run.finish(notes: notes)
+        // Until a person settles an earlier week, every run says that one is needed, last.
+        let waiting = request.dryRun ? nil : heldNote(in: state, shown: run.heldShown)
+        if waiting != nil { run.result.status = ExitStatus.overall([run.result.status, .configuration]) }
+        return run.finish(notes: notes, waiting: waiting)
     }
 
     /// Runs `weeks` in order into `run`, counting each week's requests; the notes say why
@@ -213,24 +207,23 @@ public enum Runner {
 }
 
 /// The weeks of one run as they finish: each week's report written, its problems said, and
-/// the output built once all are done.
+/// each handed to the printout, which gives the output once all are done.
 private struct WeekRuns {
     let request: RunRequest
+    var printout: RunPrintout
     let reportDirectory: String
     let token: AccessToken
     /// When the run began: it names the run's reports.
     let startedAt: Instant
     var result = CommandResult(status: .ok, output: "")
-    /// Kept for --json only: a busy week's report is large.
-    var reports: [WeekReport] = []
-    var summaries: [String] = []
     /// The held account-weeks this run's reports show.
     var heldShown: Set<AccountWeekKey> = []
     /// Each goal's progress as the run's newest report of it gives it, by goal uid.
     var goals: [String: GoalProgress] = [:]
 
-    init(request: RunRequest, reportDirectory: String, token: AccessToken, startedAt: Instant) {
+    init(request: RunRequest, printout: RunPrintout, reportDirectory: String, token: AccessToken, startedAt: Instant) {
         self.request = request
+        self.printout = printout
         self.reportDirectory = reportDirectory
         self.token = token
         self.startedAt = startedAt
@@ -239,7 +232,6 @@ private struct WeekRuns {
     mutating func record(_ report: WeekReport, changedNothing: Bool) {
         result.report = report
         result.tally.add(report)
-        if request.json { reports.append(report) }
         result.status = ExitStatus.overall([result.status, report.exitCode])
         do {
             // A dry run's proposal goes to standard output only; a rerun that changed
@@ -265,14 +257,10 @@ private struct WeekRuns {
                 result.said.append(Diagnostic(.failure, said))
             }
         }
-        var summary = report.summary(reportPath: result.reportPath, style: request.style)
-        if changedNothing, !request.dryRun {
-            summary +=
-                request.style.dim(
-                    ReportWriter.unchangedNote(week: report.week.endDate.description, in: reportDirectory))
-                + "\n"
-        }
-        summaries.append(summary)
+        printout.add(
+            report, reportPath: result.reportPath,
+            unchangedNote: changedNothing && !request.dryRun
+                ? ReportWriter.unchangedNote(week: report.week.endDate, in: reportDirectory) : nil)
         for account in report.accounts {
             guard let goal = account.goal, let uid = goal.uid, let saved = goal.saved else { continue }
             goals[uid] = GoalProgress(
@@ -296,17 +284,13 @@ private struct WeekRuns {
         }
     }
 
-    /// The result, with `notes` said last and the token scrubbed from everything printed.
-    func finish(notes: [String]) -> CommandResult {
+    /// The result, with `notes` said last, then `waiting` (earlier weeks that wait for a
+    /// person, a reason the run did not end well), and the token scrubbed from everything printed.
+    func finish(notes: [String], waiting: String?) -> CommandResult {
         var result = result
         result.said += notes.map { Diagnostic(.note, $0) }
-        if request.json {
-            let bytes = request.catchUp ? ReportJSON.encode(reports) : reports.first.map(ReportJSON.encode) ?? []
-            result.output = bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self) + "\n"
-        } else {
-            result.output = summaries.joined(separator: "\n")
-            if let news = result.savingsNews { result.output += "\n\(news)\n" }
-        }
+        if let waiting { result.said.append(Diagnostic(.failure, waiting)) }
+        result.output = printout.text(savingsNews: result.savingsNews)
         // Defence in depth: nothing the run prints may contain the token.
         result.output = token.redacted(in: result.output)
         result.said = result.said.map { said in

@@ -146,9 +146,7 @@ public struct RunSession: Sendable {
         let request: RunRequest
         let token: AccessToken
         do throws(CommandFailure) {
-            request = RunRequest(
-                week: try week.get(), dryRun: options.dryRun, json: options.json, catchUp: options.catchUp,
-                style: options.style)
+            request = RunRequest(week: try week.get(), dryRun: options.dryRun, catchUp: options.catchUp)
             token = try TokenLoader(environment: surroundings.environment).load(tokenFile: settings.bank.tokenFile)
                 .mapError { CommandFailure(.configuration, $0.message) }.get().0
         } catch {
@@ -175,8 +173,10 @@ public struct RunSession: Sendable {
         if let refusal = watch?.checkMetricsAgain() {
             return withExtendedLifetime(state) { finished(.failure(refusal), by: watch) }
         }
+        let printout = RunPrintout(options.json ? .json(array: options.catchUp) : .summaries(options.style))
         let result = await Runner.run(
-            request, in: state, settings: settings, token: token, clock: surroundings.clock, logger: logger,
+            request, printout: printout, in: state, settings: settings, token: token, clock: surroundings.clock,
+            logger: logger,
             progress: progress)
         return withExtendedLifetime(state) { finished(result, by: watch) }
     }
