@@ -46,9 +46,19 @@ struct Roundup: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            let arguments = Array(CommandLine.arguments.dropFirst())
             if !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage.rawValue {
-                await Composition.live.recordUnparsedRun(
-                    message(for: error), arguments: Array(CommandLine.arguments.dropFirst()))
+                await Composition.live.recordUnparsedRun(message(for: error), arguments: arguments)
+            }
+            // The parser quotes the words it could not take: a token typed among them by
+            // mistake is said as `<redacted>`.
+            let said = fullMessage(for: error)
+            if exitCode(for: error) != .success, !said.isEmpty,
+                let token = Composition.live.surroundings.token(for: SettingFlagScan.flags(in: arguments)),
+                case let redacted = token.redacted(in: said), redacted != said
+            {
+                _ = writeAll(STDERR_FILENO, redacted + "\n")
+                Foundation.exit(exitCode(for: error).rawValue)
             }
             exit(withError: error)
         }

@@ -66,4 +66,34 @@ import Testing
         }
         #expect(checked >= 3, "the ledger and both reports were written: \(files)")
     }
+
+    /// A token typed among a scheduled run's words by mistake, where the parser quotes it
+    /// back: stderr, the run's row in the ledger, `status` and the monitor's ping say
+    /// `<redacted>` instead.
+    @Test func aTokenTypedAsAnArgumentIsNotRepeated() async throws {
+        let token = "typed-token-" + UUID().uuidString
+        let home = try TemporaryDirectory()
+        let state = home.path + "/state"
+        let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        // A run that could not reach the bank makes the ledger the mistaken runs are recorded in.
+        let first = try await roundup(
+            ["run", "--end-date", "2026-11-15", "--state-dir", state, "--api-base-url", "http://127.0.0.1:9"],
+            environment: environment)
+        #expect(first.status == 69, "\(first.stderr)")
+        var said: [String] = []
+        for words in [["run", "--state-dir", state, token], ["run", "--state-dir", state, "--end-date", token]] {
+            let result = try await roundup(words, environment: environment)
+            #expect(result.status == 64, "\(words.count): \(result.stderr)")
+            #expect(result.stderr.contains("<redacted>"), "the parser's message quotes the word: \(result.stderr)")
+            said += [result.stdout, result.stderr]
+        }
+        let status = try await roundup(["status", "--state-dir", state], environment: environment)
+        #expect(status.stdout.contains("exit 64"), "the runs were recorded: \(status.stdout)")
+        said += [status.stdout, status.stderr]
+        for (index, text) in said.enumerated() { #expect(!text.contains(token), "output \(index) has the token") }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: state + "/" + name))) ?? Data()
+            #expect(bytes.range(of: Data(token.utf8)) == nil, "\(name) holds the token")
+        }
+    }
 }

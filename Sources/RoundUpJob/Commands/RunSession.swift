@@ -35,6 +35,13 @@ public struct Surroundings: Sendable {
         }
     }
 
+    /// The access token the settings `flags` ask for would use, when it can be read: for
+    /// scrubbing it from what is said of a command line that could not be parsed.
+    public func token(for flags: SettingFlags) -> AccessToken? {
+        let tokenFile = (try? settings(flags).get())?.settings.bank.tokenFile
+        return try? TokenLoader(environment: environment).load(tokenFile: tokenFile).get().0
+    }
+
     /// For a command that moves no money: libcurl is kept from writing the TLS secrets to
     /// `SSLKEYLOGFILE` by taking it out of the environment before libcurl starts. The
     /// command says so; one that moves money refuses to start instead.
@@ -216,8 +223,10 @@ extension RunSession {
         logger.logLevel = .critical
         // The config's state directory and monitor when it can be read, else the environment's.
         let loaded = try? surroundings.settings(flags).get().settings
+        // A token typed among the words by mistake is recorded and told as `<redacted>`.
+        let line = message.split(separator: "\n").first.map(String.init) ?? message
         await RunWatch.settingsFailed(
-            CommandFailure(.usage, message.split(separator: "\n").first.map(String.init) ?? message),
+            CommandFailure(.usage, surroundings.token(for: flags)?.redacted(in: line) ?? line),
             stateDirectory: loaded?.state.directory
                 ?? StateSettings.directory(
                     flags: flags, environment: surroundings.environment, locations: surroundings.locations),
