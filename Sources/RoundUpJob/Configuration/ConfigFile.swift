@@ -15,32 +15,32 @@ struct ConfigFile: Decodable {
     var newGoalTarget: [String: ExactAmount]?
     var stateDir: String?
     var reportDir: String?
-    var multiplier: Int?
+    var multiplier: WholeNumber?
     var weeklyCap: [String: ExactAmount]?
     var excludeSources: [String]?
     var excludeSpendingCategories: [String]?
     var wholeAmountsSaveAUnit: Bool?
     var minimumBalance: [String: ExactAmount]?
     var belowMinimumBalance: String?
-    var concurrency: Int?
-    var lockWaitSeconds: Int?
-    var retryAttempts: Int?
-    var retryFirstDelayMilliseconds: Int?
-    var retryMaxDelaySeconds: Int?
-    var retryAfterLimitSeconds: Int?
-    var requestTimeoutSeconds: Int?
-    var runTimeoutSeconds: Int?
-    var clockSkewMarginSeconds: Int?
-    var feedRecheckSeconds: Int?
-    var goalWaitSeconds: Int?
+    var concurrency: WholeNumber?
+    var lockWaitSeconds: WholeNumber?
+    var retryAttempts: WholeNumber?
+    var retryFirstDelayMilliseconds: WholeNumber?
+    var retryMaxDelaySeconds: WholeNumber?
+    var retryAfterLimitSeconds: WholeNumber?
+    var requestTimeoutSeconds: WholeNumber?
+    var runTimeoutSeconds: WholeNumber?
+    var clockSkewMarginSeconds: WholeNumber?
+    var feedRecheckSeconds: WholeNumber?
+    var goalWaitSeconds: WholeNumber?
     var caFile: String?
-    var roundTo: Int?
+    var roundTo: WholeNumber?
     var spending: String?
     var accountTypes: [String]?
     var nativeRoundUp: String?
     var overdraft: String?
-    var maxRequestsPerSecond: Int?
-    var maxRequestsPerDay: Int?
+    var maxRequestsPerSecond: WholeNumber?
+    var maxRequestsPerDay: WholeNumber?
     var notify: Notify?
     var metricsFile: String?
 
@@ -121,7 +121,7 @@ struct ConfigFile: Decodable {
 
     private static func typeName(_ type: Any.Type) -> String {
         switch type {
-        case is Int.Type: "a whole number"
+        case is Int.Type, is WholeNumber.Type: "a whole number"
         case is Bool.Type: "true or false"
         case is String.Type: "text"
         case is ExactAmount.Type: "an amount such as 20 or 12.50"
@@ -205,8 +205,8 @@ extension ConfigFile {
         return result
     }
 
-    func bounded(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
-        guard let value else { return nil }
+    func bounded(_ number: WholeNumber?, _ key: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
+        guard let value = number?.value else { return nil }
         guard range.contains(value) else {
             throw SettingsError(
                 origin: .file, message: "\(key) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
@@ -232,5 +232,56 @@ struct ExactAmount: Decodable {
                 in: container, debugDescription: "'\(text)' is not an amount such as 20 or 12.50")
         }
         self.value = value
+    }
+}
+
+/// A whole number written in a config file: decimal digits only, with a `-` before them
+/// for a negative one. YAML 1.1 reads `010` as octal 8 and takes `0x5`, `0b11` and `1_0`;
+/// the config's schema, and YAML 1.2 editors, read them otherwise or not at all, so each is
+/// refused with the number meant, written as it should be.
+struct WholeNumber: Decodable, Equatable {
+    let value: Int
+
+    init(_ value: Int) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text: String
+        do {
+            text = try container.decode(String.self).trimmingCharacters(in: .whitespaces)
+        } catch DecodingError.typeMismatch(_, let context) {
+            // A list or a mapping where the number should be.
+            throw DecodingError.typeMismatch(WholeNumber.self, context)
+        }
+        if let value = WholeNumber.decimal(text) {
+            self.value = value
+            return
+        }
+        let meant = WholeNumber.meant(text).map { ": write \($0)" } ?? ""
+        throw DecodingError.dataCorruptedError(
+            in: container, debugDescription: "'\(text)' is not a whole number in decimal digits\(meant)")
+    }
+
+    /// `text` as decimal digits with no leading zero, after an optional `-`.
+    static func decimal(_ text: String) -> Int? {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : text[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            digits == "0" || !digits.hasPrefix("0")
+        else { return nil }
+        return Int(text)
+    }
+
+    /// The number another notation gives `text`, when it is one a reader may have meant:
+    /// leading zeros, `0x`, `0o`, `0b`, or `_` between digits.
+    static func meant(_ text: String) -> Int? {
+        let negative = text.hasPrefix("-")
+        var body = (negative ? text.dropFirst() : text[...]).replacingOccurrences(of: "_", with: "")
+        var radix = 10
+        for (prefix, base) in [("0x", 16), ("0o", 8), ("0b", 2)] where body.lowercased().hasPrefix(prefix) {
+            radix = base
+            body = String(body.dropFirst(2))
+        }
+        guard !body.isEmpty, let value = Int(body, radix: radix) else { return nil }
+        return negative ? -value : value
     }
 }

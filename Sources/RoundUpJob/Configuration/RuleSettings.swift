@@ -48,8 +48,8 @@ extension RuleSettings {
         let policy: RoundUpPolicy
         do throws(PolicyError) {
             policy = try RoundUpPolicy(
-                multiplier: file.multiplier ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
-                wholeAmountsSaveAUnit: file.wholeAmountsSaveAUnit ?? false, roundTo: file.roundTo ?? 1)
+                multiplier: file.multiplier?.value ?? 1, weeklyCaps: weeklyCaps.mapValues(\.amount),
+                wholeAmountsSaveAUnit: file.wholeAmountsSaveAUnit ?? false, roundTo: file.roundTo?.value ?? 1)
         } catch {
             throw SettingsError(origin: .file, message: error.description)
         }
