@@ -25,7 +25,7 @@ public struct TokenIdentity: Decodable, Sendable {
 }
 
 /// One entry of `GET /api/v2/accounts`.
-public struct BankAccount: Decodable, Sendable {
+public struct BankAccount: Decodable, Sendable, Equatable {
     public let accountUid: String
     public let defaultCategory: String
     public let currency: String

@@ -155,10 +155,13 @@ public enum Runner {
     private static func runWeeks(
         _ weeks: [Week], job: WeeklyJob, bank: BankClient, daily: inout DailyRequests, run: inout WeekRuns
     ) async -> [String] {
+        var notes: [String] = []
         for week in weeks {
-            if run.request.catchUp, let stop = daily.stop(before: week) { return [stop] }
+            if run.request.catchUp, let stop = daily.stop(before: week) { return notes + [stop] }
             let (retriesBefore, sentBefore) = (bank.retrier.budget.retries, await bank.pacer.sent)
             let weekRun = await job.run(week: week, dryRun: run.request.dryRun)
+            // Said once, however many weeks the bank answers the same way.
+            notes += weekRun.notes.filter { !notes.contains($0) }
             var report = weekRun.report
             let retries = bank.retrier.budget.retries - retriesBefore
             if retries > 0 { report.retries = retries }
@@ -167,11 +170,13 @@ public enum Runner {
             daily.record(cost)
             run.record(report, changedNothing: weekRun.changedNothing)
             if report.error != nil {
-                guard week != weeks.last else { return [] }
-                return ["stopped after the week ending \(week.endDate); the next --catch-up run continues from it"]
+                guard week != weeks.last else { return notes }
+                return notes + [
+                    "stopped after the week ending \(week.endDate); the next --catch-up run continues from it"
+                ]
             }
         }
-        return []
+        return notes
     }
 
     /// The report directory, created if missing, or why reports cannot go there: another

@@ -90,8 +90,9 @@ public struct WeeklyJob: Sendable {
             accounts: [], error: nil, exitCode: .ok)
         let scopes: Set<String>
         let accounts: [BankAccount]
+        let notes: [String]
         do throws(CommandFailure) {
-            (scopes, accounts) = try await preflight(week: week, dryRun: dryRun)
+            (scopes, accounts, notes) = try await preflight(week: week, dryRun: dryRun)
         } catch {
             report.error = error.message
             report.exitCode = error.status
@@ -119,11 +120,15 @@ public struct WeeklyJob: Sendable {
         report.exitCode = ExitStatus.overall(report.accounts.map(\.exitCode))
         let skipped = report.accounts.count { $0.status == .skipped }
         return WeekRun(
-            report: report, changedNothing: settledEarlier > 0 && settledEarlier + skipped == report.accounts.count)
+            report: report, changedNothing: settledEarlier > 0 && settledEarlier + skipped == report.accounts.count,
+            notes: notes)
     }
 
-    /// The token's scopes and the accounts, or why the run cannot go on.
-    private func preflight(week: Week, dryRun: Bool) async throws(CommandFailure) -> (Set<String>, [BankAccount]) {
+    /// The token's scopes and the accounts, each once, with what is to be said of the bank's
+    /// list; or why the run cannot go on.
+    private func preflight(week: Week, dryRun: Bool) async throws(CommandFailure)
+        -> (Set<String>, [BankAccount], [String])
+    {
         let scopes = Set(
             try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes })
         logger.info("token: accepted, with \(scopes.count) scope(s)")
@@ -143,7 +148,8 @@ public struct WeeklyJob: Sendable {
         if dryRun, let missing = WeeklyJob.writeScopes.first(where: { !scopes.contains($0) }) {
             logger.warning("the token lacks \(missing): a real run would fail")
         }
-        let accounts = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
+        let listed = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
+        let (accounts, notes) = WeeklyJob.eachOnce(listed)
         logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
         // A goal configured for an account the token cannot see is a mistake: stop before
         // any transfer rather than save that account's money into the default goal.
@@ -154,7 +160,30 @@ public struct WeeklyJob: Sendable {
                 "goals: in the config names the account \(stray), which is not one of this token's accounts; "
                     + "correct it (roundup check lists the accounts)")
         }
-        return (scopes, accounts)
+        return (scopes, accounts, notes)
+    }
+
+    /// The bank's list of accounts with each account once, as the bank first lists it, and
+    /// what to say of an account it lists more than once: worked on twice, its week would
+    /// be reported twice, the second time as moved by an earlier run.
+    static func eachOnce(_ listed: [BankAccount]) -> ([BankAccount], [String]) {
+        var seen: [String: BankAccount] = [:]
+        var accounts: [BankAccount] = []
+        var repeated: [String] = []
+        for account in listed {
+            guard let first = seen[account.accountUid] else {
+                seen[account.accountUid] = account
+                accounts.append(account)
+                continue
+            }
+            let differs = first == account ? "" : " (its second entry differs; the first is used)"
+            repeated.append("\(first.account.label) \(account.accountUid)\(differs)")
+        }
+        let notes =
+            repeated.isEmpty
+            ? []
+            : ["the bank listed an account more than once: \(repeated.joined(separator: "; ")); each is worked on once"]
+        return (accounts, notes)
     }
 
     /// `body`'s result, or why the run cannot start: the bank's error, with a hint when the
@@ -219,4 +248,6 @@ public struct WeeklyJob: Sendable {
 public struct WeekRun: Sendable {
     public var report: WeekReport
     public var changedNothing: Bool
+    /// What is to be said on stderr of the week besides its report: the bank's odd answers.
+    public var notes: [String] = []
 }
