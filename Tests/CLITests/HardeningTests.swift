@@ -4,6 +4,8 @@ import StarlingEmulator
 import TestSupport
 import Testing
 
+@testable import RoundUpJob
+
 /// Promises the README makes that a careless or hostile surrounding tries: numbers written
 /// in another notation, and more. Each runs the built binary and says what it did, for
 /// `scripts/robustness`.
@@ -50,5 +52,118 @@ import Testing
             "whole-number settings written 010, 0x5, 0b11, 1_0, +5, 0o7, 1e3, 2.0",
             "\(refused) of \(cases.count) refused (exit 78) with the number meant, before any request",
             moneyExactlyOnce: true)
+    }
+
+    /// An account the bank lists twice is worked on, reported and moved once, and the run
+    /// says what the bank did.
+    @Test func anAccountTheBankListsTwiceIsWorkedOnOnce() async throws {
+        var state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        state.accounts.append(state.accounts[0])
+        let listed = state.accounts.count
+        try await withEmulator(state, behaviour: EmulatorBehaviour(deduplicatesTransfers: false)) { server in
+            let run = try await roundup(
+                ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--json"],
+                environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("the bank listed an account more than once"), "\(run.stderr)")
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            let accounts = try #require(report["accounts"] as? [[String: Any]])
+            #expect(accounts.count == listed - 1, "each account once in the report")
+            #expect(accounts.allSatisfy { $0["status"] as? String == "transferred" }, "\(accounts)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            #expect(moved == [126, 298])
+            robustnessLine(
+                "the bank lists an account twice", "exit \(run.status), \(accounts.count) accounts reported, a warning",
+                moneyExactlyOnce: moved == [126, 298])
+        }
+    }
+
+    /// Starts a process that takes `name`'s lock with Python, as any local user could, and
+    /// waits until it has it. `listening` chooses whether it answers a connection (and so
+    /// the kernel names it) or only binds the name (and /proc must find it). `user`, when
+    /// given, is the uid it runs as (through setpriv).
+    func squat(_ name: String, listening: Bool, user: UInt32? = nil) async throws -> (Process, Int32) {
+        let script = home.path + "/squat-\(listening ? "listening" : "bound").py"
+        try
+            ("import socket, sys, time\n"
+            + "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            + "s.bind(b'\\0' + sys.argv[1].encode())\n" + (listening ? "s.listen(1)\n" : "")
+            + "print('bound', flush=True)\ntime.sleep(60)\n").write(toFile: script, atomically: true, encoding: .utf8)
+        // Readable by the other user the squatter may run as.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script)
+        let process = Process()
+        let python = ["/usr/bin/python3", script, name]
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups"] + python
+        } else {
+            process.executableURL = URL(fileURLWithPath: python[0])
+            process.arguments = Array(python.dropFirst())
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The squatter says when it holds the name.
+        _ = output.fileHandleForReading.availableData
+        return (process, process.processIdentifier)
+    }
+
+    /// Any local user can take an account's lock name first (a documented limit): the run
+    /// that then skips the account names the holder by its pid, uid and command, whether
+    /// it answers on the lock or only binds the name, and whatever program it is; `status`
+    /// says plainly when the holder is another user's.
+    @Test func aSquatterOnAnAccountsLockIsNamedByItsCommand() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+            Issue.record("no /usr/bin/python3 to take a lock with")
+            return
+        }
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let impatient = try writeConfig("lockWaitSeconds: 0\n", in: home)
+        try await withEmulator(state) { server in
+            let name = AccountLock.name(baseURL: server.baseURL, accountUid: state.accounts[0].uid)
+            // A week before, with nothing to move, puts both accounts in the ledger.
+            let before = try await roundup(
+                ["run", "--end-date", "2026-11-08", "--api-base-url", server.baseURL], environment: environment)
+            #expect(before.status == 0, "\(before.stderr)")
+            let squatted = { await server.bank.transfers.count { $0.accountUid == state.accounts[0].uid } }
+            let movedBefore = await squatted()
+            var named = 0
+            for listening in [true, false] {
+                let (squatter, pid) = try await squat(name, listening: listening)
+                // SIGKILL: a signal the test process ignores, its children ignore too.
+                defer { kill(pid, SIGKILL) }
+                let run = try await roundup(
+                    ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--config", impatient],
+                    environment: environment)
+                #expect(run.status == 75, "\(run.stderr)")
+                let said = "this account's lock is held by process \(pid) of user \(getuid()) (/usr/bin/python3 "
+                #expect(run.stderr.contains(said), "listening \(listening): \(run.stderr)")
+                if run.stderr.contains(said) { named += 1 }
+                kill(pid, SIGKILL)
+                squatter.waitUntilExit()
+            }
+            // The squatted account's week waits for the next run.
+            let movedWhileSquatted = await squatted() - movedBefore
+            #expect(movedWhileSquatted == 0)
+            var status = "status not tried: not root, or no setpriv to run as another user"
+            if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+                let (squatter, pid) = try await squat(name, listening: false, user: 65534)
+                defer {
+                    kill(pid, SIGKILL)
+                    squatter.waitUntilExit()
+                }
+                let said = try await roundup(
+                    ["status"], environment: environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 })
+                #expect(said.stdout.contains("is blocked by another user's process"), "\(said.stdout)")
+                #expect(said.stdout.contains("process \(pid) of user 65534"), "\(said.stdout)")
+                status = said.stdout.contains("blocked by another user's process") ? "status names it" : "status: NO"
+            }
+            robustnessLine(
+                "another process squats an account's lock (listening, and bound only)",
+                "exit 75 naming its pid, uid and command \(named) of 2 times; \(status)",
+                moneyExactlyOnce: movedWhileSquatted == 0)
+        }
     }
 }

@@ -226,7 +226,8 @@ import Testing
             #expect(held.status == 0, "\(held.stderr)")
             #expect(skipped.status == 75, "\(skipped.stderr)")
             let named =
-                skipped.stderr.contains(#/roundup process [0-9]+ of user [0-9]+ is working on this account/#)
+                skipped.stderr.contains(
+                    #/this account.s lock is held by process [0-9]+ of user [0-9]+ \(\S*roundup run /#)
                 && skipped.stderr.contains(" of user \(getuid()) ")
             #expect(named, "\(skipped.stderr)")
             let transfers = await server.bank.transfers

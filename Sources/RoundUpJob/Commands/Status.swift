@@ -39,6 +39,9 @@ public enum JobHealth {
         public var nextRun: String?
         /// The zone its times are shown in: the config's `timeZone`, the saver's clock.
         public var zone: TimeZone
+        /// Each account whose lock another user's process holds, with who holds it: runs
+        /// skip the account (75) while it does.
+        public var blocked: [(label: String, holder: String)] = []
 
         /// `instant` on the saver's clock, with its offset: `2026-11-23 06:00 +00:00`.
         func local(_ instant: Instant) -> String {
@@ -52,9 +55,10 @@ public enum JobHealth {
     static let heldLimit: Int64 = 86_400_000
 
     /// Looks at the ledger in `stateDirectory` as of `now`; its times are told in `zone`.
-    public static func find(stateDirectory: String, now: Instant, nextRun: String?, zone: TimeZone = .gmt)
-        -> Finding
-    {
+    /// With `bank`, the bank's base URL, it also looks at who holds its accounts' locks.
+    public static func find(
+        stateDirectory: String, now: Instant, nextRun: String?, zone: TimeZone = .gmt, bank: String? = nil
+    ) -> Finding {
         var finding = Finding(level: .ok, reasons: [], held: [], failed: [], nextRun: nextRun, zone: zone)
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
@@ -69,6 +73,7 @@ public enum JobHealth {
             let entries = try ledger.entries()
             finding.held = entries.filter { $0.status == .held }
             finding.failed = entries.filter(\.hasFailed)
+            if let bank { finding.blocked = blocked(entries, bank: bank) }
         } catch {
             finding.level = .unknown
             finding.reasons = ["cannot read the ledger \(path): \(plainDescription(error))"]
@@ -76,6 +81,18 @@ public enum JobHealth {
         }
         judge(&finding, now: now)
         return finding
+    }
+
+    /// The ledger's accounts whose lock another user's process holds now, each once.
+    static func blocked(_ entries: [LedgerEntry], bank: String) -> [(label: String, holder: String)] {
+        var seen = Set<String>()
+        return entries.compactMap { entry in
+            guard seen.insert(entry.accountUid).inserted,
+                let holder = AccountLock.currentHolder(baseURL: bank, accountUid: entry.accountUid),
+                holder.isAnotherUsers
+            else { return nil }
+            return (entry.label, holder.description)
+        }
     }
 
     private static func judge(_ finding: inout Finding, now: Instant) {
@@ -112,6 +129,12 @@ public enum JobHealth {
             } else {
                 raise(.warning, "\(label) waits for a person: roundup resolve")
             }
+        }
+        for (label, holder) in finding.blocked {
+            raise(
+                .warning,
+                "\(label) is blocked by another user's process: its lock is held by \(holder), and runs skip the "
+                    + "account until that process ends")
         }
         let success = finding.lastSuccess.map { $0.endedAt ?? $0.startedAt }
         if success.map({ now.millisecondsSince1970 - $0.millisecondsSince1970 > quietLimit }) ?? true {
@@ -211,7 +234,8 @@ extension JobHealth {
                 return Answer(output: "", problem: refusal, level: .unknown)
             }
             let finding = find(
-                stateDirectory: directory, now: now, nextRun: nextRun(), zone: loaded.settings.rules.timeZone)
+                stateDirectory: directory, now: now, nextRun: nextRun(), zone: loaded.settings.rules.timeZone,
+                bank: loaded.settings.bank.apiBaseURL)
             return Answer(output: json ? JobHealth.json(finding) : text(finding), level: finding.level)
         }
     }

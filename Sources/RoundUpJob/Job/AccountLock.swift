@@ -30,17 +30,6 @@ final class AccountLock: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Who holds a lock, as the kernel says (SO_PEERCRED); nil where it could not tell.
-    struct Holder: Error, Equatable, CustomStringConvertible {
-        var pid: Int32?
-        var uid: UInt32?
-
-        var description: String {
-            guard let pid, let uid else { return "another process, which did not say who it is" }
-            return "roundup process \(pid) of user \(uid)"
-        }
-    }
-
     /// The lock's name for `accountUid` at the bank `baseURL`: a hash of the bank's host and
     /// port and the account, so that emulators on other ports, with the same seeded uids,
     /// have locks of their own. The host is taken in one spelling (`bank(of:)`), so that
@@ -101,20 +90,28 @@ final class AccountLock: Sendable {
         return AccountLock(descriptor: descriptor)
     }
 
-    /// Who holds `name`: connects to it and asks the kernel for the peer's credentials.
-    private static func holder(of name: String) -> Holder {
+    /// Who holds `name`: the kernel's answer to a connection (SO_PEERCRED) when the holder
+    /// listens, else the process that has the name's socket open, where /proc shows it.
+    static func holder(of name: String) -> Holder {
+        var holder = peer(of: name) ?? Holder.owner(ofAbstractName: name) ?? Holder()
+        if let pid = holder.pid { holder.command = Holder.command(of: pid) }
+        return holder
+    }
+
+    /// The credentials of the process listening on `name`; nil when none answers.
+    static func peer(of name: String) -> Holder? {
         let descriptor = socket(
             AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { return Holder() }
+        guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard withAddress(name, { address, length in connect(descriptor, address, length) }) == 0 else {
-            return Holder()
+            return nil
         }
         // struct ucred: pid_t pid, uid_t uid, gid_t gid.
         var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout.size(ofValue: credentials))
         guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, credentials.0 > 0 else {
-            return Holder()
+            return nil
         }
         return Holder(pid: credentials.0, uid: credentials.1)
     }
@@ -165,8 +162,9 @@ extension AccountLock {
         case .failure(let holder):
             throw AccountFailure(
                 .temporaryFailure,
-                "skipped: \(holder) is working on this account, and still was after \(accountLockWait.inSeconds) "
-                    + "(lockWaitSeconds); nothing was moved, and the next run looks at the feed first")
+                "skipped: this account's lock is held by \(holder), and still was after "
+                    + "\(accountLockWait.inSeconds) (lockWaitSeconds); nothing was moved, and the next run looks at "
+                    + "the feed first")
         }
     }
 }
