@@ -22,7 +22,8 @@ import Glibc
 ///
 /// Limits: the name is per network namespace, so two machines (or containers with their
 /// own network) running for one account are not covered; and any local user can bind a
-/// name first, which makes runs wait and then skip the account (exit 75) naming that user.
+/// name first, which makes runs wait and then skip the account (exit 75) naming that
+/// process (`Holder`), and `status` warn of it.
 final class AccountLock: Sendable {
     private let descriptor: Int32
 
