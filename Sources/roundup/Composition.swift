@@ -44,13 +44,15 @@ struct Composition {
         surroundings.settings(flags, readConfigFile: readConfigFile)
     }
 
-    /// `roundup run` (and the demo's run).
+    /// `roundup run` (and the demo's run). With `console`, the run is shown there before its
+    /// row is finished; without, the caller shows the result.
     func run(
-        _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger
+        _ flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true, logger: Logger,
+        console: Console? = nil
     ) async -> CommandResult {
         await RunSession(
             flags: flags, endDate: endDate, options: options, readConfigFile: readConfigFile, in: surroundings,
-            logger: logger
+            logger: logger, console: console
         ).run()
     }
 

@@ -66,12 +66,14 @@ extension Roundup {
             let flags = settings.flags(files)
             var logger = output.logging.logger
             if quiet, !output.logging.verbose, output.logging.logLevel == nil { logger.logLevel = .error }
-            var result = await Composition.live.run(
+            // The run is shown before its row is finished, so that the status it ends with,
+            // 74 when its output cannot be written, is the one recorded everywhere.
+            let result = await Composition.live.run(
                 flags, endDate: endDate,
-                options: RunOptions(dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style),
-                logger: logger)
-            if quiet { result = result.quieted() }
-            try finish(result)
+                options: RunOptions(
+                    dryRun: dryRun, json: output.json, catchUp: catchUp, style: output.style, quiet: quiet),
+                logger: logger, console: .standard)
+            throw ExitCode(result.status.rawValue)
         }
     }
 }

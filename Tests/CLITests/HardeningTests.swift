@@ -166,4 +166,52 @@ import Testing
                 moneyExactlyOnce: movedWhileSquatted == 0)
         }
     }
+
+    /// Output that cannot be written ends the run with 74, and 74 is what the run's row,
+    /// `status`, the metrics and the monitor's ping say: one exit code everywhere.
+    @Test func aFullStandardOutputIsTheExitCodeEverywhere() async throws {
+        let monitor = try await PingReceiver.start()
+        let metrics = home.path + "/metrics/roundup.prom"
+        try FileManager.default.createDirectory(atPath: home.path + "/metrics", withIntermediateDirectories: true)
+        let config = try writeConfig("notify:\n  pingURL: \(monitor.url)\nmetricsFile: \(metrics)\n", in: home)
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let binary = try #require(roundupBinary)
+            for quiet in [false, true] {
+                // --quiet prints a line only when something is wrong: a failed week is.
+                let week = quiet ? "2026-11-08" : "2026-11-15"
+                if quiet {
+                    await server.bank.injectFaults([
+                        FaultRule(endpoints: [.settledFeed], when: .always, faults: [.serverError(400)])
+                    ])
+                }
+                let result = try await run(
+                    "/bin/bash",
+                    [
+                        "-c",
+                        "\"$ROUNDUP\" run --end-date \(week) --api-base-url \(server.baseURL) --config \(config)"
+                            + (quiet ? " --quiet" : "") + " > /dev/full",
+                    ], environment: environment.merging(["ROUNDUP": binary]) { $1 })
+                #expect(result.status == 74, "\(result.stderr)")
+                #expect(result.stderr.contains("cannot write to standard output: No space left on device"))
+                let status = try await roundup(["status", "--json"], environment: environment)
+                let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+                #expect((json?["lastRun"] as? [String: Any])?["exitCode"] as? Int == 74, "\(status.stdout)")
+                let exported = try String(contentsOfFile: metrics, encoding: .utf8)
+                #expect(exported.contains("roundup_run_exit_code 74"), "\(exported)")
+                let ping = await monitor.pings.last
+                #expect(
+                    ping?.path.hasSuffix("/fail") == true && ping?.body.hasPrefix("exit 74") == true,
+                    "\(String(describing: ping))")
+            }
+            await server.bank.injectFaults([])
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            #expect(moved == [126, 298], "the money moved before the output failed")
+            robustnessLine(
+                "run > /dev/full, with and without --quiet",
+                "exit 74, and 74 in the run's row, status, the metrics and the /fail ping",
+                moneyExactlyOnce: moved == [126, 298])
+        }
+        await monitor.stop()
+    }
 }

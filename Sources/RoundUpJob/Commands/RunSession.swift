@@ -56,12 +56,17 @@ public struct RunOptions: Sendable {
     public var json = false
     public var catchUp = false
     public var style = TextStyle.plain
+    /// `run --quiet`: what is shown is `CommandResult.quieted()`.
+    public var quiet = false
 
-    public init(dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain) {
+    public init(
+        dryRun: Bool = false, json: Bool = false, catchUp: Bool = false, style: TextStyle = .plain, quiet: Bool = false
+    ) {
         self.dryRun = dryRun
         self.json = json
         self.catchUp = catchUp
         self.style = style
+        self.quiet = quiet
     }
 }
 
@@ -69,6 +74,10 @@ public struct RunOptions: Sendable {
 /// settings and week, the run's row in the ledger, the signals and the stop gate, the state
 /// directory's lock, the run itself (`Runner`: the weeks, the reports and the chart), and
 /// the monitor and the metrics. The program's root makes one and calls `run()`.
+///
+/// With a console, the session shows the run's output itself, before the run's row is
+/// finished and the monitor told: output that cannot be written (74) is then the exit
+/// code the row, the ping, the metrics and `status` record, as the process ends with.
 public struct RunSession: Sendable {
     let surroundings: Surroundings
     let flags: SettingFlags
@@ -77,10 +86,13 @@ public struct RunSession: Sendable {
     /// False for the demo, which reads no config file.
     let readConfigFile: Bool
     let logger: Logger
+    /// Where the run is shown; nil for a caller that shows the result itself (the demo,
+    /// which adds to it).
+    let console: Console?
 
     public init(
         flags: SettingFlags, endDate: LocalDate?, options: RunOptions, readConfigFile: Bool = true,
-        in surroundings: Surroundings, logger: Logger
+        in surroundings: Surroundings, logger: Logger, console: Console? = nil
     ) {
         self.surroundings = surroundings
         self.flags = flags
@@ -88,6 +100,7 @@ public struct RunSession: Sendable {
         self.options = options
         self.readConfigFile = readConfigFile
         self.logger = logger
+        self.console = console
     }
 
     /// Settings, the week, the token, then the run. A real run is watched from the moment
@@ -107,7 +120,7 @@ public struct RunSession: Sendable {
                         flags: flags, environment: surroundings.environment, locations: surroundings.locations),
                     watch: .fromEnvironment(surroundings.environment), clock: surroundings.clock, logger: logger)
             }
-            return .failure(error)
+            return shown(.failure(error))
         }
         let settings = loaded.settings
         // The week asked for is known before anything is asked of the bank, or recorded.
@@ -116,7 +129,9 @@ public struct RunSession: Sendable {
                 endingOn: endDate, now: surroundings.clock(), in: settings.rules.timeZone,
                 weekEndsOn: settings.rules.weekEndsOn)
         }
-        if case .failure(let error) = week, options.dryRun || isPersonsMistake(error) { return .failure(error) }
+        if case .failure(let error) = week, options.dryRun || isPersonsMistake(error) {
+            return shown(.failure(error))
+        }
         if options.dryRun { surroundings.forgetKeyLog(settings) }
         let ownFiles = [loaded.configPath, settings.bank.tokenFile].compactMap { $0 }
         let watch =
@@ -194,16 +209,32 @@ public struct RunSession: Sendable {
         failure.status == .usage && surroundings.typedByAPerson
     }
 
-    /// `result` with its row in the run table finished, and what went wrong in doing so.
-    private func finished(_ result: CommandResult, by watch: RunWatch?) -> CommandResult {
-        guard let watch else { return result }
-        return result.adding(watchProblems: watch.finish(result))
+    /// `result` shown on the console (as `--quiet` asks), with 74 when its output could not
+    /// be written.
+    private func shown(_ result: CommandResult) -> CommandResult {
+        guard let console else { return result }
+        return console.shown(result, as: options.quiet ? result.quieted() : nil)
     }
 
-    /// `result` once the monitor and the metrics file have heard how the run ended.
+    /// `result`, shown, with its row in the run table finished, and what went wrong in
+    /// doing so, said at once.
+    private func finished(_ result: CommandResult, by watch: RunWatch?) -> CommandResult {
+        let result = shown(result)
+        guard let watch else { return result }
+        return said(result.adding(watchProblems: watch.finish(result)), since: result)
+    }
+
+    /// `result` once the monitor and the metrics file have heard how the run ended, and
+    /// what went wrong in telling them, said at once.
     private func told(_ result: CommandResult, by watch: RunWatch?) async -> CommandResult {
         guard let watch else { return result }
-        return result.adding(watchProblems: await watch.tell(result))
+        return said(result.adding(watchProblems: await watch.tell(result)), since: result)
+    }
+
+    /// `result`, with what it says beyond `earlier` said on the console.
+    private func said(_ result: CommandResult, since earlier: CommandResult) -> CommandResult {
+        console?.say(result.said.dropFirst(earlier.said.count).map(\.line))
+        return result
     }
 }
 
