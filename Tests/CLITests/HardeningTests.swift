@@ -214,4 +214,54 @@ import Testing
         }
         await monitor.stop()
     }
+
+    /// A token file that is a link to a file another user owns, or one others can read, is
+    /// refused naming the target, with no advice to `chmod` the link (which would change
+    /// the target) and with what works in a container instead; a link to a file of one's
+    /// own with mode 600 is read.
+    @Test func aTokenLinkToAnotherUsersFileIsRefusedNamingIt() async throws {
+        let target: String
+        if getuid() == 0 {
+            // As root, a file of another user's, as a container runtime's secret would be.
+            target = home.path + "/others-token"
+            try (token + "\n").write(toFile: target, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
+            #expect(chown(target, 65534, 65534) == 0)
+        } else {
+            target = "/etc/passwd"
+        }
+        let readable = home.path + "/readable-token"
+        try (token + "\n").write(toFile: readable, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: readable)
+        let own = home.path + "/own-token"
+        try (token + "\n").write(toFile: own, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: own)
+        var environment = environment
+        environment["STARLING_ACCESS_TOKEN"] = nil
+        var refused = 0
+        for (linked, said) in [(target, "which user "), (readable, "which group or others can read")] {
+            let link = home.path + "/token-link"
+            try? FileManager.default.removeItem(atPath: link)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: linked)
+            let config = try writeConfig("tokenFile: \(link)\n", in: home)
+            let run = try await roundup(
+                ["run", "--end-date", "2026-11-15", "--config", config, "--api-base-url", "http://127.0.0.1:9"],
+                environment: environment)
+            #expect(run.status == 78, "\(run.stderr)")
+            #expect(run.stderr.contains("is a link to \(linked), \(said)"), "\(run.stderr)")
+            #expect(!run.stderr.contains("chmod"), "no advice to chmod a link: \(run.stderr)")
+            #expect(run.stderr.contains("STARLING_ACCESS_TOKEN") && run.stderr.contains("Podman secret"))
+            if run.status == 78, run.stderr.contains(linked), !run.stderr.contains("chmod") { refused += 1 }
+        }
+        let link = home.path + "/token-link"
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: own)
+        let config = try writeConfig("tokenFile: \(link)\n", in: home)
+        let check = try await roundup(["check", "--config", config], environment: environment)
+        #expect(!check.stdout.contains("is a link to"), "a link to one's own file is read: \(check.stdout)")
+        robustnessLine(
+            "tokenFile a link to another user's file (\(target)), and to a file others can read",
+            "\(refused) of 2 refused (exit 78) naming the target, no chmod advice, the container's ways said",
+            moneyExactlyOnce: true)
+    }
 }

@@ -62,6 +62,36 @@ public struct TokenLoader: Sendable {
     /// The most of a token file that is read: an access token is a few hundred bytes.
     public static let tokenFileLimit = 64 * 1024
 
+    /// What works in a container instead of a secret file, which is a link its runtime owns.
+    static let containerAdvice =
+        "in a container, pass the token in STARLING_ACCESS_TOKEN (a Kubernetes secretKeyRef, Docker's "
+        + "--env-file), or mount a Podman secret with uid= and mode=0400"
+
+    /// Why a token file that is a symbolic link is refused, given what its target is
+    /// (`target`, as the open file): a target another user owns, or one others can read.
+    /// Advice to `chmod` the link would change its target (`/etc/shadow`, say), so none is
+    /// given; a link to a file of this user's with mode 600 is read.
+    private static func linkRefusal(_ path: String, target: stat) -> TokenError? {
+        var link = stat()
+        guard lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { return nil }
+        let resolved = realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        }
+        let named = resolved.map { "a link to \($0)" } ?? "a link"
+        if target.st_uid != geteuid() {
+            return TokenError(
+                message: "the token file \(path) is \(named), which user \(target.st_uid) owns, not this user "
+                    + "(\(geteuid())): roundup reads a token only from a file of its own user; \(containerAdvice)")
+        }
+        if target.st_mode & 0o077 != 0 {
+            return TokenError(
+                message: "the token file \(path) is \(named), which group or others can read: point tokenFile at "
+                    + "a file of your own with mode 600 (roundup never changes a link's target); \(containerAdvice)")
+        }
+        return nil
+    }
+
     private static func readFile(_ path: String) -> Result<AccessToken, TokenError> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -73,6 +103,7 @@ public struct TokenLoader: Sendable {
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             return .failure(TokenError(message: "the token file \(path) is not a plain file"))
         }
+        if let refusal = linkRefusal(path, target: info) { return .failure(refusal) }
         guard info.st_mode & 0o077 == 0 else {
             return .failure(
                 TokenError(message: "the token file \(path) is readable by group or others; run: chmod 600 \(path)"))
