@@ -13,7 +13,9 @@ package enum SafePath {
     /// directory it leads to once links are followed, must belong to the user or to root
     /// (a link too); each directory on the way must not be writable by others, unless it is
     /// sticky (as /tmp), where no one may move or remove what is not theirs. A directory
-    /// writable by its group passes only when the group is the user's own.
+    /// writable by its group passes only when the group is the user's own. A part that does
+    /// not exist yet would be made in the directory before it, whose rule then applies too:
+    /// under a directory anyone may write to, what the job creates could be renamed away.
     package static func problem(with path: String) -> String? {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         if let problem = check(absolute, as: path) { return problem }
@@ -31,14 +33,20 @@ package enum SafePath {
         var parentIsDirectory = false
         for (index, part) in ([""] + parts).enumerated() {
             prefix = index == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
+            let openParent = parentIsDirectory && parentMode & 0o002 != 0 && parentMode & S_ISVTX == 0
             var status = stat()
-            guard lstat(prefix, &status) == 0 else { return nil }
+            guard lstat(prefix, &status) == 0 else {
+                guard openParent else { return nil }
+                return "\(shown): \(String(prefix.dropLast(part.count + 1)).nonEmptyPath) can be written by anyone "
+                    + "(mode \(String(parentMode & 0o7777, radix: 8))), who could rename away \(prefix) once it is "
+                    + "created; use another directory"
+            }
             let owner = status.st_uid
             if owner != 0, owner != geteuid() {
                 return "\(shown): \(prefix) belongs to another user (uid \(owner)), who could redirect what roundup "
                     + "writes there; use a directory whose every part is yours or root's"
             }
-            if parentIsDirectory, parentMode & 0o002 != 0, parentMode & S_ISVTX == 0 {
+            if openParent {
                 return "\(shown): \(String(prefix.dropLast(part.count + 1)).nonEmptyPath) can be written by anyone "
                     + "(mode \(String(parentMode & 0o7777, radix: 8))), who could replace \(prefix); use another directory"
             }

@@ -264,4 +264,38 @@ import Testing
             "\(refused) of 2 refused (exit 78) naming the target, no chmod advice, the container's ways said",
             moneyExactlyOnce: true)
     }
+
+    /// A state directory the run would create under a directory anyone may write to (and
+    /// that is not sticky) is refused before anything is asked of the bank, and nothing is
+    /// created: another user could rename it away, and the next run would start an empty
+    /// ledger. `check` says so too.
+    @Test func aNewStateDirectoryUnderAnOpenParentIsRefusedBeforeAnyRequest() async throws {
+        let open = home.path + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        #expect(chmod(open, 0o777) == 0)
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let run = try await roundup(
+                ["run", "--end-date", "2026-11-15", "--state-dir", open + "/state", "--api-base-url", server.baseURL],
+                environment: environment)
+            #expect(run.status == 78, "\(run.stderr)")
+            #expect(run.stderr.contains("\(open) can be written by anyone (mode 777)"), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: open + "/state"), "nothing was created")
+            let requests = await server.bank.arrivals
+            #expect(requests == 0, "nothing was asked of the bank")
+            let check = try await roundup(["check", "--state-dir", open + "/state"], environment: environment)
+            #expect(check.stdout.contains("\(open) can be written by anyone"), "\(check.stdout)")
+            // Made sticky, as /tmp is, no one may rename what is not theirs: the run goes ahead.
+            #expect(chmod(open, 0o1777) == 0)
+            let sticky = try await roundup(
+                ["run", "--end-date", "2026-11-15", "--state-dir", open + "/state", "--api-base-url", server.baseURL],
+                environment: environment)
+            #expect(sticky.status == 0, "\(sticky.stderr)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            robustnessLine(
+                "a new state directory under a directory anyone may write to (mode 777, not sticky)",
+                "exit \(run.status) before \(requests) requests, nothing created; check says so; under mode 1777 it runs",
+                moneyExactlyOnce: moved == [126, 298])
+        }
+    }
 }

@@ -136,8 +136,13 @@ extension Check {
         }
     }
 
-    /// The state directory must be writable, or creatable, by this user; nothing is created.
+    /// The state directory must be writable, or creatable, by this user, somewhere no one
+    /// else can change (`SafePath`); nothing is created.
     private static func checkStateDirectory(_ path: String, from source: String, in list: inout Checklist) {
+        if let problem = SafePath.problem(with: path) {
+            list.problem(.configuration, "state directory: \(problem)")
+            return
+        }
         var existing = URL(fileURLWithPath: path)
         while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
             existing.deleteLastPathComponent()
