@@ -64,6 +64,18 @@ extension Ledger {
                     """)
         }
         migrator.registerMigration(paymentsByIdentity, migrate: movePaymentsToIdentity)
+        // Each counted payment as the report shows it, so that a report a full disk kept
+        // from being written can be written later from the ledger; and on each week whether
+        // its report is missing so. Payments counted before keep only their round-up.
+        migrator.registerMigration("v13: reports written later") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE payment ADD COLUMN amount INTEGER;
+                    ALTER TABLE payment ADD COLUMN settlementTime TEXT;
+                    ALTER TABLE payment ADD COLUMN counterParty TEXT;
+                    ALTER TABLE transfer ADD COLUMN reportMissing INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 

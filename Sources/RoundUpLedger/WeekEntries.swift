@@ -86,14 +86,20 @@ extension Ledger {
             var start = counted.startIndex
             while start < counted.endIndex {
                 let part = counted[start..<min(start + rows, counted.endIndex)]
-                let values = Array(repeating: "(?, ?, ?, ?)", count: part.count).joined(separator: ", ")
+                let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: part.count).joined(separator: ", ")
                 var arguments: [(any DatabaseValueConvertible)?] = []
-                arguments.reserveCapacity(part.count * 4)
+                arguments.reserveCapacity(part.count * 7)
                 for payment in part {
-                    arguments += [entry.accountUid, payment.uid, week, payment.roundUp.minorUnits]
+                    arguments += [
+                        entry.accountUid, payment.uid, week, payment.roundUp.minorUnits, payment.amount.minorUnits,
+                        payment.settlementTime?.iso8601, payment.counterPartyName.map(Ledger.clip),
+                    ]
                 }
                 let insert = try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO payment (accountUid, feedItemUid, weekEnd, roundUp) VALUES \(values)")
+                    sql: """
+                        INSERT OR IGNORE INTO payment
+                        (accountUid, feedItemUid, weekEnd, roundUp, amount, settlementTime, counterParty) VALUES \(values)
+                        """)
                 try insert.execute(arguments: StatementArguments(arguments))
                 start = part.endIndex
             }

@@ -298,4 +298,79 @@ import Testing
                 moneyExactlyOnce: moved == [126, 298])
         }
     }
+
+    /// Runs `command` with `arguments`, for the mounts a test makes; its status.
+    @discardableResult
+    func system(_ command: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The report directory on a full disk: the run that moves the money cannot write its
+    /// report, and the ledger marks the week. Once there is room, the next run writes it,
+    /// once, rebuilt from the ledger's counted payments, and says so; a rerun after that
+    /// writes none. Needs a small tmpfs, which only root may mount: skipped, saying so,
+    /// elsewhere.
+    @Test func aReportAFullDiskKeptIsWrittenOnceFromTheLedger() async throws {
+        let reports = home.path + "/reports"
+        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: false)
+        guard getuid() == 0,
+            try system("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", reports]) == 0
+        else {
+            print("skipped: a full report directory needs a tmpfs, which this user cannot mount")
+            return
+        }
+        defer { _ = try? system("/bin/umount", [reports]) }
+        let filler = reports + "/filler"
+        try system("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=4k"])
+        let config = try writeConfig("reportDir: \(reports)\n", in: home)
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        try await withEmulator(state) { server in
+            let arguments = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--config", config]
+            let full = try await roundup(arguments, environment: environment)
+            #expect(full.stderr.contains("could not write the report to \(reports)"), "\(full.stderr)")
+            #expect(full.stderr.contains("the next run writes it from the ledger"), "\(full.stderr)")
+            let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()
+            #expect(moved == [126, 298], "the money moved whatever became of the report")
+            let written = { (try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? [] }
+            #expect(!written().contains { $0.hasPrefix("roundup-2026-11-15") && $0.hasSuffix(".json") })
+
+            try FileManager.default.removeItem(atPath: filler)
+            let later = try await roundup(arguments, environment: environment)
+            #expect(later.status == 0, "\(later.stderr)")
+            #expect(
+                later.stderr.contains(
+                    "the report of the week ending 2026-11-15, which its run could not write, is written now"),
+                "\(later.stderr)")
+            // Each run's report by its own name; roundup-2026-11-15.json links to the newest.
+            let reportsOfTheWeek = {
+                written().filter { $0.hasPrefix("roundup-2026-11-15.") && $0.hasSuffix(".json") }
+                    .filter { $0 != "roundup-2026-11-15.json" }
+            }
+            #expect(reportsOfTheWeek().count == 1, "\(written())")
+            let json = try String(contentsOfFile: reports + "/roundup-2026-11-15.json", encoding: .utf8)
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let accounts = try #require(report["accounts"] as? [[String: Any]])
+            #expect(accounts.allSatisfy { $0["status"] as? String == "transferred" }, "\(accounts)")
+            let totals = accounts.compactMap { $0["totalMinorUnits"] as? Int }.sorted()
+            #expect(totals == [126, 298])
+            let counted = accounts.map { ($0["transactions"] as? [Any])?.count ?? 0 }.reduce(0, +)
+            #expect(counted > 0, "the counted payments are listed")
+            #expect(json.contains("written later, from the ledger"))
+
+            let again = try await roundup(arguments, environment: environment)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(!again.stderr.contains("is written now"), "written once: \(again.stderr)")
+            #expect(reportsOfTheWeek().count == 1, "a rerun writes none: \(written())")
+            robustnessLine(
+                "the report directory on a full disk while the money moves",
+                "report not written, week marked; the next run wrote it from the ledger (\(counted) payments), once",
+                moneyExactlyOnce: moved == [126, 298])
+        }
+    }
 }

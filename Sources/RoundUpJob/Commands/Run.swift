@@ -107,6 +107,10 @@ public enum Runner {
                 notes += state.tighten(reportDirectory: settings.state.reportDirectory)
                 // Said by the run that changed the ledger's schema, so once.
                 notes += state.ledger.notices
+                // A report an earlier run could not write, written now from the ledger.
+                notes += LaterReports.write(
+                    from: state.ledger, to: settings.state.reportDirectory, token: token,
+                    zone: settings.rules.timeZone, at: clock())
             }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(
@@ -126,7 +130,7 @@ public enum Runner {
             progress: progress)
         var run = WeekRuns(
             request: request, printout: printout, reportDirectory: settings.state.reportDirectory, token: token,
-            startedAt: clock())
+            startedAt: clock(), ledger: request.dryRun ? nil : state.ledger)
         var daily = DailyRequests(
             ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
@@ -225,10 +229,17 @@ private struct WeekRuns {
     var heldShown: Set<AccountWeekKey> = []
     /// Each goal's progress as the run's newest report of it gives it, by goal uid.
     var goals: [String: GoalProgress] = [:]
+    /// Where a week whose report cannot be written is marked, for a later run to write it;
+    /// nil for a dry run.
+    let ledger: Ledger?
 
-    init(request: RunRequest, printout: RunPrintout, reportDirectory: String, token: AccessToken, startedAt: Instant) {
+    init(
+        request: RunRequest, printout: RunPrintout, reportDirectory: String, token: AccessToken, startedAt: Instant,
+        ledger: Ledger?
+    ) {
         self.request = request
         self.printout = printout
+        self.ledger = ledger
         self.reportDirectory = reportDirectory
         self.token = token
         self.startedAt = startedAt
@@ -246,8 +257,15 @@ private struct WeekRuns {
                 result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token, at: startedAt)
             }
         } catch {
+            // The ledger has what the week decided: a later run writes the report from it.
+            let marked =
+                (try? ledger?.markReportMissing(
+                    weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))) != nil
+            let later = marked ? "; the next run writes it from the ledger" : ""
             result.said.append(
-                Diagnostic(.failure, "could not write the report to \(reportDirectory): \(plainDescription(error))"))
+                Diagnostic(
+                    .failure,
+                    "could not write the report to \(reportDirectory): \(plainDescription(error))\(later)"))
             if result.status == .ok { result.status = .configuration }
         }
         if let error = report.error { result.said.append(Diagnostic(.failure, error)) }

@@ -1,0 +1,95 @@
+import Foundation
+import RoundUp
+import RoundUpLedger
+import RoundUpOutput
+import RoundUpReports
+import RoundUpVocabulary
+
+/// A week's report that its run could not write (a full disk) is written by a later real
+/// run, once, rebuilt from what the ledger keeps of the week: each account's entry and the
+/// payments it counted. The run says so; a rerun whose report exists writes none.
+enum LaterReports {
+    /// Writes the report of each week the ledger marks as missing one, and clears the mark;
+    /// what is said of each.
+    static func write(
+        from ledger: Ledger, to directory: String, token: AccessToken, zone: TimeZone, at now: Instant
+    ) -> [String] {
+        guard let weeks = try? ledger.weeksMissingReports(), !weeks.isEmpty else { return [] }
+        var said: [String] = []
+        for weekEnd in weeks {
+            do {
+                let entries = try ledger.entries().filter { $0.weekEnd == weekEnd }
+                let report = try rebuild(weekEnd: weekEnd, entries: entries, zone: zone, at: now) { entry in
+                    try ledger.recordedPayments(accountUid: entry.accountUid, weekEnd: weekEnd)
+                }
+                let path = try ReportWriter.write(report, to: directory, token: token, at: now)
+                try ledger.clearReportMissing(weekEnd: weekEnd)
+                said.append(
+                    "the report of the week ending \(weekEnd), which its run could not write, is written now, "
+                        + "rebuilt from the ledger: \(path)")
+            } catch {
+                said.append(
+                    "the report of the week ending \(weekEnd), which its run could not write, still cannot be "
+                        + "written to \(directory): \(plainDescription(error)); the next run tries again")
+            }
+        }
+        return said
+    }
+
+    /// The report of the week ending `weekEnd` from the ledger's `entries` of it and each
+    /// one's `payments`, as of `now`.
+    static func rebuild(
+        weekEnd: LocalDate, entries: [LedgerEntry], zone: TimeZone, at now: Instant,
+        payments: (LedgerEntry) throws -> [RecordedPayment]
+    ) throws -> WeekReport {
+        let week = Week(endingOn: weekEnd, in: zone)
+        let accounts = try entries.map { entry in try account(entry, payments: payments(entry), week: week, at: now) }
+        return WeekReport(
+            generator: "roundup \(roundupVersion)", generatedAt: now, dryRun: false, week: week, accounts: accounts,
+            exitCode: ExitStatus.overall(accounts.map(\.exitCode)))
+    }
+
+    private static func account(_ entry: LedgerEntry, payments: [RecordedPayment], week: Week, at now: Instant)
+        -> AccountReport
+    {
+        let fate = WeekFate(entry)
+        var report = AccountReport(
+            accountUid: entry.accountUid, name: entry.accountName, currency: entry.currency, status: fate)
+        report.exitCode =
+            switch fate {
+            case .held: .configuration
+            case .unconfirmed: .temporaryFailure
+            default: .ok
+            }
+        var detail =
+            "written later, from the ledger, at \(now.iso8601): the run that recorded this week could not write its "
+            + "report"
+        if let currency = Currency(code: entry.currency) {
+            let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, currency: currency) }
+            report.transactions = payments.compactMap { payment in
+                payment.amountMinorUnits.map { amount in
+                    TransactionReport(
+                        feedItemUid: payment.feedItemUid, settlementTime: payment.settlementTime,
+                        counterParty: payment.counterParty, amount: money(amount),
+                        roundUp: money(payment.roundUpMinorUnits))
+                }
+            }
+            let unshown = payments.count - report.transactions.count
+            if unshown > 0 {
+                detail += "; \(unshown) payment(s) counted before the ledger kept their amounts are not listed"
+            }
+            report.roundUpSum = money(payments.reduce(0) { $0 + $1.roundUpMinorUnits })
+            report.total = money(entry.minorUnits)
+        }
+        if let why = entry.note ?? entry.reason { detail += "; \(why)" }
+        report.detail = detail
+        report.goal = entry.goalName.map { GoalReport(uid: entry.goalUid, name: $0) }
+        report.transferUid = entry.transferUid
+        if let start = entry.startsAt, let end = entry.endsAt, start != week.start || end != week.end {
+            report.window = WindowReport(
+                start: start, end: end, hours: week.bounded(from: start, to: end).hours,
+                note: "the bounds the ledger recorded for this account's week")
+        }
+        return report
+    }
+}
