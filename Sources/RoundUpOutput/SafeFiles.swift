@@ -30,6 +30,10 @@ package final class WriteDirectory: @unchecked Sendable {
     package init(_ path: String, sharing: Sharing, create: Bool) throws(FileRefusal) {
         self.path = path
         if create, access(path, F_OK) != 0 {
+            // Where no one else may change it, or nothing is created.
+            if sharing == .ownerOnly, let problem = SafePath.problem(with: path) {
+                throw FileRefusal(.refused, problem)
+            }
             do {
                 try FileManager.default.createDirectory(
                     atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

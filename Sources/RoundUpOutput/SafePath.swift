@@ -19,10 +19,29 @@ package enum SafePath {
     package static func problem(with path: String) -> String? {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         if let problem = check(absolute, as: path) { return problem }
-        guard let real = realpath(absolute, nil) else { return nil }
-        defer { free(real) }
-        let resolved = String(cString: real)
+        guard let resolved = resolved(path) else { return nil }
         return resolved == absolute ? nil : check(resolved, as: "\(path) (which leads to \(resolved))")
+    }
+
+    /// Where `path` leads once the links of the part of it that exists are followed, as the
+    /// kernel follows them (a `..` after a link goes up from the link's target): the real
+    /// path of its longest existing prefix, then the parts that do not exist yet.
+    static func resolved(_ path: String) -> String? {
+        let start = path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath
+        var parts = (start + "/" + path).split(separator: "/").map(String.init)
+        var missing: [String] = []
+        while true {
+            let prefix = "/" + parts.joined(separator: "/")
+            if let real = realpath(prefix, nil) {
+                defer { free(real) }
+                let base = String(cString: real)
+                guard !missing.isEmpty else { return base }
+                let rest = URL(fileURLWithPath: missing.joined(separator: "/"), relativeTo: URL(fileURLWithPath: base))
+                return rest.standardizedFileURL.path
+            }
+            guard let last = parts.popLast() else { return nil }
+            missing.insert(last, at: 0)
+        }
     }
 
     /// Checks each existing part of `absolute` (no `.` or `..`), without following links.

@@ -116,7 +116,11 @@ extension Check {
     private static func checkWrittenFiles(_ settings: Settings, configPath: String?, in list: inout Checklist) {
         let reports = settings.state.reportDirectory
         if access(reports, F_OK) != 0 {
-            list.ok("report directory: \(reports) (a run creates it)")
+            if let problem = SafePath.problem(with: reports) {
+                list.problem(.configuration, "report directory: \(problem)")
+            } else {
+                list.ok("report directory: \(reports) (a run creates it)")
+            }
         } else {
             do {
                 _ = try WriteDirectory(reports, sharing: .ownerOnly, create: false)

@@ -67,29 +67,31 @@ public struct TokenLoader: Sendable {
         "in a container, pass the token in STARLING_ACCESS_TOKEN (a Kubernetes secretKeyRef, Docker's "
         + "--env-file), or mount a Podman secret with uid= and mode=0400"
 
-    /// Why a token file that is a symbolic link is refused, given what its target is
-    /// (`target`, as the open file): a target another user owns, or one others can read.
-    /// Advice to `chmod` the link would change its target (`/etc/shadow`, say), so none is
-    /// given; a link to a file of this user's with mode 600 is read.
-    private static func linkRefusal(_ path: String, target: stat) -> TokenError? {
-        var link = stat()
-        guard lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { return nil }
-        let resolved = realpath(path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        }
-        let named = resolved.map { "a link to \($0)" } ?? "a link"
-        if target.st_uid != geteuid() {
+    /// Why the token file open as `descriptor` (`path`, whose file is `file`) is refused:
+    /// one another user owns, or one group or others can read. The advice to `chmod` is
+    /// given only for a plain path to a file with one name: through a link, or with another
+    /// name (a hard link), it would change the file for its other names too (`/etc/shadow`).
+    /// The file is named as opened (`/proc/self/fd`), so a link changed meanwhile is not
+    /// misnamed.
+    private static func refusal(_ path: String, descriptor: Int32, file: stat) -> TokenError? {
+        let opened = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let throughLink = opened.map { $0 != absolute } ?? true
+        let named = throughLink ? "\(path) leads to \(opened ?? "another file"), which" : "\(path) is a file that"
+        if file.st_uid != geteuid() {
             return TokenError(
-                message: "the token file \(path) is \(named), which user \(target.st_uid) owns, not this user "
-                    + "(\(geteuid())): roundup reads a token only from a file of its own user; \(containerAdvice)")
+                message: "the token file \(named) user \(file.st_uid) owns, not this user (\(geteuid())): roundup "
+                    + "reads a token only from a file of its own user; \(containerAdvice)")
         }
-        if target.st_mode & 0o077 != 0 {
+        guard file.st_mode & 0o077 != 0 else { return nil }
+        if throughLink || file.st_nlink != 1 {
+            let other = throughLink ? "" : " (it has \(file.st_nlink) names)"
             return TokenError(
-                message: "the token file \(path) is \(named), which group or others can read: point tokenFile at "
-                    + "a file of your own with mode 600 (roundup never changes a link's target); \(containerAdvice)")
+                message: "the token file \(named) group or others can read\(other): point "
+                    + "tokenFile at a file of your own with mode 600 (roundup does not advise changing the mode of a file "
+                    + "with other names, which would change it for them too); \(containerAdvice)")
         }
-        return nil
+        return TokenError(message: "the token file \(path) is readable by group or others; run: chmod 600 \(path)")
     }
 
     private static func readFile(_ path: String) -> Result<AccessToken, TokenError> {
@@ -103,11 +105,7 @@ public struct TokenLoader: Sendable {
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             return .failure(TokenError(message: "the token file \(path) is not a plain file"))
         }
-        if let refusal = linkRefusal(path, target: info) { return .failure(refusal) }
-        guard info.st_mode & 0o077 == 0 else {
-            return .failure(
-                TokenError(message: "the token file \(path) is readable by group or others; run: chmod 600 \(path)"))
-        }
+        if let refusal = refusal(path, descriptor: descriptor, file: info) { return .failure(refusal) }
         guard info.st_size <= tokenFileLimit else {
             return .failure(
                 TokenError(
