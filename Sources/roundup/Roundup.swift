@@ -38,6 +38,7 @@ struct Roundup: AsyncParsableCommand {
     /// the crontab's line) is recorded and told to the monitor as a failed run when no person
     /// typed it (`Composition.recordUnparsedRun`), as the mistakes found after parsing are.
     static func main() async {
+        reserveStandardStreams()
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -61,6 +62,21 @@ struct Roundup: AsyncParsableCommand {
                 Foundation.exit(exitCode(for: error).rawValue)
             }
             exit(withError: error)
+        }
+    }
+
+    /// A standard stream the process was started without (`>&-`) is opened on /dev/null the
+    /// wrong way round before anything else opens a file, so that no file of the run takes
+    /// its number and receives its output, and writing to it fails (74, "Bad file
+    /// descriptor") as it would have.
+    static func reserveStandardStreams() {
+        for stream in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(stream, F_GETFD) == -1 && errno == EBADF
+        {
+            let opened = open("/dev/null", stream == STDIN_FILENO ? O_WRONLY : O_RDONLY)
+            if opened >= 0, opened != stream {
+                dup2(opened, stream)
+                close(opened)
+            }
         }
     }
 

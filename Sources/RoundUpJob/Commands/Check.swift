@@ -128,8 +128,10 @@ public enum Check {
                     .permissionDenied,
                     "scopes: the token lacks \(missing.joined(separator: ", ")); create a token that has them")
             }
-            let accounts = try await bank.accounts()
+            // Each account once, as a run works on it, and the bank's repeats said.
+            let (accounts, notes) = WeeklyJob.eachOnce(try await bank.accounts())
             list.ok("accounts: \(accounts.count)")
+            for note in notes { list.warn(note) }
             return (scopes, accounts)
         } catch {
             let status = ExitStatus(error)

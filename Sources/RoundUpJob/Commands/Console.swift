@@ -37,11 +37,13 @@ public struct Console: Sendable {
         return said
     }
 
-    /// `result` once shown: with 74, and the reason said, when its output could not be written.
+    /// `result` once shown: with 74, and the reason said, when its output could not be
+    /// written; a status that needs a person (64, 65, 77, 78) stays, so that no schedule
+    /// retries what will fail again.
     public func shown(_ result: CommandResult, as printed: CommandResult? = nil) -> CommandResult {
         guard let failure = show(printed ?? result) else { return result }
         var result = result
-        result.status = .ioError
+        if result.status == .ok || result.status.mayPass { result.status = .ioError }
         result.said.append(failure)
         return result
     }

@@ -36,10 +36,13 @@ public struct Surroundings: Sendable {
     }
 
     /// The access token the settings `flags` ask for would use, when it can be read: for
-    /// scrubbing it from what is said of a command line that could not be parsed.
+    /// scrubbing it from what is said of a command line, or a setting, that could not be
+    /// taken. A token of fewer than 8 characters is none a bank issues, and scrubbing it
+    /// would garble the words around it: nil.
     public func token(for flags: SettingFlags) -> AccessToken? {
         let tokenFile = (try? settings(flags).get())?.settings.bank.tokenFile
-        return try? TokenLoader(environment: environment).load(tokenFile: tokenFile).get().0
+        let token = try? TokenLoader(environment: environment).load(tokenFile: tokenFile).get().0
+        return token.flatMap { $0.length >= 8 ? $0 : nil }
     }
 
     /// For a command that moves no money: libcurl is kept from writing the TLS secrets to
@@ -111,6 +114,10 @@ public struct RunSession: Sendable {
         do throws(CommandFailure) {
             loaded = try surroundings.settings(flags, readConfigFile: readConfigFile).mapError(\.failure).get()
         } catch {
+            // A value that could not be taken is quoted back: a token typed as one is not.
+            let error =
+                surroundings.token(for: flags).map { CommandFailure(error.status, $0.redacted(in: error.message)) }
+                ?? error
             if !options.dryRun, !isPersonsMistake(error) {
                 // The state directory and the monitor as the flags and the environment name
                 // them; the default state directory only when it already has a ledger.

@@ -100,7 +100,7 @@ extension BankSettings {
         guard let environment = sources.environment("ROUNDUP_RUN_TIMEOUT_SECONDS") else {
             return try sources.file.bounded(sources.file.runTimeoutSeconds, "runTimeoutSeconds", range) ?? 1800
         }
-        guard let value = Int(environment), range.contains(value) else {
+        guard let value = WholeNumber.decimal(environment), range.contains(value) else {
             throw SettingsError(
                 origin: .environment,
                 message: "ROUNDUP_RUN_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 86400, not "
@@ -115,7 +115,7 @@ extension BankSettings {
         guard let environment = sources.environment("ROUNDUP_MAX_REQUESTS_PER_SECOND") else {
             return try sources.file.bounded(sources.file.maxRequestsPerSecond, "maxRequestsPerSecond", range) ?? 5
         }
-        guard let value = Int(environment), range.contains(value) else {
+        guard let value = WholeNumber.decimal(environment), range.contains(value) else {
             throw SettingsError(
                 origin: .environment,
                 message: "ROUNDUP_MAX_REQUESTS_PER_SECOND must be a whole number from 1 to 10000, not '\(environment)'")

@@ -257,31 +257,39 @@ struct WholeNumber: Decodable, Equatable {
             self.value = value
             return
         }
-        let meant = WholeNumber.meant(text).map { ": write \($0)" } ?? ""
-        throw DecodingError.dataCorruptedError(
-            in: container, debugDescription: "'\(text)' is not a whole number in decimal digits\(meant)")
+        let shown = printable(text.count > 40 ? String(text.prefix(40)) + "…" : text)
+        let why =
+            WholeNumber.isDecimal(text)
+            ? "is too large"
+            : "is not a whole number in decimal digits" + (WholeNumber.meant(text).map { ": write \($0)" } ?? "")
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(shown)' \(why)")
     }
 
-    /// `text` as decimal digits with no leading zero, after an optional `-`.
-    static func decimal(_ text: String) -> Int? {
+    /// Whether `text` is decimal digits with no leading zero, after an optional `-` (not
+    /// before 0).
+    static func isDecimal(_ text: String) -> Bool {
         let digits = text.hasPrefix("-") ? text.dropFirst() : text[...]
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-            digits == "0" || !digits.hasPrefix("0")
-        else { return nil }
-        return Int(text)
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+            && (digits == "0" ? text == "0" : !digits.hasPrefix("0"))
+    }
+
+    /// `text` as a whole number written in decimal digits (`isDecimal`), or nil.
+    static func decimal(_ text: String) -> Int? {
+        isDecimal(text) ? Int(text) : nil
     }
 
     /// The number another notation gives `text`, when it is one a reader may have meant:
     /// leading zeros, `0x`, `0o`, `0b`, or `_` between digits.
     static func meant(_ text: String) -> Int? {
         let negative = text.hasPrefix("-")
-        var body = (negative ? text.dropFirst() : text[...]).replacingOccurrences(of: "_", with: "")
+        var body = (negative || text.hasPrefix("+") ? text.dropFirst() : text[...])
+            .replacingOccurrences(of: "_", with: "")
         var radix = 10
         for (prefix, base) in [("0x", 16), ("0o", 8), ("0b", 2)] where body.lowercased().hasPrefix(prefix) {
             radix = base
             body = String(body.dropFirst(2))
         }
-        guard !body.isEmpty, let value = Int(body, radix: radix) else { return nil }
+        guard !body.isEmpty, body.first?.isHexDigit == true, let value = Int(body, radix: radix) else { return nil }
         return negative ? -value : value
     }
 }

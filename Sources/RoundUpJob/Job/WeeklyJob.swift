@@ -170,12 +170,15 @@ public struct WeeklyJob: Sendable {
         var seen: [String: BankAccount] = [:]
         var accounts: [BankAccount] = []
         var repeated: [String] = []
+        var named = Set<String>()
         for account in listed {
             guard let first = seen[account.accountUid] else {
                 seen[account.accountUid] = account
                 accounts.append(account)
                 continue
             }
+            // Each account named once, however many times the bank lists it.
+            guard named.insert(account.accountUid).inserted else { continue }
             let differs = first == account ? "" : " (its second entry differs; the first is used)"
             repeated.append("\(first.account.label) \(account.accountUid)\(differs)")
         }
