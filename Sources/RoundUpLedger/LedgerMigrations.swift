@@ -71,7 +71,7 @@ extension Ledger {
             try db.execute(
                 sql: """
                     ALTER TABLE payment ADD COLUMN amount INTEGER;
-                    ALTER TABLE payment ADD COLUMN settlementTime TEXT;
+                    ALTER TABLE payment ADD COLUMN settlementTime INTEGER;
                     ALTER TABLE payment ADD COLUMN counterParty TEXT;
                     ALTER TABLE transfer ADD COLUMN reportMissing INTEGER NOT NULL DEFAULT 0;
                     """)

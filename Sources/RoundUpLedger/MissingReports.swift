@@ -60,7 +60,9 @@ extension Ledger {
                     feedItemUid: try read.requiredText(Column("feedItemUid")),
                     roundUpMinorUnits: try read.requiredInteger(Column("roundUp")),
                     amountMinorUnits: try read.integer(Column("amount")),
-                    settlementTime: try read.text(Column("settlementTime")).flatMap { Instant(iso8601: $0) },
+                    settlementTime: try read.integer(Column("settlementTime")).map {
+                        Instant(millisecondsSince1970: $0)
+                    },
                     counterParty: try read.text(Column("counterParty")))
             }
         }
