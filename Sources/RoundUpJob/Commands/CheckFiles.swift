@@ -19,7 +19,7 @@ extension Check {
             from: Settings.stateSearch(
                 flags: lookup.flags, environment: lookup.environment, directory: settings.state.directory,
                 locations: locations),
-            in: &list)
+            asTheService: lookup.system, in: &list)
         if lookup.system {
             checkServiceFiles(settings, in: &list)
             return nil
@@ -141,9 +141,13 @@ extension Check {
     }
 
     /// The state directory must be writable, or creatable, by this user, somewhere no one
-    /// else can change (`SafePath`); nothing is created.
-    private static func checkStateDirectory(_ path: String, from source: String, in list: inout Checklist) {
-        if let problem = SafePath.problem(with: path) {
+    /// else can change (`SafePath`); nothing is created. The service's (`asTheService`)
+    /// belongs to its own user, which is another user as `check --system` sees it: only
+    /// whether it can be made is checked.
+    private static func checkStateDirectory(
+        _ path: String, from source: String, asTheService: Bool, in list: inout Checklist
+    ) {
+        if !asTheService, let problem = SafePath.problem(with: path) {
             list.problem(.configuration, "state directory: \(problem)")
             return
         }
