@@ -19,7 +19,7 @@ public enum History {
         public var goalUid: String?
         public var transferUid: String?
         /// Where the week stands, written as the history's word for it.
-        public var status: WeekFate
+        @HistoryWord public var status: WeekFate
         /// Why an unconfirmed transfer has not been confirmed yet.
         public var lastError: String?
         /// Why less than the week's round-up moved (a minimum balance).
@@ -33,33 +33,6 @@ public enum History {
         /// What a person decided with `roundup resolve`.
         public var resolution: String?
         public var updatedAt: String?
-
-        enum CodingKeys: String, CodingKey {
-            case weekStart, weekEnd, accountUid, accountName, currency, amount, minorUnits, goalName, goalUid
-            case transferUid, status, lastError, note, confirmation, feedItemUid, reason, resolution, updatedAt
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(weekStart, forKey: .weekStart)
-            try container.encode(weekEnd, forKey: .weekEnd)
-            try container.encode(accountUid, forKey: .accountUid)
-            try container.encodeIfPresent(accountName, forKey: .accountName)
-            try container.encode(currency, forKey: .currency)
-            try container.encode(amount, forKey: .amount)
-            try container.encode(minorUnits, forKey: .minorUnits)
-            try container.encodeIfPresent(goalName, forKey: .goalName)
-            try container.encodeIfPresent(goalUid, forKey: .goalUid)
-            try container.encodeIfPresent(transferUid, forKey: .transferUid)
-            try container.encode(status.historyWord, forKey: .status)
-            try container.encodeIfPresent(lastError, forKey: .lastError)
-            try container.encodeIfPresent(note, forKey: .note)
-            try container.encodeIfPresent(confirmation, forKey: .confirmation)
-            try container.encodeIfPresent(feedItemUid, forKey: .feedItemUid)
-            try container.encodeIfPresent(reason, forKey: .reason)
-            try container.encodeIfPresent(resolution, forKey: .resolution)
-            try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
-        }
     }
 
     /// The JSON document, documented in `schema/history-v1.schema.json`: `schemaVersion`
@@ -244,5 +217,18 @@ public enum History {
             lines.append("Saved so far: " + totals.joined(separator: ", "))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A week's fate as the history's JSON writes it: its `historyWord`.
+@propertyWrapper
+public struct HistoryWord: Encodable, Sendable, Equatable {
+    public var wrappedValue: WeekFate
+
+    public init(wrappedValue: WeekFate) { self.wrappedValue = wrappedValue }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue.historyWord)
     }
 }

@@ -15,10 +15,16 @@ enum LaterReports {
         from ledger: Ledger, to directory: String, token: AccessToken, zone: TimeZone, at now: Instant
     ) -> [String] {
         guard let weeks = try? ledger.weeksMissingReports(), !weeks.isEmpty else { return [] }
+        let entries: [LedgerEntry]
+        do {
+            entries = try ledger.entries()
+        } catch {
+            return ["the reports its runs could not write cannot be rebuilt: \(plainDescription(error))"]
+        }
         var said: [String] = []
         for weekEnd in weeks {
             do {
-                let entries = try ledger.entries().filter { $0.weekEnd == weekEnd }
+                let entries = entries.filter { $0.weekEnd == weekEnd }
                 let report = try rebuild(weekEnd: weekEnd, entries: entries, zone: zone, at: now) { entry in
                     try ledger.recordedPayments(accountUid: entry.accountUid, weekEnd: weekEnd)
                 }
@@ -30,7 +36,7 @@ enum LaterReports {
             } catch {
                 said.append(
                     "the report of the week ending \(weekEnd), which its run could not write, still cannot be "
-                        + "written to \(directory): \(plainDescription(error)); the next run tries again")
+                        + "written: \(plainDescription(error)); the next run tries again")
             }
         }
         return said

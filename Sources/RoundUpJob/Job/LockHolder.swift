@@ -33,7 +33,7 @@ extension AccountLock {
         }
 
         /// Whether the holder is known to run as another user than this process.
-        var isAnotherUsers: Bool { uid.map { $0 != getuid() } ?? (pid == nil) }
+        var isAnotherUsers: Bool { uid.map { $0 != geteuid() } ?? (pid == nil) }
 
         /// The process with the abstract socket `name` open, found through /proc: the
         /// socket's inode in /proc/net/unix, then the process whose descriptors include it.
