@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpJob", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // Reports kept byte for byte, read from the source tree by GoldenReportTests.
             exclude: ["Golden"],

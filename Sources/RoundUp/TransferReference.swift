@@ -3,7 +3,7 @@
 /// 100 characters the bank takes.
 public enum TransferReference {
     private static let prefix = "Round-up w/e "
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let months = LocalDate.monthNames
 
     /// The bank's limit on a transfer's reference, in characters.
     public static let maximumLength = 100

@@ -24,3 +24,14 @@ extension LocalDate {
         return adding(days: -((own - target + 7) % 7))
     }
 }
+
+extension LocalDate {
+    /// `Jan` to `Dec`, as the saver reads dates.
+    public static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `28 Nov`.
+    public var dayAndMonth: String { "\(day) \(LocalDate.monthNames[month - 1])" }
+
+    /// `Fri 4 Dec`.
+    public var weekdayDayAndMonth: String { "\(weekday.name.prefix(3)) \(dayAndMonth)" }
+}

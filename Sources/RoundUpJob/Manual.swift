@@ -86,6 +86,17 @@ public enum Manual {
                 key == "notify" ? "notify (\(ConfigFile.Notify.keys.sorted().joined(separator: ", ")))" : key
             }
             .joined(separator: ", ") + ".",
+            ".Pp",
+            escaped(
+                "payday says when pay arrives: a day of the month (25; a shorter month's last day stands in), a "
+                    + "weekday (friday), or every 2 weeks from 2026-11-27 (1 to 8 weeks). Under overdraft: avoid or a "
+                    + "minimumBalance, and upcomingPayments: count (the default), each week is measured against the "
+                    + "lowest the balance goes before the first payday after today (through the Monday after a weekend "
+                    + "payday; without payday, the next 7 days): the balance less the standing orders, direct debits "
+                    + "and goals' recurring transfers due from the main balance, less what the run's earlier weeks "
+                    + "moved. A token without standing-order:read, mandate:read or savings-goal-transfer:read saves as "
+                    + "before and says what it could not see; one with them never saves on a forecast it could not "
+                    + "complete. upcomingPayments: ignore measures against today's balance only."),
             ".Sh EXIT STATUS", ".Bl -tag -width Ds",
         ]
         for status in ExitStatus.allCases {

@@ -138,6 +138,7 @@ private struct MarkdownReport {
                     + (account.balance.map { "; the balance was \($0.formattedAmount) \(account.shownCurrency)" } ?? "")
             )
         }
+        lines += forecastLines(of: account)
         if let goal = account.goal {
             let note = goal.created ? " (created by this run)" : goal.wouldCreate ? " (would be created)" : ""
             lines.append(
@@ -145,6 +146,43 @@ private struct MarkdownReport {
         }
         if let line = goalProgress(of: account) { lines.append(line) }
         if let transferUid = account.transferUid { lines.append("- Transfer uid: \(Markdown.code(transferUid))") }
+    }
+
+    /// What fell due before payday, each payment on a line of its own, and what could not be
+    /// seen or placed.
+    private func forecastLines(of account: AccountReport) -> [String] {
+        guard let forecast = account.forecast else { return [] }
+        let code = account.shownCurrency
+        var lines: [String] = []
+        let horizon = forecast.horizonWords
+        if forecast.due.isEmpty {
+            lines.append("- Scheduled \(horizon): nothing the bank has scheduled")
+        } else {
+            lines.append(
+                "- Scheduled \(horizon): \(forecast.dueTotal.formattedAmount) \(code)"
+                    + (forecast.lowPoint.map {
+                        "; the balance's low point before this week's transfer: \($0.formattedAmount) \(code)"
+                    } ?? ""))
+            for payment in forecast.due {
+                let about = payment.lastAmount ? "about " : ""
+                let source = payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
+                let today = payment.date == forecast.today ? "; due today, may already have left" : ""
+                lines.append(
+                    "  - \(payment.date.weekdayDayAndMonth): \(Markdown.escape(payment.label)), "
+                        + "\(about)\(payment.amount.formattedAmount) \(code) (\(source)\(today))")
+            }
+        }
+        if !forecast.unplaced.isEmpty {
+            lines.append(
+                "- Forecast incomplete, so nothing moved: \(forecast.unplaced.map(Markdown.escape).joined(separator: "; "))"
+            )
+        }
+        if !forecast.unseen.isEmpty {
+            lines.append(
+                "- Not counted, as the access token may not see them: \(forecast.unseen.map(Markdown.escape).joined(separator: ", "))"
+            )
+        }
+        return lines
     }
 
     /// How the multiplier, the weekly cap and the balance turned the round-ups into the

@@ -73,7 +73,7 @@ extension AccountReport {
     enum CodingKeys: String, CodingKey {
         case accountUid, name, currency, accountType, nativeRoundUp, status, detail, transactions, countedEarlier
         case leftOut, leftOutTransactions, roundUpSum, multiplier, roundTo, capApplied, minimumBalance, balance
-        case heldBack, total, totalMinorUnits, goal, transferUid, window, exitCode
+        case heldBack, total, totalMinorUnits, goal, transferUid, window, exitCode, forecast
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -101,7 +101,40 @@ extension AccountReport {
         try container.encodeIfPresent(goal, forKey: .goal)
         try container.encodeIfPresent(transferUid, forKey: .transferUid)
         try container.encodeIfPresent(window, forKey: .window)
+        try container.encodeIfPresent(forecast, forKey: .forecast)
         try container.encode(exitCode, forKey: .exitCode)
+    }
+}
+
+extension ForecastReport: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case complete, due, dueTotal, lowPoint, payday, through, today, unplaced, unseen
+    }
+
+    private struct Due: Encodable {
+        let amount: String
+        let date: String
+        let label: String
+        let lastAmount: Bool
+        let source: String
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(unplaced.isEmpty, forKey: .complete)
+        try container.encode(
+            due.map {
+                Due(
+                    amount: $0.amount.formattedAmount, date: $0.date.description, label: $0.label,
+                    lastAmount: $0.lastAmount, source: $0.source.rawValue)
+            }, forKey: .due)
+        try container.encode(dueTotal.formattedAmount, forKey: .dueTotal)
+        try container.encodeIfPresent(lowPoint?.formattedAmount, forKey: .lowPoint)
+        try container.encodeIfPresent(payday?.description, forKey: .payday)
+        try container.encode(through.description, forKey: .through)
+        try container.encode(today.description, forKey: .today)
+        try container.encode(unplaced, forKey: .unplaced)
+        try container.encode(unseen, forKey: .unseen)
     }
 }
 

@@ -110,6 +110,7 @@ package struct ReportJSON {
         key("currency", account.currency)
         key("detail", account.detail)
         key("exitCode", Int64(account.exitCode.rawValue))
+        if let forecast = account.forecast { write(forecast) }
         if let goal = account.goal {
             key("goal")
             open(UInt8(ascii: "{"))
@@ -167,6 +168,45 @@ package struct ReportJSON {
             close(UInt8(ascii: "}"))
         }
         close(UInt8(ascii: "}"))
+    }
+
+    /// `forecast`: what fell due before payday.
+    private mutating func write(_ forecast: ForecastReport) {
+        key("forecast")
+        open(UInt8(ascii: "{"))
+        key("complete", forecast.unplaced.isEmpty)
+        key("due")
+        open(UInt8(ascii: "["))
+        for payment in forecast.due {
+            element()
+            open(UInt8(ascii: "{"))
+            key("amount", payment.amount.formattedAmount)
+            key("date", payment.date.description)
+            key("label", payment.label)
+            key("lastAmount", payment.lastAmount)
+            key("source", payment.source.rawValue)
+            close(UInt8(ascii: "}"))
+        }
+        close(UInt8(ascii: "]"))
+        key("dueTotal", forecast.dueTotal.formattedAmount)
+        key("lowPoint", forecast.lowPoint?.formattedAmount)
+        key("payday", forecast.payday?.description)
+        key("through", forecast.through.description)
+        key("today", forecast.today.description)
+        strings("unplaced", forecast.unplaced)
+        strings("unseen", forecast.unseen)
+        close(UInt8(ascii: "}"))
+    }
+
+    /// `name`: an array of text.
+    private mutating func strings(_ name: String, _ list: [String]) {
+        key(name)
+        open(UInt8(ascii: "["))
+        for text in list {
+            element()
+            string(text)
+        }
+        close(UInt8(ascii: "]"))
     }
 
     /// `name`: an array of transactions, as the report shows them.

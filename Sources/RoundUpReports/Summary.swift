@@ -29,6 +29,7 @@ extension WeekReport {
             lines.append("")
             for account in accounts {
                 if let detail = account.detail { lines.append("\(account.label): \(printable(detail))") }
+                if let forecast = account.forecastLine { lines.append("\(account.label): \(forecast)") }
             }
         }
         if let retries, retries > 0 {
@@ -44,6 +45,26 @@ extension WeekReport {
 }
 
 extension AccountReport {
+    /// "Safe to save: 1.00 of 2.29 GBP. Before payday on Fri 4 Dec: rent 850.00 on 28 Nov
+    /// (standing order), …": what the forecast let move, and what fell due; nil without a
+    /// forecast, when nothing falls due and all of it was seen, or when the week had no
+    /// round-up to measure.
+    package var forecastLine: String? {
+        guard let forecast, [.transferred, .dryRun, .heldBack, .nothingToMove].contains(status),
+            !forecast.due.isEmpty || !forecast.unplaced.isEmpty
+        else { return nil }
+        let code = shownCurrency
+        let moved = total ?? Money(minorUnits: 0, currency: forecast.dueTotal.currency)
+        let whole = Money(
+            minorUnits: Savings.add(moved.minorUnits, heldBack?.minorUnits ?? 0), currency: moved.currency)
+        guard whole.minorUnits > 0 else { return nil }
+        var line = "Safe to save: \(moved.formattedAmount) of \(whole.formattedAmount) \(code)."
+        let horizon = forecast.horizonWords.prefix(1).uppercased() + forecast.horizonWords.dropFirst()
+        line += forecast.due.isEmpty ? " \(horizon): nothing scheduled." : " \(horizon): \(forecast.dueWords)."
+        if !forecast.unseen.isEmpty { line += " Not seen: \(forecast.unseen.joined(separator: ", "))." }
+        return line
+    }
+
     /// The account as text output names it: `Personal (GBP)`.
     package var label: String { Account.label(name: name, uid: accountUid, currencyCode: currency) }
 

@@ -97,6 +97,8 @@ public struct AccountReport: Encodable, Sendable {
     public var transferUid: String?
     /// The account's bounds for the week, when they are not the run's seven local days.
     public var window: WindowReport?
+    /// What the bank has scheduled before payday, when the week was measured against it.
+    public var forecast: ForecastReport?
     public var exitCode: ExitStatus = .ok
 
     package init(
@@ -106,8 +108,10 @@ public struct AccountReport: Encodable, Sendable {
         leftOut: [String: Int] = [:], leftOutTransactions: [LeftOutReport]? = nil, roundUpSum: Money? = nil,
         multiplier: Int? = nil, roundTo: Int? = nil, capApplied: Money? = nil, minimumBalance: Money? = nil,
         balance: Money? = nil, heldBack: Money? = nil, total: Money? = nil,
-        goal: GoalReport? = nil, transferUid: String? = nil, window: WindowReport? = nil, exitCode: ExitStatus = .ok
+        goal: GoalReport? = nil, transferUid: String? = nil, window: WindowReport? = nil,
+        forecast: ForecastReport? = nil, exitCode: ExitStatus = .ok
     ) {
+        self.forecast = forecast
         self.accountUid = accountUid
         self.name = name
         self.currency = currency
@@ -131,6 +135,54 @@ public struct AccountReport: Encodable, Sendable {
         self.transferUid = transferUid
         self.window = window
         self.exitCode = exitCode
+    }
+}
+
+/// What the bank has scheduled to leave the account before payday, as the week's transfer
+/// was measured against it.
+public struct ForecastReport: Sendable, Equatable {
+    /// The run's date, in the job's time zone.
+    public var today: LocalDate
+    /// The last day counted.
+    public var through: LocalDate
+    /// The payday the horizon runs to, when one is configured.
+    public var payday: LocalDate?
+    public var due: [DuePayment]
+    public var dueTotal: Money
+    /// The lowest the balance goes before payday, before this week's transfer, when the
+    /// balance was read.
+    public var lowPoint: Money?
+    /// What could not be placed: any of it held the week's money back.
+    public var unplaced: [String]
+    /// What the token may not see: not counted.
+    public var unseen: [String]
+
+    package init(_ forecast: Forecast, currency: Currency, lowPoint: Money?) {
+        today = forecast.horizon.today
+        through = forecast.horizon.end
+        payday = forecast.horizon.payday
+        due = forecast.due
+        dueTotal = Money(minorUnits: forecast.dueMinorUnits, currency: currency)
+        self.lowPoint = lowPoint
+        unplaced = forecast.unplaced
+        unseen = forecast.unseen
+    }
+
+    /// "before payday on Fri 4 Dec", or "through Thu 3 Dec" without a payday.
+    public var horizonWords: String {
+        payday.map { "before payday on \($0.weekdayDayAndMonth)" } ?? "through \(through.weekdayDayAndMonth)"
+    }
+
+    /// "rent 850.00 on 28 Nov (standing order), Octopus Energy about 30.00 on 29 Nov
+    /// (direct debit, last amount)"; each payment due today "may already have left".
+    public var dueWords: String {
+        due.map { payment in
+            let about = payment.lastAmount ? "about " : ""
+            let source = payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
+            let today = payment.date == self.today ? "; due today, may already have left" : ""
+            return "\(printable(payment.label)) \(about)\(payment.amount.formattedAmount) on "
+                + "\(payment.date.dayAndMonth) (\(source)\(today))"
+        }.joined(separator: ", ")
     }
 }
 

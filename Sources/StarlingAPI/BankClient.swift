@@ -172,10 +172,20 @@ public struct BankClient: Sendable {
 
     // MARK: - One place for every request
 
-    private func get<Body: Decodable>(_ path: String, query: String? = nil, as type: Body.Type) async throws(BankError)
+    func get<Body: Decodable>(_ path: String, query: String? = nil, as type: Body.Type) async throws(BankError)
         -> Body
     {
         try await send(.get, path, query: query, body: nil, as: type)
+    }
+
+    /// A GET whose answer may be a 2xx with an empty body, which is nil; any other body is
+    /// decoded whole.
+    func getUnlessEmpty<Body: Decodable>(_ path: String, as type: Body.Type) async throws(BankError) -> Body? {
+        try await retrying("GET \(path)") { (_) async throws(BankError) -> Body? in
+            let response = try await exchange(.get, path, query: nil, body: nil, repeatable: true, consumer: nil)
+            guard response.body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+            return try decode(Body.self, from: response, endpoint: "GET \(path)")
+        }
     }
 
     private func encode(_ body: some Encodable, for path: String) throws(BankError) -> [UInt8] {
@@ -227,12 +237,18 @@ public struct BankClient: Sendable {
         as type: Body.Type
     ) async throws(BankError) -> Body {
         let response = try await exchange(method, path, query: query, body: body, repeatable: repeatable, consumer: nil)
+        return try decode(Body.self, from: response, endpoint: "\(method.rawValue) \(path)")
+    }
+
+    /// `response`'s body, decoded whole.
+    private func decode<Body: Decodable>(_ type: Body.Type, from response: HTTPResponse, endpoint: String)
+        throws(BankError) -> Body
+    {
         do {
             return try JSONDecoder().decode(Body.self, from: Data(response.body))
         } catch {
             throw .malformedResponse(
-                endpoint: "\(method.rawValue) \(path)", detail: token.redacted(in: describe(error, body: response.body))
-            )
+                endpoint: endpoint, detail: token.redacted(in: describe(error, body: response.body)))
         }
     }
 
@@ -314,7 +330,7 @@ public struct BankClient: Sendable {
 
     /// Path segments come from the bank's own answers; escaping them keeps a hostile or
     /// broken value from changing the path.
-    private func segment(_ value: String) -> String {
+    func segment(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
             ?? value
     }

@@ -168,12 +168,19 @@ public struct BankState: Sendable {
     /// Transfers in the order they were made. A bank that does not deduplicate transfers
     /// holds one for every add-money that moved money, so a transfer uid can appear twice.
     public var transfers: [EmulatedTransfer] = []
+    /// What the bank has scheduled to leave the accounts: standing orders, direct debits,
+    /// goals' recurring transfers.
+    public var schedule = EmulatedSchedule()
 
     /// Every scope the round-up job can use.
-    public static let allScopes = [
-        "account:read", "account-list:read", "transaction:read", "savings-goal:read", "savings-goal:create",
-        "savings-goal-transfer:create", "balance:read", "confirmation-of-funds:read",
-    ]
+    public static let allScopes =
+        [
+            "account:read", "account-list:read", "transaction:read", "savings-goal:read", "savings-goal:create",
+            "savings-goal-transfer:create", "balance:read", "confirmation-of-funds:read",
+        ] + scheduleScopes
+
+    /// The scopes that let the job see what the bank has scheduled.
+    public static let scheduleScopes = ["standing-order:read", "mandate:read", "savings-goal-transfer:read"]
 
     public init(
         token: String, scopes: [String] = BankState.allScopes, accounts: [EmulatedAccount] = [],

@@ -24,7 +24,6 @@ public actor EmulatedBank {
     private var faultRules: [ActiveRule] = []
     private var rateCounter = RateCounter()
     private let now: @Sendable () -> Instant
-    var nextUid = 1
     /// Uids of goals deleted so far, which a new goal never takes again.
     var deletedGoalUids: Set<String> = []
 
@@ -250,9 +249,31 @@ public actor EmulatedBank {
             return requiring(["savings-goal-transfer:create"]) {
                 addMoney(accountUid: rest[1], goalUid: rest[3], transferUid: rest[5], body: request.body)
             }
+        case .standingOrders:
+            return requiring(anyOf: ["standing-order:read", "standing-order-own:read"]) {
+                standingOrders(accountUid: rest[3], categoryUid: rest[5])
+            }
+        case .upcomingPayments:
+            return requiring(["standing-order:read"]) {
+                upcomingPayments(accountUid: rest[3], paymentOrderUid: rest[7], query: request.query)
+            }
+        case .mandates:
+            return requiring(["mandate:read"]) { mandates(accountUid: rest[3]) }
+        case .recurringTransfer:
+            return requiring(["savings-goal-transfer:read"]) {
+                recurringTransfer(accountUid: rest[1], goalUid: rest[3])
+            }
         case .unknown:
             return notFound(request.path)
         }
+    }
+
+    /// `handler`'s answer when the token has any of `scopes`.
+    private func requiring(anyOf scopes: [String], _ handler: () -> EmulatorResponse) -> EmulatorResponse {
+        guard scopes.contains(where: state.scopes.contains) else {
+            return oauthError(403, "insufficient_scope", "Missing scopes: \(scopes.joined(separator: " or "))")
+        }
+        return handler()
     }
 
     private func requiring(_ scopes: [String], _ handler: () -> EmulatorResponse) -> EmulatorResponse {

@@ -44,6 +44,48 @@ extension EmulatedBank {
                 accountWouldBeInOverdraftIfRequestedAmountSpent: overdrawn))
     }
 
+    /// Every standing order of the account, whichever category pays it, as the bank lists
+    /// them; a token with only `standing-order-own:read` sees none that the app made, and
+    /// the emulator's are all the app's.
+    func standingOrders(accountUid: String, categoryUid: String) -> EmulatorResponse {
+        guard let account = state.accounts.first(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        guard account.defaultCategory == categoryUid || state.feeds[accountUid] != nil else {
+            return errors(404, "UNKNOWN_CATEGORY")
+        }
+        let seesAll = state.scopes.contains("standing-order:read")
+        return json(200, ["standingOrders": seesAll ? state.schedule.standingOrders[accountUid] ?? [] : []])
+    }
+
+    /// The next `count` (1 to 100, default 10) dates of one standing order.
+    func upcomingPayments(accountUid: String, paymentOrderUid: String, query: [String: String]) -> EmulatorResponse {
+        guard
+            let order = state.schedule.standingOrders[accountUid]?.first(where: {
+                $0.paymentOrderUid == paymentOrderUid
+            })
+        else { return errors(404, "UNKNOWN_PAYMENT_ORDER") }
+        let count = query["count"].map { Int($0) } ?? 10
+        guard let count, (1...100).contains(count) else { return errors(400, "INVALID_COUNT") }
+        return json(200, ["nextPaymentDates": order.nextDates(count: count)])
+    }
+
+    func mandates(accountUid: String) -> EmulatorResponse {
+        guard state.accounts.contains(where: { $0.uid == accountUid }) else { return errors(404, "UNKNOWN_ACCOUNT") }
+        return json(200, ["mandates": state.schedule.mandates[accountUid] ?? []])
+    }
+
+    /// The goal's recurring transfer; a goal without one is a 404, as the bank answers.
+    func recurringTransfer(accountUid: String, goalUid: String) -> EmulatorResponse {
+        guard state.goals[accountUid]?.contains(where: { $0.uid == goalUid }) == true else {
+            return errors(404, "UNKNOWN_SAVINGS_GOAL")
+        }
+        guard let transfer = state.schedule.recurringTransfers[goalUid] else {
+            return errors(404, "NO_RECURRING_TRANSFER")
+        }
+        return json(200, transfer)
+    }
+
     func settledFeed(accountUid: String, query: [String: String]) -> EmulatorResponse {
         feed(accountUid: accountUid, query: query) { item in
             item.settlementTime.flatMap { Instant(iso8601: $0) }
@@ -193,14 +235,15 @@ extension EmulatedBank {
         let reference = behaviour.feedReference ? request.reference : nil
         let status = behaviour.transfersUpcoming ? "UPCOMING" : "SETTLED"
         let settled = behaviour.transfersUpcoming ? nil : moment
+        let (out, into) = feedUids(account: accountIndex, accountUid: accountUid)
         state.feeds[accountUid, default: []] += [
             EmulatedFeedItem(
-                uid: makeUid(), categoryUid: account.defaultCategory, amount: amount, status: status,
+                uid: out, categoryUid: account.defaultCategory, amount: amount, status: status,
                 transactionTime: moment, settlementTime: settled, source: "INTERNAL_TRANSFER",
                 counterPartyType: "CATEGORY",
                 counterPartyUid: goalUid, counterPartyName: goal.name, reference: reference, spendingCategory: "SAVING"),
             EmulatedFeedItem(
-                uid: makeUid(), categoryUid: goalUid, amount: amount, direction: "IN", status: status,
+                uid: into, categoryUid: goalUid, amount: amount, direction: "IN", status: status,
                 transactionTime: moment, settlementTime: settled, source: "INTERNAL_TRANSFER",
                 counterPartyType: "CATEGORY",
                 counterPartyUid: account.defaultCategory, counterPartyName: account.name, reference: reference,
@@ -211,9 +254,12 @@ extension EmulatedBank {
 
     // MARK: - Bodies
 
-    func makeUid() -> String {
-        defer { nextUid += 1 }
-        return String(format: "e0000000-0000-4000-8000-%012x", nextUid)
+    /// The uids of a transfer's two feed items: numbered within the account, so that the
+    /// same transfers give the same uids however the accounts' requests interleave.
+    func feedUids(account index: Int, accountUid: String) -> (String, String) {
+        let made = state.feeds[accountUid]?.count ?? 0
+        let uid = { (number: Int) in String(format: "e%07x-0000-4000-8000-%012x", index + 1, number) }
+        return (uid(made), uid(made + 1))
     }
 
     func json(_ status: Int, _ value: some Encodable) -> EmulatorResponse {

@@ -1,7 +1,7 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
     case identity, accounts, balance, confirmationOfFunds, settledFeed, categoryFeed, roundUp, savingsGoals, createGoal
-    case addMoney, unknown
+    case addMoney, standingOrders, upcomingPayments, mandates, recurringTransfer, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -27,6 +27,17 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": .createGoal
             case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":
                 .addMoney
+            case ("GET", 7)
+            where rest[0] == "payments" && rest[1] == "local" && rest[2] == "account" && rest[4] == "category"
+                && rest[6] == "standing-orders":
+                .standingOrders
+            case ("GET", 9)
+            where rest[0] == "payments" && rest[1] == "local" && rest[2] == "account" && rest[4] == "category"
+                && rest[6] == "standing-orders" && rest[8] == "upcoming-payments":
+                .upcomingPayments
+            case ("GET", 4) where rest[0] == "direct-debit" && rest[1] == "mandates" && rest[2] == "account": .mandates
+            case ("GET", 5) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "recurring-transfer":
+                .recurringTransfer
             default: .unknown
             }
         return (endpoint, rest)

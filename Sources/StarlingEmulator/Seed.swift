@@ -25,7 +25,8 @@ public enum Seed {
     /// took, a payment from a space, and payments settled right at the week's edges.
     ///
     /// The GBP account has an archived "Round-ups" goal (to be ignored) and no active one;
-    /// the EUR account has an active "Round-ups" goal.
+    /// the EUR account has an active "Round-ups" goal. What the bank has scheduled after the
+    /// week is `schedule(after:)`'s.
     ///
     /// Counted: GBP 23.75, 3.90, 45.00, 38.62, 2.06, 7.20, 6.49 → 2.98 GBP;
     /// EUR 17.34, 4.50, 29.90 → 1.26 EUR.
@@ -128,7 +129,7 @@ public enum Seed {
                 source: "FX_TRANSFER", counterPartyType: "CATEGORY", counterPartyName: "Personal",
                 spendingCategory: "TRANSFERS"),
         ]
-        return BankState(
+        var state = BankState(
             token: token,
             accounts: [
                 EmulatedAccount(
@@ -153,6 +154,8 @@ public enum Seed {
                         uid: Uid.eurRoundUps, name: "Round-ups", currency: "EUR", target: 50_00, totalSaved: 12_40)
                 ],
             ])
+        state.schedule = schedule(after: endDate)
+        return state
     }
 
     /// `state` with card payments in each of the `count` weeks before the week ending

@@ -158,9 +158,14 @@ import Testing
                 bank.spend(account, 2_43, settled: Self.settled)
             }
             let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+            // Each waits for the other's account lock as long as a loaded machine may take.
+            let (patientOne, patientTwo) = (
+                try writeConfig("lockWaitSeconds: 120\n", in: first),
+                try writeConfig("lockWaitSeconds: 120\n", in: second)
+            )
             try await withEmulator(bank.state) { server in
-                async let one = Self.run(server, first)
-                async let two = Self.run(server, second)
+                async let one = Self.run(server, first, ["--config", patientOne])
+                async let two = Self.run(server, second, ["--config", patientTwo])
                 let results = try await [one, two]
                 #expect(results.map(\.status) == [0, 0], "\(results.map(\.stderr))")
                 let transfers = await server.bank.transfers

@@ -43,6 +43,10 @@ JOB_OPERATIONS = {
     "getSavingsGoals",
     "createSavingsGoal",
     "addMoney",
+    "listStandingOrders",
+    "listNextPaymentDates",
+    "listMandatesForAccount",
+    "getRecurringTransfer",
 }
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")

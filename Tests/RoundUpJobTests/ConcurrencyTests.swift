@@ -24,8 +24,12 @@ import Testing
             // that libcurl never sends it twice on its own.
             #expect(statistics.connections >= 1 && statistics.connections <= concurrency + statistics.transfers)
             #expect(
-                statistics.requests == 2 + 12 * 6,
-                "identity, accounts, then the bank's own round-up, feed, whether the transfer would overdraw, goals, a look for the transfer, and the transfer per account"
+                statistics.requests == 2 + 12 * 9,
+                """
+                identity, accounts, then the bank's own round-up, feed, standing orders, direct debits, goals and \
+                their one recurring transfer, whether the transfer would overdraw, a look for the transfer, and the \
+                transfer per account
+                """
             )
             // The generator's own total for each account, moved once each.
             let moved = await server.bank.transfers.map(\.amount.minorUnits).sorted()

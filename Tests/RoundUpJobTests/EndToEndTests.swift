@@ -69,12 +69,13 @@ import Testing
             let result = await harness.run(server, endDate: weekEnd, dryRun: true)
             #expect(result.status == .ok)
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
-            // Token, accounts, then each account's own round-up, feed and goals; the account that
-            // has its goal also looks in its category feed for a transfer made elsewhere, and
-            // each asks whether its transfer would overdraw it.
+            // Token, accounts, then each account's own round-up, feed, goals, standing orders,
+            // direct debits and its one live goal's recurring transfer; the account that has its
+            // goal also looks in its category feed for a transfer made elsewhere, and each asks
+            // whether its transfer, with what falls due, would overdraw it.
             let requests = await server.bank.requests
             #expect(
-                requests.count == 11, "\(requests.map { "\($0.path) \($0.status) \($0.fault.map { "\($0)" } ?? "")" })")
+                requests.count == 17, "\(requests.map { "\($0.path) \($0.status) \($0.fault.map { "\($0)" } ?? "")" })")
             #expect(await server.bank.requests.filter { $0.endpoint == .categoryFeed }.count == 1)
             #expect(result.report?.accounts.map(\.status) == [.dryRun, .dryRun])
             #expect(result.output.contains("a real run would create the goal \"Round-ups\" and move 2.98 GBP"))

@@ -25,6 +25,24 @@ enum ReportFixtures {
         feedItemUid: "feed-3", settlementTime: Instant(iso8601: "2026-11-12T09:00:00.000Z"), counterParty: "Acme <Ltd>",
         amount: Money(minorUnits: 215_000, currency: pounds), reason: "incoming")
 
+    /// A forecast with every field set.
+    static let forecast = ForecastReport(
+        Forecast(
+            horizon: Horizon(
+                today: LocalDate(iso: "2026-11-16")!, end: LocalDate(iso: "2026-11-30")!,
+                payday: LocalDate(iso: "2026-11-28")!),
+            due: [
+                DuePayment(
+                    label: "Rent <flat>", source: .standingOrder, date: LocalDate(iso: "2026-11-16")!,
+                    amount: gbp(850_00)),
+                DuePayment(
+                    label: "Octopus", source: .directDebit, date: LocalDate(iso: "2026-11-20")!, amount: gbp(30_00),
+                    lastAmount: true),
+            ],
+            unplaced: ["Gym (direct debit) on 2026-11-21: amount unknown"],
+            unseen: ["goals' recurring transfers (savings-goal-transfer:read)"]),
+        currency: pounds, lowPoint: gbp(-777_50))
+
     /// An account with every field set; `created` chooses which of the goal's flags is on.
     static func fullAccount(created: Bool) -> AccountReport {
         AccountReport(
@@ -44,6 +62,7 @@ enum ReportFixtures {
                 end: Instant(iso8601: "2026-11-15T11:00:00.000Z")!,
                 hours: 155,
                 note: "shortened by 13 hours: it ends at 2026-11-15T11:00:00.000Z"),
+            forecast: forecast,
             exitCode: .dataError)
     }
 

@@ -124,6 +124,62 @@ public struct TestBank: Sendable {
     }
 }
 
+extension TestBank {
+    /// Adds a standing order of `minorUnits` paid from `accountUid`'s main balance (or from
+    /// `category`), next on `next`, repeating by `frequency` (nil: no recurrence given).
+    public mutating func standingOrder(
+        _ accountUid: String, _ minorUnits: Int64, next: LocalDate?, frequency: String? = "MONTHLY",
+        interval: Int? = nil, reference: String = "Rent", category: String? = nil, cancelled: Bool = false,
+        start: LocalDate? = nil
+    ) {
+        let account = state.accounts.first { $0.uid == accountUid }!
+        let count = state.schedule.standingOrders.values.reduce(0) { $0 + $1.count } + 1
+        state.schedule.standingOrders[accountUid, default: []].append(
+            EmulatedStandingOrder(
+                paymentOrderUid: String(format: "50000000-0000-4000-8000-%012d", count),
+                amount: EmulatedAmount(account.currency, minorUnits), reference: reference,
+                recurrence: frequency.map {
+                    EmulatedRecurrence(
+                        startDate: (start ?? next ?? LocalDate(iso: "2026-01-01")!).description, frequency: $0,
+                        interval: interval)
+                },
+                nextDate: next?.description, categoryUid: category ?? account.defaultCategory,
+                cancelledAt: cancelled ? "2026-01-01T09:00:00.000Z" : nil))
+    }
+
+    /// Adds a direct debit mandate on `accountUid`, last paid `lastAmount` minor units (nil:
+    /// never paid), next on `next`.
+    public mutating func mandate(
+        _ accountUid: String, lastAmount: Int64?, next: LocalDate?, lastDate: LocalDate? = nil,
+        status: String = "LIVE", name: String = "Octopus Energy", currency: String? = nil
+    ) {
+        let account = state.accounts.first { $0.uid == accountUid }!
+        let count = state.schedule.mandates.values.reduce(0) { $0 + $1.count } + 1
+        let last: EmulatedMandate.LastPayment? =
+            lastAmount == nil && lastDate == nil
+            ? nil
+            : .init(
+                lastDate: lastDate?.description,
+                lastAmount: lastAmount.map { EmulatedAmount(currency ?? account.currency, $0) })
+        state.schedule.mandates[accountUid, default: []].append(
+            EmulatedMandate(
+                uid: String(format: "6d000000-0000-4000-8000-%012d", count), reference: "REF-\(count)", status: status,
+                nextDate: next?.description, originatorName: name, lastPayment: last, accountUid: accountUid,
+                categoryUid: account.defaultCategory))
+    }
+
+    /// Adds a recurring transfer of `minorUnits` into the goal `goalUid`, next on `next`.
+    public mutating func recurringTransfer(
+        into goalUid: String, _ minorUnits: Int64, currency: String = "GBP", next: LocalDate,
+        frequency: String = "MONTHLY"
+    ) {
+        state.schedule.recurringTransfers[goalUid] = EmulatedRecurringTransfer(
+            transferUid: "7e000000-0000-4000-8000-000000000001",
+            recurrenceRule: EmulatedRecurrence(startDate: next.description, frequency: frequency),
+            currencyAndAmount: EmulatedAmount(currency, minorUnits), nextPaymentDate: next.description)
+    }
+}
+
 /// The week ending `endDate` (YYYY-MM-DD) in London, for tests.
 public func londonWeek(_ endDate: String) -> Week {
     Week(endingOn: LocalDate(iso: endDate)!, in: TestBank.london)

@@ -100,11 +100,32 @@ public enum Check {
         {
             list.warn(warning)
         }
+        list.ok(safeToSave(settings.rules, today: Week.localDate(of: clock(), in: settings.rules.timeZone)))
         await checkGoals(
             of: accounts, scopes: scopes, rules: settings.rules,
             resolver: GoalResolver(bank: bank, goals: settings.goals, logger: logger),
             in: &list)
         return list.result
+    }
+
+    /// What a run today measures each week against: the horizon before payday, or why it
+    /// does not look ahead; and what the forecast cannot see.
+    static func safeToSave(_ rules: RuleSettings, today: LocalDate) -> String {
+        guard rules.readsSchedule else {
+            return rules.upcomingPayments == .ignore
+                ? "upcoming payments: not counted (upcomingPayments: ignore)"
+                : "upcoming payments: not counted (overdraft: allow, and no minimumBalance)"
+        }
+        let horizon = Horizon(today: today, payday: rules.payday)
+        let through =
+            horizon.payday.map { payday in
+                "before the next payday, \(payday.weekdayDayAndMonth)"
+                    + (horizon.paydayOnAWeekend
+                        ? " (a weekend: through \(horizon.end.weekdayDayAndMonth); bank holidays are not known)" : "")
+            } ?? "through \(horizon.end.weekdayDayAndMonth) (the next 7 days; set payday to look to it)"
+        return "upcoming payments: a run today counts standing orders, direct debits and goals' recurring transfers "
+            + "\(through); it cannot see card subscriptions, one-off future payments to payees, or bills the bank was "
+            + "never told about"
     }
 
     /// The token's scopes and the accounts it sees, or nil when the bank could not say.
@@ -128,6 +149,7 @@ public enum Check {
                     .permissionDenied,
                     "scopes: the token lacks \(missing.joined(separator: ", ")); create a token that has them")
             }
+            if let unseen = WeeklyJob.unseenScheduleNote(rules: settings.rules, scopes: scopes) { list.warn(unseen) }
             // Each account once, as a run works on it, and the bank's repeats said.
             let (accounts, notes) = WeeklyJob.eachOnce(try await bank.accounts())
             list.ok("accounts: \(accounts.count)")

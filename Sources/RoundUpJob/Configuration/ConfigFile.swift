@@ -39,6 +39,8 @@ struct ConfigFile: Decodable {
     var accountTypes: [String]?
     var nativeRoundUp: String?
     var overdraft: String?
+    var payday: String?
+    var upcomingPayments: String?
     var maxRequestsPerSecond: WholeNumber?
     var maxRequestsPerDay: WholeNumber?
     var notify: Notify?

@@ -18,6 +18,11 @@ public struct RuleSettings: Sendable {
     public var accountTypes: [String]
     /// Whether a transfer may take the account into its overdraft.
     public var overdraft: Overdraft
+    /// When pay arrives: the forecast counts what the bank will take until then. Without
+    /// it, the next seven days.
+    public var payday: Payday?
+    /// Whether what the bank has scheduled before payday is counted before money moves.
+    public var upcomingPayments: UpcomingPayments
 
     public static let defaultAccountTypes = ["PRIMARY", "ADDITIONAL"]
 }
@@ -30,6 +35,16 @@ public enum Overdraft: String, CaseIterable, Sendable {
     case avoid
     /// Move without asking.
     case allow
+}
+
+/// Whether the payments the bank has scheduled before payday (standing orders, direct
+/// debits, goals' recurring transfers) are taken from the balance the week's transfer is
+/// measured against.
+public enum UpcomingPayments: String, CaseIterable, Sendable {
+    /// Counted: the transfer keeps the balance after them at or above the minimum, or zero.
+    case count
+    /// Not read at all: the transfer is measured against today's balance.
+    case ignore
 }
 
 /// What to do with an account where the bank's own round-up is switched on: running both
@@ -69,7 +84,26 @@ extension RuleSettings {
             },
             nativeRoundUp: try file.choice(file.nativeRoundUp, "nativeRoundUp", default: .skip),
             accountTypes: try accountTypes(file),
-            overdraft: try file.choice(file.overdraft, "overdraft", default: .avoid))
+            overdraft: try file.choice(file.overdraft, "overdraft", default: .avoid),
+            payday: try payday(file.payday),
+            upcomingPayments: try file.choice(file.upcomingPayments, "upcomingPayments", default: .count))
+    }
+
+    /// The payday the file names, if any.
+    private static func payday(_ text: String?) throws(SettingsError) -> Payday? {
+        guard let text else { return nil }
+        do throws(PaydayError) {
+            return try Payday(parsing: text)
+        } catch {
+            throw SettingsError(origin: .file, message: "payday: \(printable(error.description))")
+        }
+    }
+
+    /// Whether a run reads what the bank has scheduled before payday: when it is counted, and
+    /// a rule measures the transfer against the balance (a minimum balance, or keeping out of
+    /// overdraft).
+    public var readsSchedule: Bool {
+        upcomingPayments == .count && (overdraft == .avoid || !minimumBalances.isEmpty)
     }
 
     /// The account types to work on (`PRIMARY` and `ADDITIONAL` unless the file says), each

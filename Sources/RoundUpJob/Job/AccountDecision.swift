@@ -1,4 +1,5 @@
 public import RoundUp
+import RoundUpReports
 public import RoundUpVocabulary
 
 /// What is known of one account's week when its outcome is decided: the week's round-up,
@@ -18,12 +19,20 @@ public struct AccountFacts: Sendable, Equatable {
     public var funds: FundsAnswer?
     /// The amount the bank was asked about.
     public var fundsAsked: Money?
+    /// What the bank has scheduled to leave the account before payday, once read; nil when
+    /// it is not counted (`upcomingPayments: ignore`, or no rule measures the balance).
+    public var forecast: Forecast?
+    /// What this run's earlier weeks moved from the account since the balance was read.
+    public var movedEarlier: Money?
     public var dryRun: Bool
 
     public init(
         total: Money, recorded: LedgerEntry? = nil, minimum: MinimumBalance? = nil,
-        balance: Money? = nil, overdraft: OverdraftGuard = .none, dryRun: Bool = false
+        balance: Money? = nil, overdraft: OverdraftGuard = .none, forecast: Forecast? = nil,
+        movedEarlier: Money? = nil, dryRun: Bool = false
     ) {
+        self.forecast = forecast
+        self.movedEarlier = movedEarlier
         self.total = total
         self.recorded = recorded
         self.minimum = minimum
@@ -62,19 +71,22 @@ extension OverdraftGuard {
         self = policy == .allow ? .none : scopes.contains(WeeklyJob.fundsScope) ? .askBank : .balance
     }
 
-    /// Why moving `amount` would take an account holding `balance` into overdraft, or nil.
-    static func overdraws(moving amount: Money, balance: Money) -> String? {
-        let (left, overflow) = balance.minorUnits.subtractingReportingOverflow(amount.minorUnits)
-        return overflow || left < 0 ? "the balance of \(balance) would go below zero" : nil
+    /// Why moving `amount` would take an account whose balance goes as low as `measure`
+    /// says into overdraft, or nil.
+    static func overdraws(moving amount: Money, _ measure: BalanceMeasure) -> String? {
+        let (left, overflow) = measure.low.minorUnits.subtractingReportingOverflow(amount.minorUnits)
+        return overflow || left < 0 ? "\(measure.words) would go below zero" : nil
     }
 
-    /// Why moving `amount` would take the account into overdraft, as the bank answered, or nil.
-    static func overdraws(moving amount: Money, funds: FundsAnswer) -> String? {
-        switch funds {
+    /// Why moving `amount` would take the account into overdraft, as the bank answered about
+    /// it with `due` (what falls due before payday), or nil.
+    static func overdraws(moving amount: Money, due: Money?, funds: FundsAnswer) -> String? {
+        let moving = due.map { "\(amount), with \($0) due before payday," } ?? "\(amount)"
+        return switch funds {
         case .clear: nil
-        case .overdraws: "the bank says moving \(amount) would overdraw the account"
+        case .overdraws: "the bank says moving \(moving) would overdraw the account"
         case .unsaid:
-            "the bank's answer did not say whether moving \(amount) would overdraw the account, which counts as yes"
+            "the bank's answer did not say whether moving \(moving) would overdraw the account, which counts as yes"
         }
     }
 }
@@ -83,6 +95,9 @@ extension OverdraftGuard {
 public struct BalanceOutcome: Sendable, Equatable {
     /// The effective balance, when it was read.
     public var balance: Money?
+    /// The lowest the balance goes before payday, before this week's transfer: the balance
+    /// less what falls due and what the run's earlier weeks moved. Nil when nothing did.
+    public var lowPoint: Money?
     /// The minimum balance, when one is configured.
     public var minimum: Money?
     /// What may move: all of the round-up, part of it, or nothing.
@@ -128,10 +143,13 @@ public enum AccountDecision: Sendable, Equatable {
             }
         }
         guard facts.total.minorUnits > 0 else { return .nothingToMove(nil) }
+        if let forecast = facts.forecast, !forecast.isComplete {
+            return .nothingToMove(incomplete(facts, forecast))
+        }
         var outcome: BalanceOutcome?
         if let minimum = facts.minimum {
-            guard let balance = facts.balance else { return .readBalance }
-            outcome = minimum.outcome(total: facts.total, balance: balance)
+            guard let measure = BalanceMeasure(facts) else { return .readBalance }
+            outcome = minimum.outcome(total: facts.total, measure)
         }
         let move = outcome?.move ?? facts.total
         guard move.minorUnits > 0 else { return .nothingToMove(outcome) }
@@ -140,40 +158,100 @@ public enum AccountDecision: Sendable, Equatable {
         case .none:
             overdraws = nil
         case .balance:
-            guard let balance = facts.balance else { return .readBalance }
-            overdraws = OverdraftGuard.overdraws(moving: move, balance: balance)
+            guard let measure = BalanceMeasure(facts) else { return .readBalance }
+            overdraws = OverdraftGuard.overdraws(moving: move, measure)
         case .askBank:
-            guard let funds = facts.funds, facts.fundsAsked == move else { return .confirmFunds(move) }
-            overdraws = OverdraftGuard.overdraws(moving: move, funds: funds)
+            // The bank's answer already counts what this run moved; what falls due it does not.
+            let due = facts.forecast.map { Money(minorUnits: $0.dueMinorUnits, currency: move.currency) }
+            let asked = Money(minorUnits: Savings.add(move.minorUnits, due?.minorUnits ?? 0), currency: move.currency)
+            guard let funds = facts.funds, facts.fundsAsked == asked else { return .confirmFunds(asked) }
+            overdraws = OverdraftGuard.overdraws(
+                moving: move, due: due.flatMap { $0.minorUnits > 0 ? $0 : nil }, funds: funds)
         }
         if let why = overdraws { return .nothingToMove(overdrawn(facts, outcome, why)) }
         return .transfer(amount: move, outcome)
+    }
+
+    /// All of the week's round-up held back, because what the bank has scheduled before
+    /// payday could not all be seen.
+    private static func incomplete(_ facts: AccountFacts, _ forecast: Forecast) -> BalanceOutcome {
+        BalanceOutcome(
+            balance: facts.balance, minimum: facts.minimum?.minimum,
+            move: Money(minorUnits: 0, currency: facts.total.currency), heldBack: facts.total,
+            note: "held back \(facts.total): forecast incomplete (\(forecast.unplaced.joined(separator: "; ")))")
     }
 
     /// All of the week's round-up held back, because moving what the minimum balance left
     /// would take the account into its overdraft (`why`, in words).
     private static func overdrawn(_ facts: AccountFacts, _ outcome: BalanceOutcome?, _ why: String) -> BalanceOutcome {
         BalanceOutcome(
-            balance: facts.balance, minimum: outcome?.minimum,
+            balance: facts.balance, lowPoint: BalanceMeasure(facts)?.lowPointIfLower, minimum: outcome?.minimum,
             move: Money(minorUnits: 0, currency: facts.total.currency),
             heldBack: facts.total, note: "held back \(facts.total): \(why) (overdraft: avoid)")
     }
 }
 
+/// The balance a week's transfer is measured against: the effective balance read once per
+/// run, less what falls due before payday and what the run's earlier weeks moved.
+struct BalanceMeasure {
+    let balance: Money
+    let low: Money
+    let due: Money
+    let moved: Money
+    let horizon: Horizon?
+
+    /// The measure of `facts`, or nil until the balance is read.
+    init?(_ facts: AccountFacts) {
+        guard let balance = facts.balance else { return nil }
+        let zero = Money(minorUnits: 0, currency: balance.currency)
+        self.balance = balance
+        moved = facts.movedEarlier ?? zero
+        horizon = facts.forecast?.horizon
+        due = Money(minorUnits: facts.forecast?.dueMinorUnits ?? 0, currency: balance.currency)
+        low = Forecast.lowPoint(balance: balance, due: due, movedEarlier: moved)
+    }
+
+    /// Today's balance alone.
+    init(balance: Money) {
+        let zero = Money(minorUnits: 0, currency: balance.currency)
+        (self.balance, low, due, moved, horizon) = (balance, balance, zero, zero, nil)
+    }
+
+    /// The low point, when anything takes it below the balance.
+    var lowPointIfLower: Money? { low == balance ? nil : low }
+
+    /// "the balance of 12.00 GBP", or, when anything falls due or was moved, "the low point
+    /// of 2.00 GBP before payday on Fri 4 Dec (the balance of 12.00 GBP, less 10.00 GBP due)".
+    var words: String {
+        guard low != balance else { return "the balance of \(balance)" }
+        var less: [String] = []
+        if due.minorUnits > 0 { less.append("\(due) due") }
+        if moved.minorUnits > 0 { less.append("\(moved) moved by this run's earlier weeks") }
+        let before =
+            horizon.map { horizon in
+                horizon.payday.map { " before payday on \($0.weekdayDayAndMonth)" }
+                    ?? " through \(horizon.end.weekdayDayAndMonth)"
+            } ?? ""
+        return "the low point of \(low)\(before) (the balance of \(balance), less \(less.joined(separator: ", less ")))"
+    }
+}
+
 extension MinimumBalance {
-    /// What this minimum does to `total` when the account holds `balance`, with the reason
-    /// in words when it holds anything back.
-    func outcome(total: Money, balance: Money) -> BalanceOutcome {
-        let (move, heldBack) = apply(total: total, balance: balance)
-        var outcome = BalanceOutcome(balance: balance, minimum: minimum, move: move, heldBack: heldBack)
+    /// What this minimum does to `total` when the account's balance goes as low as `measure`
+    /// says, with the reason in words when it holds anything back.
+    func outcome(total: Money, _ measure: BalanceMeasure) -> BalanceOutcome {
+        let (move, heldBack) = apply(total: total, balance: measure.low)
+        var outcome = BalanceOutcome(
+            balance: measure.balance, lowPoint: measure.lowPointIfLower, minimum: minimum, move: move,
+            heldBack: heldBack)
         guard heldBack.minorUnits > 0 else { return outcome }
         outcome.note =
             if move.minorUnits > 0 {
-                "reduced from \(total) to keep the balance of \(balance) at or above the minimum of \(minimum)"
-            } else if balance.minorUnits <= minimum.minorUnits {
-                "held back \(total): the balance of \(balance) is not above the minimum of \(minimum)"
+                "reduced from \(total) to keep \(measure.words) at or above the minimum of \(minimum)"
+            } else if measure.low.minorUnits <= minimum.minorUnits {
+                "held back \(total): \(measure.words) is not above the minimum of \(minimum)"
             } else {
-                "held back \(total): moving it would take the balance of \(balance) below the minimum of "
+                "held back \(total): moving it would take \(measure.words) below the minimum of "
                     + "\(minimum) (belowMinimumBalance: skip)"
             }
         return outcome

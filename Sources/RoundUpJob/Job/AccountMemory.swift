@@ -4,12 +4,17 @@ import StarlingAPI
 import Synchronization
 
 /// What a run has learnt of each account that does not change from one week to the next
-/// within the run: whether the bank's own round-up is on, and the goal the account saves
-/// into. A catch-up of several weeks then asks the bank once per account, not once per week.
+/// within the run: whether the bank's own round-up is on, the goal the account saves into,
+/// the balance as first read, what the bank has scheduled before payday, and what the run
+/// has moved so far. A catch-up of several weeks then asks the bank once per account, not
+/// once per week.
 final class AccountMemory: Sendable {
     private struct Known {
         var nativeRoundUp: [String: NativeRoundUpState] = [:]
         var goals: [String: GoalChoice] = [:]
+        var balances: [String: Money] = [:]
+        var forecasts: [String: Forecast] = [:]
+        var moved: [String: Money] = [:]
     }
 
     private let known = Mutex(Known())
@@ -46,5 +51,43 @@ final class AccountMemory: Sendable {
         var found = goal
         found.created = false
         known.withLock { $0.goals[accountUid] = found }
+    }
+
+    /// The account's effective balance as the run first read it.
+    func balance(of accountUid: String) -> Money? { known.withLock { $0.balances[accountUid] } }
+
+    /// Remembers the balance first read; a second reading (two weeks of one account never
+    /// run at once, but if they did) keeps the first. Returns the one remembered.
+    func remember(balance: Money, of accountUid: String) -> Money {
+        known.withLock { known in
+            if let first = known.balances[accountUid] { return first }
+            known.balances[accountUid] = balance
+            return balance
+        }
+    }
+
+    /// What the bank has scheduled before payday, as the run first read it.
+    func forecast(of accountUid: String) -> Forecast? { known.withLock { $0.forecasts[accountUid] } }
+
+    func remember(forecast: Forecast, of accountUid: String) -> Forecast {
+        known.withLock { known in
+            if let first = known.forecasts[accountUid] { return first }
+            known.forecasts[accountUid] = forecast
+            return forecast
+        }
+    }
+
+    /// What this run's earlier weeks moved (or, in a dry run, would have moved) from the account.
+    func moved(from accountUid: String, in currency: Currency) -> Money {
+        known.withLock { $0.moved[accountUid] } ?? Money(minorUnits: 0, currency: currency)
+    }
+
+    /// Adds `amount` to what the run moved from the account, for its later weeks' forecast.
+    func count(moved amount: Money, from accountUid: String) {
+        known.withLock { known in
+            let before = known.moved[accountUid]?.minorUnits ?? 0
+            known.moved[accountUid] = Money(
+                minorUnits: Savings.add(before, amount.minorUnits), currency: amount.currency)
+        }
     }
 }

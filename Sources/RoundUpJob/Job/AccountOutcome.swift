@@ -59,6 +59,8 @@ struct AccountFindings: Sendable {
     var plan: RoundUpPlan?
     /// What the balance did to the round-up: a minimum balance, or keeping out of overdraft.
     var balance: BalanceOutcome?
+    /// What the bank has scheduled before payday, when it was read for the week.
+    var forecast: Forecast?
     /// The account's bounds for the week, when they are not its seven local days.
     var window: WeekWindow?
     /// The transfer the week is about: the amount, goal and transfer uid, once chosen or

@@ -58,6 +58,11 @@ struct AccountWork: Sendable {
             async let planned = AccountFailure.result { () async throws(AccountFailure) in
                 try await self.plan(for: account, week: week.bounds)
             }
+            // What the week's transfer is measured against (the balance, what falls due before
+            // payday) is read beside the feed, once per account per run, for a week not yet decided.
+            async let ahead = AccountFailure.result { () async throws(AccountFailure) in
+                try await self.lookAhead(week)
+            }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
             if native == .active, let reason = nativeRoundUpSkip(account, recorded: recorded) {
@@ -65,8 +70,12 @@ struct AccountWork: Sendable {
             }
             let plan = try await planned.get()
             found.plan = plan
-            let decision = try await decide(week, plan: plan)
-            return (try await carryOut(decision, of: week, plan: plan, found: &found), found)
+            let reading = try await ahead.get()
+            found.forecast = reading.forecast
+            let decision = try await decide(week, plan: plan, reading: reading)
+            return (
+                try await carryOut(decision, of: week, plan: plan, listedGoals: reading.goals, found: &found), found
+            )
         } catch {
             // A held week is said once, in the run's summary; a failure is logged as it happens.
             if error.held {
@@ -81,14 +90,20 @@ struct AccountWork: Sendable {
 
     /// What to do with `week`, as `AccountDecision.decide` says once it has the facts it
     /// asks for: the balance, then the bank's word on the amount, each at most once.
-    private func decide(_ week: AccountWeek, plan: RoundUpPlan) async throws(AccountFailure) -> AccountDecision {
+    private func decide(_ week: AccountWeek, plan: RoundUpPlan, reading: LookAhead.Reading)
+        async
+        throws(AccountFailure) -> AccountDecision
+    {
         var facts = AccountFacts(
             total: plan.total, recorded: week.recorded, minimum: rules.minimumBalances[plan.currency.code],
-            overdraft: OverdraftGuard(rules.overdraft, scopes: week.scopes), dryRun: week.dryRun)
+            balance: reading.balance, overdraft: OverdraftGuard(rules.overdraft, scopes: week.scopes),
+            forecast: reading.forecast, movedEarlier: memory.moved(from: week.account.uid, in: plan.currency),
+            dryRun: week.dryRun)
         var decision = AccountDecision.decide(facts)
         for _ in 1...2 {
             if decision == .readBalance, facts.balance == nil {
-                facts.balance = try await bank.balance(of: week.account, in: plan.currency)
+                let read = try await bank.balance(of: week.account, in: plan.currency)
+                facts.balance = memory.remember(balance: read, of: week.account.uid)
             } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
                 facts.funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(week.account, amount))
                 facts.fundsAsked = amount
@@ -100,10 +115,30 @@ struct AccountWork: Sendable {
         return decision
     }
 
+    /// The balance and the forecast `week` is measured against, when a rule measures it
+    /// (a minimum balance in its currency, or keeping out of overdraft) and the ledger has
+    /// not decided it; nothing otherwise.
+    private func lookAhead(_ week: AccountWeek) async throws(AccountFailure) -> LookAhead.Reading {
+        let account = week.account
+        guard week.recorded == nil, let currency = Currency(code: account.currencyCode) else {
+            return LookAhead.Reading()
+        }
+        let minimum = rules.minimumBalances[currency.code] != nil
+        let guarded = OverdraftGuard(rules.overdraft, scopes: week.scopes)
+        let needsForecast = rules.upcomingPayments == .count && (minimum || guarded != .none)
+        let needsBalance = minimum || guarded == .balance
+        guard needsForecast || needsBalance else { return LookAhead.Reading() }
+        let today = Week.localDate(of: now(), in: rules.timeZone)
+        return try await LookAhead(bank: bank, memory: memory, logger: logger).read(
+            account, currency: currency, horizon: Horizon(today: today, payday: rules.payday), scopes: week.scopes,
+            needsBalance: needsBalance, needsForecast: needsForecast)
+    }
+
     /// Carries `decision` out: the only place a run's week moves money or changes the
     /// ledger, through `TransferSender`.
     private func carryOut(
-        _ decision: AccountDecision, of week: AccountWeek, plan: RoundUpPlan, found: inout AccountFindings
+        _ decision: AccountDecision, of week: AccountWeek, plan: RoundUpPlan, listedGoals: [SavingsGoal]?,
+        found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
         let (account, dryRun) = (week.account, week.dryRun)
         switch decision {
@@ -126,9 +161,14 @@ struct AccountWork: Sendable {
             found.balance = minimum
             let intent = try await sender.intent(
                 amount, note: minimum?.note, plan: plan, account: account, week: week.bounds, dryRun: dryRun,
-                scopes: week.scopes)
+                scopes: week.scopes, listedGoals: listedGoals)
             found.movement = intent.movement
             let outcome = try await sender.transfer(intent, account: account, week: week.bounds, dryRun: dryRun)
+            // The run's later weeks measure against the balance less this week's money: moved,
+            // would be moved (a dry run), or perhaps moved (an unconfirmed transfer).
+            if [.transferred, .dryRun, .unconfirmed].contains(outcome.fate) {
+                memory.count(moved: amount, from: account.uid)
+            }
             if outcome.fate == .transferred {
                 // The goal holds this week's money too, in this report and the run's later weeks.
                 memory.add(moved: amount, of: account.uid)

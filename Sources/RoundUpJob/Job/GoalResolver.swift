@@ -58,9 +58,11 @@ public struct GoalResolver: Sendable {
     /// The goal for `account`, created if needed unless `dryRun`. A goal of that name that
     /// is being created, is pending or is being restored is waited for and used, never
     /// duplicated; one still not active after `configured.activationWait` holds the week.
-    func resolve(for account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure) -> GoalChoice {
+    func resolve(for account: Account, dryRun: Bool, scopes: Set<String>, listed: [SavingsGoal]? = nil)
+        async throws(AccountFailure) -> GoalChoice
+    {
         let goals = try await AccountFailure.bankCall { () async throws(BankError) in
-            try await liveGoals(of: account)
+            try await liveGoals(of: account, listed: listed)
         }
         if let wanted = configured.goalUids[account.uid] {
             guard let goal = goals.first(where: { $0.savingsGoalUid == wanted }) else {
@@ -184,8 +186,10 @@ public struct GoalResolver: Sendable {
 
     /// The account's goals in its currency that are not archived or being archived: the
     /// active ones, and those being created, pending or being restored.
-    private func liveGoals(of account: Account) async throws(BankError) -> [SavingsGoal] {
-        try await bank.savingsGoals(accountUid: account.uid).filter { goal in
+    private func liveGoals(of account: Account, listed: [SavingsGoal]? = nil) async throws(BankError) -> [SavingsGoal] {
+        let goals: [SavingsGoal]
+        if let listed { goals = listed } else { goals = try await bank.savingsGoals(accountUid: account.uid) }
+        return goals.filter { goal in
             !goal.isArchived && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
         }
     }
@@ -199,5 +203,5 @@ extension SavingsGoal {
     /// Takes money: ACTIVE, or no state at all (older API versions).
     fileprivate var isActive: Bool { state == nil || state == "ACTIVE" }
 
-    fileprivate var isArchived: Bool { state == "ARCHIVED" || state == "ARCHIVING" }
+    var isArchived: Bool { state == "ARCHIVED" || state == "ARCHIVING" }
 }

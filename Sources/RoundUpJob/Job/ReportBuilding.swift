@@ -14,6 +14,9 @@ extension AccountReport {
         exitCode = outcome.exitCode
         if let plan = findings.plan { show(plan) }
         if let minimum = findings.balance { show(minimum) }
+        if let forecast = findings.forecast, let currency = Currency(code: account.currency) {
+            self.forecast = ForecastReport(forecast, currency: currency, lowPoint: findings.balance?.lowPoint)
+        }
         if let window = findings.window, let note = window.note {
             self.window = WindowReport(
                 start: window.week.start, end: window.week.end, hours: window.week.hours, note: note)

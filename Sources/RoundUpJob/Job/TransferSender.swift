@@ -28,14 +28,14 @@ struct TransferSender: Sendable {
     /// a person).
     func intent(
         _ amount: Money, note: String?, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool,
-        scopes: Set<String>
+        scopes: Set<String>, listedGoals: [SavingsGoal]? = nil
     ) async throws(AccountFailure) -> TransferIntent {
         do {
             let goal: GoalChoice
             if let known = memory.goal(of: account.uid) {
                 goal = known
             } else {
-                goal = try await goals.resolve(for: account, dryRun: dryRun, scopes: scopes)
+                goal = try await goals.resolve(for: account, dryRun: dryRun, scopes: scopes, listed: listedGoals)
                 memory.remember(goal: goal, of: account.uid)
             }
             return TransferIntent(
@@ -227,11 +227,11 @@ struct TransferSender: Sendable {
             overdraws = nil
         case .askBank:
             let funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(account, amount))
-            overdraws = OverdraftGuard.overdraws(moving: amount, funds: funds)
+            overdraws = OverdraftGuard.overdraws(moving: amount, due: nil, funds: funds)
         case .balance:
             // A token with neither scope is refused the balance by the bank: 77.
-            overdraws = OverdraftGuard.overdraws(
-                moving: amount, balance: try await bank.balance(of: account, in: currency))
+            let balance = try await bank.balance(of: account, in: currency)
+            overdraws = OverdraftGuard.overdraws(moving: amount, BalanceMeasure(balance: balance))
         }
         guard let why = overdraws else { return }
         let reason = "not sent again: \(why) (overdraft: avoid)"

@@ -149,7 +149,11 @@ public struct WeeklyJob: Sendable {
             logger.warning("the token lacks \(missing): a real run would fail")
         }
         let listed = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
-        let (accounts, notes) = WeeklyJob.eachOnce(listed)
+        var (accounts, notes) = WeeklyJob.eachOnce(listed)
+        if let unseen = WeeklyJob.unseenScheduleNote(rules: rules, scopes: scopes) {
+            logger.warning("\(unseen)")
+            notes.append(unseen)
+        }
         logger.info("week \(week)\(dryRun ? ", dry run" : ""): \(accounts.count) account(s)")
         // A goal configured for an account the token cannot see is a mistake: stop before
         // any transfer rather than save that account's money into the default goal.
@@ -161,6 +165,15 @@ public struct WeeklyJob: Sendable {
                     + "correct it (roundup check lists the accounts)")
         }
         return (scopes, accounts, notes)
+    }
+
+    /// What a run under `rules` says when the token with `scopes` cannot see all of what
+    /// the bank has scheduled before payday, or nil when it can (or nothing reads it).
+    public static func unseenScheduleNote(rules: RuleSettings, scopes: Set<String>) -> String? {
+        let unseen = LookAhead.unseen(scopes: scopes)
+        guard rules.readsSchedule, !unseen.isEmpty else { return nil }
+        return "the access token cannot see \(unseen.joined(separator: ", ")): what they take before payday is not "
+            + "counted, and the week is measured as before; a token with those scopes counts them"
     }
 
     /// The bank's list of accounts with each account once, as the bank first lists it, and

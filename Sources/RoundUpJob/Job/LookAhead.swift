@@ -1,0 +1,221 @@
+import Logging
+import RoundUp
+import RoundUpVocabulary
+import StarlingAPI
+
+/// What one account's week is measured against before money moves, read once per account
+/// per run: the effective balance, and what the bank has scheduled to leave the account
+/// before payday (`Forecast`). The reads do not depend on each other and go side by side,
+/// beside the week's feed.
+struct LookAhead: Sendable {
+    /// The scopes that let a token read the schedule, and what each shows.
+    static let scheduleScopes: [(scope: String, shows: String)] = [
+        ("standing-order:read", "standing orders"),
+        ("mandate:read", "direct debits"),
+        ("savings-goal-transfer:read", "goals' recurring transfers"),
+    ]
+
+    /// The most next dates asked for one standing order whose frequency is not known.
+    static let nextDatesAsked = 31
+
+    /// What a token with `scopes` cannot see of the schedule, in words ("direct debits
+    /// (mandate:read)"); empty when it sees all of it.
+    static func unseen(scopes: Set<String>) -> [String] {
+        scheduleScopes.filter { !scopes.contains($0.scope) }.map { "\($0.shows) (\($0.scope))" }
+    }
+
+    /// What is read for the week.
+    struct Reading: Sendable {
+        var balance: Money?
+        var forecast: Forecast?
+        /// The account's goals, when the schedule's reads listed them: the goal resolver
+        /// takes them rather than asking again.
+        var goals: [SavingsGoal]?
+    }
+
+    let bank: BankClient
+    let memory: AccountMemory
+    let logger: Logger
+
+    /// The balance (when `needsBalance`) and the forecast (when `needsForecast`) for
+    /// `account`, each read at most once per run; a failure to read either is the week's.
+    func read(
+        _ account: Account, currency: Currency, horizon: Horizon, scopes: Set<String>, needsBalance: Bool,
+        needsForecast: Bool
+    ) async throws(AccountFailure) -> Reading {
+        async let balance = AccountFailure.result { () async throws(AccountFailure) -> Money? in
+            guard needsBalance else { return nil }
+            if let known = memory.balance(of: account.uid) { return known }
+            let read = try await bank.balance(of: account, in: currency)
+            return memory.remember(balance: read, of: account.uid)
+        }
+        var reading = Reading()
+        if needsForecast {
+            if let known = memory.forecast(of: account.uid) {
+                reading.forecast = known
+            } else {
+                let (forecast, goals) = try await schedule(
+                    account, currency: currency, horizon: horizon, scopes: scopes)
+                reading.forecast = memory.remember(forecast: forecast, of: account.uid)
+                reading.goals = goals
+            }
+        }
+        reading.balance = try await balance.get()
+        return reading
+    }
+
+    /// What falls due from `account`'s main balance in `horizon`, and the account's goals
+    /// as the bank listed them. Each list the token may read is asked for side by side.
+    private func schedule(_ account: Account, currency: Currency, horizon: Horizon, scopes: Set<String>)
+        async throws(AccountFailure) -> (Forecast, [SavingsGoal]?)
+    {
+        async let orders = AccountFailure.result { () async throws(AccountFailure) -> Part in
+            guard scopes.contains("standing-order:read") else { return Part() }
+            return try await standingOrders(of: account)
+        }
+        async let mandates = AccountFailure.result { () async throws(AccountFailure) -> Part in
+            guard scopes.contains("mandate:read") else { return Part() }
+            return try await listed("direct debits") { () async throws(BankError) in
+                Part(placements: try await bank.mandates(accountUid: account.uid).map { $0.placement(in: account) })
+            }
+        }
+        async let goalTransfers = AccountFailure.result { () async throws(AccountFailure) -> (Part, [SavingsGoal]?) in
+            guard scopes.contains("savings-goal-transfer:read") else { return (Part(), nil) }
+            return try await recurringTransfers(of: account)
+        }
+        let parts = [try await orders.get(), try await mandates.get()]
+        let (transfers, goals) = try await goalTransfers.get()
+        var payments: [ScheduledPayment] = []
+        var unplaced: [String] = []
+        for placement in (parts + [transfers]).flatMap(\.placements) {
+            switch placement {
+            case .payments(let some): payments += some
+            case .notCounted: continue
+            case .unplaced(let why): unplaced.append(why)
+            }
+        }
+        let forecast = Forecast(
+            payments, in: horizon, currency: currency, unplaced: unplaced + (parts + [transfers]).flatMap(\.unseen),
+            unseen: LookAhead.unseen(scopes: scopes))
+        return (forecast, goals)
+    }
+
+    /// Placements of one part of the schedule, and what of it the bank would not show.
+    struct Part: Sendable {
+        var placements: [SchedulePlacement] = []
+        var unseen: [String] = []
+    }
+
+    /// The account's standing orders from its default category; the bank's next dates are
+    /// asked only for an order without a next date or with a frequency not known.
+    private func standingOrders(of account: Account) async throws(AccountFailure) -> Part {
+        let list: [StandingOrder]
+        do {
+            list = try await bank.standingOrders(accountUid: account.uid, categoryUid: account.defaultCategory)
+        } catch {
+            if let unseen = LookAhead.notShown("standing orders", error) { return Part(unseen: [unseen]) }
+            throw LookAhead.failure(error)
+        }
+        var part = Part()
+        for order in list {
+            guard order.needsNextDates(in: account), let uid = order.paymentOrderUid else {
+                part.placements.append(order.placement(in: account))
+                continue
+            }
+            let dates: [String]
+            do {
+                dates = try await bank.upcomingPayments(
+                    accountUid: account.uid, categoryUid: order.categoryUid ?? account.defaultCategory,
+                    paymentOrderUid: uid, count: LookAhead.nextDatesAsked)
+            } catch {
+                if let unseen = LookAhead.notShown("the next dates of \(order.label)", error) {
+                    part.unseen.append(unseen)
+                    continue
+                }
+                throw LookAhead.failure(error)
+            }
+            let parsed = dates.compactMap { LocalDate(iso: $0) }
+            guard parsed.count == dates.count else {
+                part.placements.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
+                continue
+            }
+            part.placements.append(order.placement(in: account, nextDates: parsed))
+        }
+        return part
+    }
+
+    /// Each of the account's goals' recurring transfer, one request per goal, side by side.
+    private func recurringTransfers(of account: Account) async throws(AccountFailure) -> (Part, [SavingsGoal]?) {
+        let goals: [SavingsGoal]
+        do {
+            goals = try await bank.savingsGoals(accountUid: account.uid)
+        } catch {
+            throw LookAhead.failure(error)
+        }
+        let live = goals.filter { !$0.isArchived }
+        let answers = await withTaskGroup(of: (Int, Result<ScheduledSavingsPayment?, BankError>).self) { group in
+            for (index, goal) in live.enumerated() {
+                group.addTask {
+                    do throws(BankError) {
+                        return (
+                            index,
+                            .success(
+                                try await bank.recurringTransfer(accountUid: account.uid, goalUid: goal.savingsGoalUid))
+                        )
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var answers: [(Int, Result<ScheduledSavingsPayment?, BankError>)] = []
+            for await answer in group { answers.append(answer) }
+            return answers.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        var part = Part()
+        for (goal, answer) in zip(live, answers) {
+            switch answer {
+            case .success(let transfer?): part.placements.append(transfer.placement(goalName: goal.name))
+            case .success(nil): continue
+            case .failure(let error):
+                if let unseen = LookAhead.notShown("the recurring transfer into \(goal.name)", error) {
+                    part.unseen.append(unseen)
+                    continue
+                }
+                throw LookAhead.failure(error)
+            }
+        }
+        return (part, goals)
+    }
+
+    /// `body`'s part, with a list the bank would not show (403, 404) as unseen.
+    private func listed(_ what: String, _ body: () async throws(BankError) -> Part) async throws(AccountFailure)
+        -> Part
+    {
+        do {
+            return try await body()
+        } catch {
+            if let unseen = LookAhead.notShown(what, error) { return Part(unseen: [unseen]) }
+            throw LookAhead.failure(error)
+        }
+    }
+
+    /// What could not be seen when the bank refuses a list the token has the scope for
+    /// (403, 404), or nil for any other failure.
+    static func notShown(_ what: String, _ error: BankError) -> String? {
+        switch error.underlying {
+        case .tokenRejected(_, 403, _), .refused(_, 403, _): "\(what): the bank refused it (HTTP 403)"
+        case .refused(_, 404, _): "\(what): the bank refused it (HTTP 404)"
+        default: nil
+        }
+    }
+
+    /// The week's failure for a read that failed: a garbled answer is the account's bad
+    /// data (65); anything that may pass leaves the week to the next run (69, 75).
+    static func failure(_ error: BankError) -> AccountFailure {
+        if case .malformedResponse = error.underlying {
+            return AccountFailure(.dataError, "skipped: \(error.description)")
+        }
+        return AccountFailure(
+            ExitStatus(error), "the schedule could not be read: \(error.description); nothing was moved")
+    }
+}

@@ -1,0 +1,211 @@
+// What the bank has scheduled to leave an account: standing orders, direct debit mandates
+// and goals' recurring transfers, as the spec describes them (every field optional), and
+// what each says to the forecast (`ScheduledPayment`). What cannot be placed is said in
+// words, never guessed: the forecast is then incomplete, and nothing moves on it.
+
+import Foundation
+public import RoundUp
+
+/// `StandingOrderRecurrence` and `RecurrenceRuleV2`.
+public struct WireRecurrence: Decodable, Sendable, Equatable {
+    public let startDate: String?
+    public let frequency: String?
+    public let interval: Int?
+    public let count: Int?
+    public let untilDate: String?
+    public let days: [String?]?
+}
+
+/// One of `StandingOrdersResponse.standingOrders`.
+public struct StandingOrder: Decodable, Sendable, Equatable {
+    public let paymentOrderUid: String?
+    public let amount: CurrencyAndAmount?
+    public let reference: String?
+    public let standingOrderRecurrence: WireRecurrence?
+    public let nextDate: String?
+    public let cancelledAt: String?
+    public let categoryUid: String?
+}
+
+struct StandingOrdersResponse: Decodable {
+    let standingOrders: [StandingOrder]?
+}
+
+struct NextPaymentDatesResponse: Decodable {
+    let nextPaymentDates: [String]?
+}
+
+/// `LastPayment`: nullable, and so is each of its fields.
+public struct LastPayment: Decodable, Sendable, Equatable {
+    public let lastDate: String?
+    public let lastAmount: CurrencyAndAmount?
+}
+
+/// One of `DirectDebitMandatesV2.mandates`.
+public struct DirectDebitMandate: Decodable, Sendable, Equatable {
+    public let uid: String?
+    public let reference: String?
+    public let status: String?
+    public let nextDate: String?
+    public let originatorName: String?
+    public let lastPayment: LastPayment?
+    public let categoryUid: String?
+}
+
+struct DirectDebitMandates: Decodable {
+    let mandates: [DirectDebitMandate]?
+}
+
+/// `ScheduledSavingsPaymentV2`: a goal's recurring transfer.
+public struct ScheduledSavingsPayment: Decodable, Sendable, Equatable {
+    public let transferUid: String?
+    public let recurrenceRule: WireRecurrence?
+    public let currencyAndAmount: CurrencyAndAmount?
+    public let nextPaymentDate: String?
+    public let reference: String?
+}
+
+/// A scheduled item as the forecast takes it: a payment, nothing (not from the main
+/// balance, cancelled), or why it cannot be placed.
+public enum SchedulePlacement: Sendable, Equatable {
+    case payments([ScheduledPayment])
+    case notCounted
+    case unplaced(String)
+}
+
+extension WireRecurrence {
+    /// The recurrence, or nil when its frequency or interval is not one the spec lists.
+    /// `count` is left out: the payments already made are not published, so it cannot be
+    /// honoured, and leaving it out only counts more.
+    var recurrence: Recurrence? {
+        guard let frequency = frequency.flatMap({ Recurrence.Frequency(rawValue: $0.uppercased()) }) else { return nil }
+        if let interval, interval < 1 { return nil }
+        let until = untilDate.flatMap { LocalDate(iso: $0) }
+        if untilDate != nil, until == nil { return nil }
+        var weekdays = Set<Weekday>()
+        for day in (days ?? []).compactMap({ $0 }) {
+            guard let weekday = Weekday(rawValue: day.lowercased()) else { return nil }
+            weekdays.insert(weekday)
+        }
+        return Recurrence(frequency: frequency, interval: interval ?? 1, until: until, days: weekdays)
+    }
+}
+
+/// Whether an item with `categoryUid` is paid from the main balance of `account`: from its
+/// default category, or from no category in particular.
+func fromMainBalance(_ categoryUid: String?, of account: Account) -> Bool {
+    guard let categoryUid, !categoryUid.isEmpty else { return true }
+    return Uid.canonical(categoryUid) == account.defaultCategory
+}
+
+/// An amount as the bank sent it: none, one the job cannot read (a currency it does not
+/// know, a negative amount), or money.
+enum WireAmount {
+    case missing
+    case unreadable
+    case money(Money)
+
+    init(_ amount: CurrencyAndAmount?) {
+        guard let amount else {
+            self = .missing
+            return
+        }
+        guard let currency = Currency(code: amount.currency), amount.minorUnits >= 0 else {
+            self = .unreadable
+            return
+        }
+        self = .money(Money(minorUnits: amount.minorUnits, currency: currency))
+    }
+}
+
+/// `text` as a label: trimmed, at most 100 characters, or nil when empty. The bank's own
+/// text is kept as it is; each report makes it printable.
+func labelText(_ text: String?) -> String? {
+    guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+    return String(trimmed.prefix(100))
+}
+
+extension StandingOrder {
+    /// "rent", or "standing order" when it has no reference.
+    public var label: String { labelText(reference) ?? "standing order" }
+
+    /// The order as the forecast takes it from `account`. Its dates start at `nextDate`,
+    /// never `startDate`. `nextDates` are the bank's own dates for it, asked only when the
+    /// order has no `nextDate` or a frequency that is not known.
+    public func placement(in account: Account, nextDates: [LocalDate]? = nil) -> SchedulePlacement {
+        guard cancelledAt == nil, fromMainBalance(categoryUid, of: account) else { return .notCounted }
+        guard case .money(let amount) = WireAmount(amount) else {
+            return .unplaced("\(label) (standing order): its amount is missing or not readable")
+        }
+        if let next = nextDate.flatMap({ LocalDate(iso: $0) }), let recurrence = standingOrderRecurrence?.recurrence {
+            return .payments([
+                ScheduledPayment(
+                    label: label, source: .standingOrder, amount: amount, next: next, recurrence: recurrence)
+            ])
+        }
+        guard let nextDates, !nextDates.isEmpty else {
+            return .unplaced("\(label) (standing order): no next date or frequency the job can read")
+        }
+        // Each of the bank's own dates, as a payment of its own.
+        return .payments(
+            nextDates.map { ScheduledPayment(label: label, source: .standingOrder, amount: amount, next: $0) })
+    }
+
+    /// Whether the bank must be asked for this order's next dates (`upcoming-payments`).
+    public func needsNextDates(in account: Account) -> Bool {
+        guard cancelledAt == nil, fromMainBalance(categoryUid, of: account) else { return false }
+        return nextDate.flatMap({ LocalDate(iso: $0) }) == nil || standingOrderRecurrence?.recurrence == nil
+    }
+}
+
+extension DirectDebitMandate {
+    /// The originator's name, else the mandate's reference, else "direct debit".
+    public var label: String { labelText(originatorName) ?? labelText(reference) ?? "direct debit" }
+
+    /// The mandate as the forecast takes it from `account`: a LIVE or PENDING_CAS mandate
+    /// pays its last payment's amount on its next date, or, without one, monthly from its
+    /// last payment.
+    public func placement(in account: Account) -> SchedulePlacement {
+        guard ["LIVE", "PENDING_CAS"].contains(status?.uppercased() ?? ""), fromMainBalance(categoryUid, of: account)
+        else { return .notCounted }
+        let amount: Money?
+        switch WireAmount(lastPayment?.lastAmount) {
+        case .missing: amount = nil  // "amount unknown", should it fall due
+        case .unreadable: return .unplaced("\(label) (direct debit): its last amount is not readable")
+        case .money(let money): amount = money
+        }
+        if let next = nextDate.flatMap({ LocalDate(iso: $0) }) {
+            return .payments([
+                ScheduledPayment(label: label, source: .directDebit, amount: amount, lastAmount: true, next: next)
+            ])
+        }
+        guard let last = lastPayment?.lastDate.flatMap({ LocalDate(iso: $0) }) else {
+            return .unplaced("\(label) (direct debit): no next date and no last payment to date it from")
+        }
+        let monthly = Recurrence(frequency: .monthly)
+        return .payments([
+            ScheduledPayment(
+                label: label, source: .directDebit, amount: amount, lastAmount: true,
+                next: monthly.date(1, after: last), recurrence: monthly)
+        ])
+    }
+}
+
+extension ScheduledSavingsPayment {
+    /// The transfer into the goal named `goalName` as the forecast takes it.
+    public func placement(goalName: String) -> SchedulePlacement {
+        guard case .money(let amount) = WireAmount(currencyAndAmount) else {
+            return .unplaced("\(goalName) (goal transfer): its amount is missing or not readable")
+        }
+        guard let next = nextPaymentDate.flatMap({ LocalDate(iso: $0) }) else {
+            return .unplaced("\(goalName) (goal transfer): no next date the job can read")
+        }
+        let recurrence = recurrenceRule?.recurrence
+        if recurrenceRule != nil, recurrence == nil {
+            return .unplaced("\(goalName) (goal transfer): a recurrence the job cannot read")
+        }
+        return .payments([
+            ScheduledPayment(label: goalName, source: .goalTransfer, amount: amount, next: next, recurrence: recurrence)
+        ])
+    }
+}
