@@ -76,6 +76,17 @@ extension Ledger {
                     ALTER TABLE transfer ADD COLUMN reportMissing INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // What the bank had scheduled before payday when each week was decided, in sum.
+        migrator.registerMigration("v14: forecasts") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE transfer ADD COLUMN forecastThrough TEXT;
+                    ALTER TABLE transfer ADD COLUMN forecastPayday TEXT;
+                    ALTER TABLE transfer ADD COLUMN forecastPayments INTEGER;
+                    ALTER TABLE transfer ADD COLUMN forecastDue INTEGER;
+                    ALTER TABLE transfer ADD COLUMN forecastLowPoint INTEGER;
+                    """)
+        }
         return migrator
     }
 

@@ -15,6 +15,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         case accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName, transferUid, lastError
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
         case createdAt, updatedAt, reference, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits
+        case forecastThrough, forecastPayday, forecastPayments, forecastDue, forecastLowPoint
     }
 
     var entry: LedgerEntry
@@ -45,6 +46,13 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         entry.timeZone = try read.text(Columns.timeZone)
         entry.otherWeekEnd = try read.parsed(Columns.otherWeekEnd, LocalDate.init(iso:))
         entry.sharedMinorUnits = try read.integer(Columns.sharedMinorUnits)
+        if let through = try read.parsed(Columns.forecastThrough, LocalDate.init(iso:)) {
+            entry.forecast = ForecastSummary(
+                through: through, payday: try read.parsed(Columns.forecastPayday, LocalDate.init(iso:)),
+                payments: Int(try read.integer(Columns.forecastPayments) ?? 0),
+                dueMinorUnits: try read.integer(Columns.forecastDue) ?? 0,
+                lowPointMinorUnits: try read.integer(Columns.forecastLowPoint))
+        }
         // Kept as written, once they read as instants: a feed search starts from when the
         // intent was recorded, so a time that is not one must never be taken for "now".
         entry.createdAt = try read.required(Columns.createdAt) { Instant(iso8601: $0) == nil ? nil : $0 }
@@ -74,6 +82,11 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         container[Columns.timeZone] = entry.timeZone
         container[Columns.otherWeekEnd] = entry.otherWeekEnd?.description
         container[Columns.sharedMinorUnits] = entry.sharedMinorUnits
+        container[Columns.forecastThrough] = entry.forecast?.through.description
+        container[Columns.forecastPayday] = entry.forecast?.payday?.description
+        container[Columns.forecastPayments] = entry.forecast?.payments
+        container[Columns.forecastDue] = entry.forecast?.dueMinorUnits
+        container[Columns.forecastLowPoint] = entry.forecast?.lowPointMinorUnits
         container[Columns.createdAt] = entry.createdAt
         container[Columns.updatedAt] = entry.updatedAt
     }

@@ -33,6 +33,37 @@ public enum History {
         /// What a person decided with `roundup resolve`.
         public var resolution: String?
         public var updatedAt: String?
+        /// What the bank had scheduled before payday when the week was decided, in sum.
+        public var forecast: RowForecast?
+    }
+
+    /// A week's forecast as the history keeps it: the horizon, how many payments fell due,
+    /// their total and the low point.
+    public struct RowForecast: Encodable, Sendable, Equatable {
+        public var through: String
+        public var payday: String?
+        public var payments: Int
+        public var due: String
+        public var dueMinorUnits: Int64
+        public var lowPoint: String?
+        public var lowPointMinorUnits: Int64?
+
+        init(_ summary: ForecastSummary, currency: String) {
+            through = summary.through.description
+            payday = summary.payday?.description
+            payments = summary.payments
+            due = Savings.amount(summary.dueMinorUnits, currency)
+            dueMinorUnits = summary.dueMinorUnits
+            lowPoint = summary.lowPointMinorUnits.map { Savings.amount($0, currency) }
+            lowPointMinorUnits = summary.lowPointMinorUnits
+        }
+
+        /// "before payday on 2026-12-04: 3 payments due, 940.00 GBP; low point 294.56 GBP".
+        func words(_ currency: String) -> String {
+            let horizon = payday.map { "before payday on \($0)" } ?? "through \(through)"
+            return "\(horizon): \(payments) payment\(payments == 1 ? "" : "s") due, \(due) \(currency)"
+                + (lowPoint.map { "; low point \($0) \(currency)" } ?? "")
+        }
     }
 
     /// The JSON document, documented in `schema/history-v1.schema.json`: `schemaVersion`
@@ -153,7 +184,7 @@ public enum History {
             goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: WeekFate(entry),
             lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
             feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
-            updatedAt: entry.updatedAt)
+            updatedAt: entry.updatedAt, forecast: entry.forecast.map { RowForecast($0, currency: entry.currency) })
     }
 
     /// What the confirmed transfers add up to, per currency: the savings' totals.
@@ -190,7 +221,8 @@ public enum History {
             column == 4 ? style.status(document.weeks[row].status, cell) : cell
         }
         let notes = document.weeks.compactMap { row in
-            let said = [row.reason ?? row.lastError, row.note, row.resolution.map { "resolved: \($0)" }]
+            let forecast = row.forecast.flatMap { $0.payments > 0 ? $0.words(row.currency) : nil }
+            let said = [row.reason ?? row.lastError, row.note, row.resolution.map { "resolved: \($0)" }, forecast]
                 .compactMap { $0 }
             return said.isEmpty
                 ? nil

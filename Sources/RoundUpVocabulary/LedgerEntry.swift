@@ -24,6 +24,31 @@ public enum Confirmation: String, Sendable, Codable {
     case feed
 }
 
+/// What the bank had scheduled to leave the account before payday when a week was decided,
+/// as the ledger keeps it (the report keeps each payment): the horizon, how many payments
+/// fell due and their total, and the low point the week was measured against.
+public struct ForecastSummary: Sendable, Equatable {
+    /// The horizon's last day.
+    public var through: LocalDate
+    /// The payday it ran to, when one is configured.
+    public var payday: LocalDate?
+    public var payments: Int
+    public var dueMinorUnits: Int64
+    /// The balance less what fell due and what the run's earlier weeks moved, when the
+    /// balance was read.
+    public var lowPointMinorUnits: Int64?
+
+    public init(
+        through: LocalDate, payday: LocalDate?, payments: Int, dueMinorUnits: Int64, lowPointMinorUnits: Int64?
+    ) {
+        self.through = through
+        self.payday = payday
+        self.payments = payments
+        self.dueMinorUnits = dueMinorUnits
+        self.lowPointMinorUnits = lowPointMinorUnits
+    }
+}
+
 /// One (account, week) in the ledger: a row of its `transfer` table.
 public struct LedgerEntry: Sendable, Equatable {
     public var accountUid: String
@@ -67,6 +92,8 @@ public struct LedgerEntry: Sendable, Equatable {
     /// in that week's days (what `resolve --retry` may save twice).
     public var otherWeekEnd: LocalDate?
     public var sharedMinorUnits: Int64?
+    /// What the bank had scheduled before payday when the week was decided, in sum.
+    public var forecast: ForecastSummary?
     /// When the week was first decided (ISO 8601, UTC); set by the ledger.
     public var createdAt: String?
     /// When the entry last changed (ISO 8601, UTC); set by the ledger.

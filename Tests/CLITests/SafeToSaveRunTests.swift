@@ -63,6 +63,20 @@ import Testing
             #expect(Self.account(report)?["heldBack"] as? String == "0.57")
             let detail = try #require(Self.account(report)?["detail"] as? String)
             #expect(detail.contains("to keep the low point of 100.50 GBP"), "\(detail)")
+            // The ledger keeps the forecast in sum, and the history shows it.
+            let environment = binaryEnvironment(home, token: "bill-before-payday")
+            let history = try await roundup(["history", "--json"], environment: environment)
+            let weeks = (try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])?["weeks"]
+            let kept = try #require(((weeks as? [[String: Any]])?.first)?["forecast"] as? [String: Any])
+            #expect(kept["payments"] as? Int == 1)
+            #expect(kept["due"] as? String == "850.00")
+            #expect(kept["lowPoint"] as? String == "100.50")
+            #expect(kept["through"] as? String == today.adding(days: 7).description)
+            let table = try await roundup(["history"], environment: environment)
+            #expect(
+                table.stdout.contains(
+                    "through \(today.adding(days: 7)): 1 payment due, 850.00 GBP; low point 100.50 GBP"),
+                "\(table.stdout)")
         }
         // The summary says it in one line.
         var (again, againAccount) = Self.bank("bill-before-payday-text", balance: 950_50)

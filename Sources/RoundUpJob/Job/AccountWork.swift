@@ -154,14 +154,16 @@ struct AccountWork: Sendable {
             return outcome
         case .nothingToMove(let minimum):
             found.balance = minimum
-            try recordNothing(account: account, week: week.bounds, plan: plan, note: minimum?.note, dryRun: dryRun)
+            try recordNothing(
+                account: account, week: week.bounds, plan: plan, note: minimum?.note,
+                forecast: ForecastSummary(found.forecast, minimum), dryRun: dryRun)
             let why = minimum?.note ?? "no round-up this week: nothing to move"
             return dryRun ? .wouldDo(why) : .nothingToMove(why)
         case .transfer(let amount, let minimum):
             found.balance = minimum
             let intent = try await sender.intent(
                 amount, note: minimum?.note, plan: plan, account: account, week: week.bounds, dryRun: dryRun,
-                scopes: week.scopes, listedGoals: listedGoals)
+                scopes: week.scopes, listedGoals: listedGoals, forecast: ForecastSummary(found.forecast, minimum))
             found.movement = intent.movement
             let outcome = try await sender.transfer(intent, account: account, week: week.bounds, dryRun: dryRun)
             // The run's later weeks measure against the balance less this week's money: moved,
@@ -270,17 +272,30 @@ struct AccountWork: Sendable {
     }
 
     /// Records that the week had nothing to move (a dry run records nothing).
-    private func recordNothing(account: Account, week: Week, plan: RoundUpPlan, note: String?, dryRun: Bool)
-        throws(AccountFailure)
-    {
+    private func recordNothing(
+        account: Account, week: Week, plan: RoundUpPlan, note: String?, forecast: ForecastSummary?, dryRun: Bool
+    ) throws(AccountFailure) {
         guard !dryRun else { return }
         try AccountFailure.ledgerWrite("record the week") {
             var entry = LedgerEntry(
                 accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
                 minorUnits: 0, accountName: account.name, note: note)
+            entry.forecast = forecast
             entry.bound(to: week)
             try ledger.recordDecision(entry, counting: plan.counted, at: now())
         }
+    }
+}
+
+extension ForecastSummary {
+    /// The ledger's summary of `forecast`, with the low point `outcome` measured; nil
+    /// without a forecast.
+    init?(_ forecast: Forecast?, _ outcome: BalanceOutcome?) {
+        guard let forecast else { return nil }
+        self.init(
+            through: forecast.horizon.end, payday: forecast.horizon.payday, payments: forecast.due.count,
+            dueMinorUnits: forecast.dueMinorUnits,
+            lowPointMinorUnits: (outcome?.lowPoint ?? outcome?.balance)?.minorUnits)
     }
 }
 

@@ -28,7 +28,7 @@ struct TransferSender: Sendable {
     /// a person).
     func intent(
         _ amount: Money, note: String?, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool,
-        scopes: Set<String>, listedGoals: [SavingsGoal]? = nil
+        scopes: Set<String>, listedGoals: [SavingsGoal]? = nil, forecast: ForecastSummary? = nil
     ) async throws(AccountFailure) -> TransferIntent {
         do {
             let goal: GoalChoice
@@ -39,11 +39,13 @@ struct TransferSender: Sendable {
                 memory.remember(goal: goal, of: account.uid)
             }
             return TransferIntent(
-                amount: amount, note: note, account: account, week: week, goal: goal, payments: plan.counted)
+                amount: amount, note: note, account: account, week: week, goal: goal, payments: plan.counted,
+                forecast: forecast)
         } catch {
             if error.held, let waited = error.goal, waited.uid != nil, !dryRun {
                 let held = TransferIntent(
-                    amount: amount, note: note, account: account, week: week, goal: waited, payments: plan.counted)
+                    amount: amount, note: note, account: account, week: week, goal: waited, payments: plan.counted,
+                    forecast: forecast)
                 var entry = held.entry(status: .held)
                 entry.reason = error.reason
                 try AccountFailure.ledgerWrite("record the held week") {
@@ -297,6 +299,8 @@ struct TransferIntent {
     let goal: GoalChoice
     /// The payments the week counted, recorded with its decision.
     let payments: [CountedTransaction]
+    /// What the bank had scheduled before payday, in sum, when the week was measured against it.
+    var forecast: ForecastSummary? = nil
 
     /// Derived from the account, the goal and the week; nil while the goal does not exist.
     var transferUid: String? {
@@ -319,6 +323,7 @@ struct TransferIntent {
             minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,
             accountName: account.name, note: note)
         entry.reference = reference
+        entry.forecast = forecast
         entry.bound(to: week)
         return entry
     }

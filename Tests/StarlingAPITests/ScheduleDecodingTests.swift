@@ -1,0 +1,144 @@
+import Foundation
+import RoundUp
+import Testing
+
+@testable import StarlingAPI
+
+/// What the bank's scheduled items say to the forecast, from the bodies the spec describes.
+@Suite struct ScheduleDecodingTests {
+    static let account = Account(
+        uid: "acc00000-0000-4000-8000-000000000001", defaultCategory: "ca700000-0000-4000-8000-000000000001",
+        currencyCode: "GBP")
+    static let gbp = Currency(code: "GBP")!
+
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(json.utf8))
+    }
+
+    static func order(_ fields: String) throws -> StandingOrder {
+        try decode(StandingOrder.self, "{\(fields)}")
+    }
+
+    static func payments(_ placement: SchedulePlacement) -> [ScheduledPayment]? {
+        if case .payments(let payments) = placement { return payments }
+        return nil
+    }
+
+    @Test func aStandingOrderStartsAtItsNextDateNeverItsStartDate() throws {
+        let order = try Self.order(
+            """
+            "paymentOrderUid": "33443344-3344-4344-8344-334433443344", "amount": {"currency": "GBP", "minorUnits": 85000},
+            "reference": "Rent", "standingOrderRecurrence": {"startDate": "2020-01-28", "frequency": "MONTHLY",
+            "interval": 1, "count": 3}, "nextDate": "2026-11-28", "categoryUid": "CA700000-0000-4000-8000-000000000001"
+            """)
+        let payment = try #require(Self.payments(order.placement(in: Self.account))?.first)
+        #expect(payment.next == LocalDate(iso: "2026-11-28"))
+        #expect(payment.amount == Money(minorUnits: 850_00, currency: Self.gbp))
+        #expect(payment.label == "Rent")
+        // count is not honoured: the payments already made are not published.
+        #expect(payment.recurrence == Recurrence(frequency: .monthly))
+        #expect(!order.needsNextDates(in: Self.account))
+    }
+
+    @Test func anOrderFromASpaceOrCancelledIsNotCounted() throws {
+        let space = try Self.order(
+            """
+            "amount": {"currency": "GBP", "minorUnits": 100}, "nextDate": "2026-11-28",
+            "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"},
+            "categoryUid": "5ace0000-0000-4000-8000-000000000001"
+            """)
+        #expect(space.placement(in: Self.account) == .notCounted)
+        let cancelled = try Self.order(
+            """
+            "amount": {"currency": "GBP", "minorUnits": 100}, "nextDate": "2026-11-28",
+            "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"},
+            "cancelledAt": "2026-02-01T10:00:00.000Z"
+            """)
+        #expect(cancelled.placement(in: Self.account) == .notCounted)
+    }
+
+    @Test func anOrderWithoutALabelOrWithAnUnknownFrequencyAsksTheBank() throws {
+        let order = try Self.order(
+            """
+            "paymentOrderUid": "33443344-3344-4344-8344-334433443344", "amount": {"currency": "GBP", "minorUnits": 100},
+            "nextDate": "2026-11-28", "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "FORTNIGHTLY"}
+            """)
+        #expect(order.label == "standing order")
+        #expect(order.needsNextDates(in: Self.account))
+        #expect(Self.payments(order.placement(in: Self.account, nextDates: [])) == nil)
+        let dates = [LocalDate(iso: "2026-11-28")!, LocalDate(iso: "2026-12-12")!]
+        #expect(Self.payments(order.placement(in: Self.account, nextDates: dates))?.map(\.next) == dates)
+    }
+
+    @Test func aMandateCountsAtItsLastAmountOnItsNextDateOrMonthlyFromItsLastPayment() throws {
+        let live = try Self.decode(
+            DirectDebitMandate.self,
+            """
+            {"uid": "eeffeeff-eeff-4eff-8eff-eeffeeffeeff", "reference": "OCTO-1", "status": "LIVE",
+             "nextDate": "2026-11-29", "originatorName": "Octopus Energy",
+             "lastPayment": {"lastDate": "2026-10-29", "lastAmount": {"currency": "GBP", "minorUnits": 3000}}}
+            """)
+        let payment = try #require(Self.payments(live.placement(in: Self.account))?.first)
+        #expect(payment.label == "Octopus Energy")
+        #expect(payment.lastAmount)
+        #expect(payment.next == LocalDate(iso: "2026-11-29"))
+        #expect(payment.recurrence == nil)
+        let undated = try Self.decode(
+            DirectDebitMandate.self,
+            """
+            {"status": "PENDING_CAS", "reference": "Council tax",
+             "lastPayment": {"lastDate": "2026-01-31", "lastAmount": {"currency": "GBP", "minorUnits": 15000}}}
+            """)
+        let monthly = try #require(Self.payments(undated.placement(in: Self.account))?.first)
+        #expect(monthly.label == "Council tax")
+        #expect(monthly.next == LocalDate(iso: "2026-02-28"))
+        #expect(monthly.recurrence == Recurrence(frequency: .monthly))
+        let neverPaid = try Self.decode(
+            DirectDebitMandate.self, #"{"status": "LIVE", "nextDate": "2026-11-29", "lastPayment": null}"#)
+        #expect(Self.payments(neverPaid.placement(in: Self.account))?.first?.amount == nil)
+        let cancelled = try Self.decode(DirectDebitMandate.self, #"{"status": "CANCELLED", "nextDate": "2026-11-29"}"#)
+        #expect(cancelled.placement(in: Self.account) == .notCounted)
+        let nothingToDateItFrom = try Self.decode(DirectDebitMandate.self, #"{"status": "LIVE"}"#)
+        guard case .unplaced(let why) = nothingToDateItFrom.placement(in: Self.account) else {
+            Issue.record("placed a mandate with no date")
+            return
+        }
+        #expect(why.contains("no next date and no last payment"))
+    }
+
+    @Test func aGoalsRecurringTransferIsPlacedUnderTheGoalsName() throws {
+        let transfer = try Self.decode(
+            ScheduledSavingsPayment.self,
+            """
+            {"transferUid": "88998899-8899-4899-8899-889988998899", "currencyAndAmount": {"currency": "GBP",
+             "minorUnits": 5000}, "nextPaymentDate": "2026-11-30", "recurrenceRule": {"startDate": "2026-01-01",
+             "frequency": "WEEKLY", "interval": 2, "days": ["MONDAY", null, "THURSDAY"]}}
+            """)
+        let payment = try #require(Self.payments(transfer.placement(goalName: "Holiday"))?.first)
+        #expect(payment.label == "Holiday")
+        #expect(payment.recurrence == Recurrence(frequency: .weekly, interval: 2, days: [.monday, .thursday]))
+        let odd = try Self.decode(
+            ScheduledSavingsPayment.self,
+            """
+            {"currencyAndAmount": {"currency": "GBP", "minorUnits": 5000}, "nextPaymentDate": "2026-11-30",
+             "recurrenceRule": {"startDate": "2026-01-01", "frequency": "WEEKLY", "interval": 0}}
+            """)
+        guard case .unplaced = odd.placement(goalName: "Holiday") else {
+            Issue.record("placed a recurrence with an interval of 0")
+            return
+        }
+    }
+
+    @Test func anAmountTheJobCannotReadIsUnplaced() throws {
+        let order = try Self.order(
+            """
+            "amount": {"currency": "XYZ", "minorUnits": 100}, "nextDate": "2026-11-28",
+            "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"}
+            """)
+        guard case .unplaced(let why) = order.placement(in: Self.account) else {
+            Issue.record("placed an amount in an unknown currency")
+            return
+        }
+        #expect(why.contains("amount is missing or not readable"))
+    }
+}
