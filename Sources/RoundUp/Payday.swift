@@ -21,6 +21,10 @@ public enum Payday: Hashable, Sendable, CustomStringConvertible {
         {
             guard (1...31).contains(day) else { throw PaydayError(text, "a day of the month is 1 to 31") }
             self = .monthly(day: day)
+        } else if words.count == 1, words[0].count > 1, words[0].allSatisfy({ $0.isASCII && $0.isNumber }),
+            let day = Int(words[0])
+        {
+            throw PaydayError(text, "a day of the month is written without a leading zero: write \(day)")
         } else if words.count == 1, let weekday = Weekday(rawValue: words[0]) {
             self = .weekly(weekday)
         } else if words.count == 5, words[0] == "every", ["weeks", "week"].contains(words[2]), words[3] == "from" {

@@ -24,8 +24,8 @@ public struct Recurrence: Hashable, Sendable {
     }
 
     /// The `step`-th date after `start` (the 0th is `start`), for a recurrence without
-    /// listed weekdays.
-    public func date(_ step: Int, after start: LocalDate) -> LocalDate {
+    /// listed weekdays; nil past the year 9999, which no horizon reaches.
+    public func date(_ step: Int, after start: LocalDate) -> LocalDate? {
         Schedule.occurrence(step, of: self, from: start)
     }
 }
@@ -88,9 +88,7 @@ public struct ScheduledPayment: Hashable, Sendable {
             return dates
         }
         var step = Schedule.firstStep(of: recurrence, from: next, reaching: from)
-        while true {
-            let date = Schedule.occurrence(step, of: recurrence, from: next)
-            guard date <= last else { break }
+        while let date = Schedule.occurrence(step, of: recurrence, from: next), date <= last {
             if date >= from { dates.append(date) }
             step += 1
         }
@@ -101,16 +99,24 @@ public struct ScheduledPayment: Hashable, Sendable {
 /// The date arithmetic of recurrences.
 enum Schedule {
     /// The `step`-th payment after `next` (the 0th is `next`). Months and years keep `next`'s
-    /// day, with a shorter month's last day standing in.
-    static func occurrence(_ step: Int, of recurrence: Recurrence, from next: LocalDate) -> LocalDate {
-        let count = step * recurrence.interval
+    /// day, with a shorter month's last day standing in. Nil past the year 9999 (a huge
+    /// interval, a date far ahead), which no horizon reaches.
+    static func occurrence(_ step: Int, of recurrence: Recurrence, from next: LocalDate) -> LocalDate? {
+        let (count, overflow) = step.multipliedReportingOverflow(by: recurrence.interval)
+        guard !overflow, count >= 0 else { return nil }
+        let lastDay = LocalDate(year: 9999, month: 12, day: 31)!
         switch recurrence.frequency {
-        case .daily: return next.adding(days: count)
-        case .weekly: return next.adding(days: 7 * count)
+        case .daily, .weekly:
+            let (days, tooMany) = count.multipliedReportingOverflow(by: recurrence.frequency == .daily ? 1 : 7)
+            guard !tooMany, days <= lastDay.daysSinceEpoch - next.daysSinceEpoch else { return nil }
+            return next.adding(days: days)
         case .monthly:
+            guard count <= (9999 - next.year + 1) * 12 else { return nil }
             let months = next.year * 12 + (next.month - 1) + count
+            guard months / 12 <= 9999 else { return nil }
             return Payday.date(year: months / 12, month: months % 12 + 1, day: next.day)
         case .yearly:
+            guard count <= 9999 - next.year else { return nil }
             return Payday.date(year: next.year + count, month: next.month, day: next.day)
         }
     }

@@ -32,6 +32,11 @@ extension LocalDate {
     /// `28 Nov`.
     public var dayAndMonth: String { "\(day) \(LocalDate.monthNames[month - 1])" }
 
+    /// `28 Nov`, or `28 Nov 2025` when the date is not in `today`'s year.
+    public func dayAndMonth(from today: LocalDate) -> String {
+        year == today.year ? dayAndMonth : "\(dayAndMonth) \(year)"
+    }
+
     /// `Fri 4 Dec`.
     public var weekdayDayAndMonth: String { "\(weekday.name.prefix(3)) \(dayAndMonth)" }
 }

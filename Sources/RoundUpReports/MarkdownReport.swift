@@ -167,8 +167,11 @@ private struct MarkdownReport {
                 let about = payment.lastAmount ? "about " : ""
                 let source = payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
                 let today = payment.date == forecast.today ? "; due today, may already have left" : ""
+                let date =
+                    payment.date.year == forecast.today.year
+                    ? payment.date.weekdayDayAndMonth : "\(payment.date.weekdayDayAndMonth) \(payment.date.year)"
                 lines.append(
-                    "  - \(payment.date.weekdayDayAndMonth): \(Markdown.escape(payment.label)), "
+                    "  - \(date): \(Markdown.escape(payment.label)), "
                         + "\(about)\(payment.amount.formattedAmount) \(code) (\(source)\(today))")
             }
         }

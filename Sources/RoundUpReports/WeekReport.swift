@@ -175,15 +175,21 @@ public struct ForecastReport: Sendable, Equatable {
 
     /// "rent 850.00 on 28 Nov (standing order), Octopus Energy about 30.00 on 29 Nov
     /// (direct debit, last amount)"; each payment due today "may already have left".
+    /// At most `shownInALine` of them, then how many more the report lists.
     public var dueWords: String {
-        due.map { payment in
+        let shown = due.prefix(ForecastReport.shownInALine).map { payment in
             let about = payment.lastAmount ? "about " : ""
             let source = payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
             let today = payment.date == self.today ? "; due today, may already have left" : ""
             return "\(printable(payment.label)) \(about)\(payment.amount.formattedAmount) on "
-                + "\(payment.date.dayAndMonth) (\(source)\(today))"
-        }.joined(separator: ", ")
+                + "\(payment.date.dayAndMonth(from: self.today)) (\(source)\(today))"
+        }
+        let more = due.count - shown.count
+        return shown.joined(separator: ", ") + (more > 0 ? ", and \(more) more (the report lists them)" : "")
     }
+
+    /// How many payments a one-line summary names.
+    public static let shownInALine = 8
 }
 
 /// An account's bounds for the week when they differ from its seven local days, and why.

@@ -1,12 +1,13 @@
 /// What the bank has scheduled to leave an account (the forecast's reads).
 extension BankClient {
     /// `GET /api/v2/payments/local/account/{accountUid}/category/{categoryUid}/standing-orders`
-    /// (needs `standing-order:read`). The list may hold orders paid from other categories.
+    /// (needs `standing-order:read`). The list may hold orders paid from other categories; an answer
+    /// without the list is garbled.
     public func standingOrders(accountUid: String, categoryUid: String) async throws(BankError) -> [StandingOrder] {
         try await get(
             "/api/v2/payments/local/account/\(segment(accountUid))/category/\(segment(categoryUid))/standing-orders",
             as: StandingOrdersResponse.self
-        ).standingOrders ?? []
+        ).standingOrders
     }
 
     /// `GET …/standing-orders/{paymentOrderUid}/upcoming-payments?count=N`: the bank's own
@@ -18,13 +19,14 @@ extension BankClient {
             "/api/v2/payments/local/account/\(segment(accountUid))/category/\(segment(categoryUid))/standing-orders/"
                 + "\(segment(paymentOrderUid))/upcoming-payments",
             query: "count=\(count)", as: NextPaymentDatesResponse.self
-        ).nextPaymentDates ?? []
+        ).nextPaymentDates
     }
 
-    /// `GET /api/v2/direct-debit/mandates/account/{accountUid}` (needs `mandate:read`).
+    /// `GET /api/v2/direct-debit/mandates/account/{accountUid}` (needs `mandate:read`); an answer
+    /// without the list is garbled.
     public func mandates(accountUid: String) async throws(BankError) -> [DirectDebitMandate] {
         try await get("/api/v2/direct-debit/mandates/account/\(segment(accountUid))", as: DirectDebitMandates.self)
-            .mandates ?? []
+            .mandates
     }
 
     /// `GET /api/v2/account/{accountUid}/savings-goals/{savingsGoalUid}/recurring-transfer`

@@ -27,12 +27,16 @@ public struct StandingOrder: Decodable, Sendable, Equatable {
     public let categoryUid: String?
 }
 
+// A list answer without its list is garbled (tried again, then the account's bad data),
+// not a list with nothing in it: the spec leaves the key optional, but an answer without
+// it says nothing of what is due.
+
 struct StandingOrdersResponse: Decodable {
-    let standingOrders: [StandingOrder]?
+    let standingOrders: [StandingOrder]
 }
 
 struct NextPaymentDatesResponse: Decodable {
-    let nextPaymentDates: [String]?
+    let nextPaymentDates: [String]
 }
 
 /// `LastPayment`: nullable, and so is each of its fields.
@@ -53,15 +57,16 @@ public struct DirectDebitMandate: Decodable, Sendable, Equatable {
 }
 
 struct DirectDebitMandates: Decodable {
-    let mandates: [DirectDebitMandate]?
+    let mandates: [DirectDebitMandate]
 }
 
-/// `ScheduledSavingsPaymentV2`: a goal's recurring transfer.
+/// `ScheduledSavingsPaymentV2`: a goal's recurring transfer. Its amount and next date are
+/// required: an answer without them is garbled, not a transfer that cannot be placed.
 public struct ScheduledSavingsPayment: Decodable, Sendable, Equatable {
     public let transferUid: String?
     public let recurrenceRule: WireRecurrence?
-    public let currencyAndAmount: CurrencyAndAmount?
-    public let nextPaymentDate: String?
+    public let currencyAndAmount: CurrencyAndAmount
+    public let nextPaymentDate: String
     public let reference: String?
 }
 
@@ -91,11 +96,20 @@ extension WireRecurrence {
     }
 }
 
-/// Whether an item with `categoryUid` is paid from the main balance of `account`: from its
-/// default category, or from no category in particular.
-func fromMainBalance(_ categoryUid: String?, of account: Account) -> Bool {
-    guard let categoryUid, !categoryUid.isEmpty else { return true }
-    return Uid.canonical(categoryUid) == account.defaultCategory
+/// Who pays an item with `categoryUid` in `account`: its main balance (its default category,
+/// or no category in particular), another category (a space), or a uid that cannot be read,
+/// which the forecast cannot place.
+enum Payer {
+    case mainBalance, space, unreadable
+
+    init(_ categoryUid: String?, of account: Account) {
+        let trimmed = categoryUid?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if trimmed.isEmpty || Uid.canonical(trimmed) == account.defaultCategory {
+            self = .mainBalance
+        } else {
+            self = UUID(uuidString: trimmed) == nil ? .unreadable : .space
+        }
+    }
 }
 
 /// An amount as the bank sent it: none, one the job cannot read (a currency it does not
@@ -126,6 +140,9 @@ func labelText(_ text: String?) -> String? {
 }
 
 extension StandingOrder {
+    /// Cancelled: `cancelledAt` names a time (an empty one does not cancel it).
+    var isCancelled: Bool { !(cancelledAt?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true) }
+
     /// "rent", or "standing order" when it has no reference.
     public var label: String { labelText(reference) ?? "standing order" }
 
@@ -133,7 +150,12 @@ extension StandingOrder {
     /// never `startDate`. `nextDates` are the bank's own dates for it, asked only when the
     /// order has no `nextDate` or a frequency that is not known.
     public func placement(in account: Account, nextDates: [LocalDate]? = nil) -> SchedulePlacement {
-        guard cancelledAt == nil, fromMainBalance(categoryUid, of: account) else { return .notCounted }
+        guard !isCancelled else { return .notCounted }
+        switch Payer(categoryUid, of: account) {
+        case .mainBalance: break
+        case .space: return .notCounted
+        case .unreadable: return .unplaced("\(label) (standing order): a paying category the job cannot read")
+        }
         guard case .money(let amount) = WireAmount(amount) else {
             return .unplaced("\(label) (standing order): its amount is missing or not readable")
         }
@@ -153,7 +175,7 @@ extension StandingOrder {
 
     /// Whether the bank must be asked for this order's next dates (`upcoming-payments`).
     public func needsNextDates(in account: Account) -> Bool {
-        guard cancelledAt == nil, fromMainBalance(categoryUid, of: account) else { return false }
+        guard !isCancelled, Payer(categoryUid, of: account) == .mainBalance else { return false }
         return nextDate.flatMap({ LocalDate(iso: $0) }) == nil || standingOrderRecurrence?.recurrence == nil
     }
 }
@@ -166,15 +188,28 @@ extension DirectDebitMandate {
     /// pays its last payment's amount on its next date, or, without one, monthly from its
     /// last payment.
     public func placement(in account: Account) -> SchedulePlacement {
-        guard ["LIVE", "PENDING_CAS"].contains(status?.uppercased() ?? ""), fromMainBalance(categoryUid, of: account)
-        else { return .notCounted }
+        let state = status?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() ?? ""
+        switch state {
+        case "CANCELLED": return .notCounted
+        case "LIVE", "PENDING_CAS": break
+        case "": return .unplaced("\(label) (direct debit): the bank gave no status")
+        default: return .unplaced("\(label) (direct debit): a status the job does not know, '\(state.prefix(20))'")
+        }
+        switch Payer(categoryUid, of: account) {
+        case .mainBalance: break
+        case .space: return .notCounted
+        case .unreadable: return .unplaced("\(label) (direct debit): a paying category the job cannot read")
+        }
         let amount: Money?
         switch WireAmount(lastPayment?.lastAmount) {
         case .missing: amount = nil  // "amount unknown", should it fall due
         case .unreadable: return .unplaced("\(label) (direct debit): its last amount is not readable")
         case .money(let money): amount = money
         }
-        if let next = nextDate.flatMap({ LocalDate(iso: $0) }) {
+        if let text = nextDate {
+            guard let next = LocalDate(iso: text) else {
+                return .unplaced("\(label) (direct debit): a next date the job cannot read")
+            }
             return .payments([
                 ScheduledPayment(label: label, source: .directDebit, amount: amount, lastAmount: true, next: next)
             ])
@@ -183,10 +218,11 @@ extension DirectDebitMandate {
             return .unplaced("\(label) (direct debit): no next date and no last payment to date it from")
         }
         let monthly = Recurrence(frequency: .monthly)
+        // A last payment in the year 9999 has no month after it to fall due in.
+        guard let next = monthly.date(1, after: last) else { return .notCounted }
         return .payments([
             ScheduledPayment(
-                label: label, source: .directDebit, amount: amount, lastAmount: true,
-                next: monthly.date(1, after: last), recurrence: monthly)
+                label: label, source: .directDebit, amount: amount, lastAmount: true, next: next, recurrence: monthly)
         ])
     }
 }
@@ -195,9 +231,9 @@ extension ScheduledSavingsPayment {
     /// The transfer into the goal named `goalName` as the forecast takes it.
     public func placement(goalName: String) -> SchedulePlacement {
         guard case .money(let amount) = WireAmount(currencyAndAmount) else {
-            return .unplaced("\(goalName) (goal transfer): its amount is missing or not readable")
+            return .unplaced("\(goalName) (goal transfer): its amount is not readable")
         }
-        guard let next = nextPaymentDate.flatMap({ LocalDate(iso: $0) }) else {
+        guard let next = LocalDate(iso: nextPaymentDate) else {
             return .unplaced("\(goalName) (goal transfer): no next date the job can read")
         }
         let recurrence = recurrenceRule?.recurrence

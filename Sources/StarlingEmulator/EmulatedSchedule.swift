@@ -144,7 +144,8 @@ extension EmulatedStandingOrder {
         else { return [] }
         let until = recurrence.untilDate.flatMap { LocalDate(iso: $0) }
         let rule = Recurrence(frequency: frequency, interval: recurrence.interval ?? 1, until: until)
-        return (0..<count).map { rule.date($0, after: first) }.filter { date in until.map { date <= $0 } ?? true }
-            .map(\.description)
+        return (0..<count).compactMap { rule.date($0, after: first) }.filter { date in until.map { date <= $0 } ?? true
+        }
+        .map(\.description)
     }
 }

@@ -288,7 +288,7 @@ import Testing
                 await server.bank.update { $0.accounts[0].balance = 100_00 }
                 let again = try await Self.run(server, home, ["--config", config])
                 #expect(
-                    again.status == 0 && again.stdout.contains("an earlier run found nothing to move"),
+                    again.status == 0 && again.stdout.contains("an earlier run moved nothing: held back 1.16 GBP"),
                     "\(again.stdout)")
                 #expect(await server.bank.transfers.isEmpty)
             case "refused":

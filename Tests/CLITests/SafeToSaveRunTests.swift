@@ -273,6 +273,31 @@ import Testing
         }
     }
 
+    /// A garbled answer is the account's bad data, as for the feed: 65, nothing moved, no
+    /// ledger entry; `upcomingPayments: ignore` reads nothing ahead and saves as before.
+    @Test func aGarbledScheduleIs65AndIgnoreReadsNothingAhead() async throws {
+        var (bank, gbp) = Self.bank("garbled-schedule", balance: 850_50)
+        bank.standingOrder(gbp, 850_00, next: Self.today().adding(days: 1))
+        let home = try TemporaryDirectory()
+        try await withEmulator(bank.state) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.standingOrders], when: .always, faults: [.malformedBody(.html)])
+            ])
+            let (run, _) = try await Self.run(server, home, config: "retryAttempts: 1\n")
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(await Self.moved(server).isEmpty)
+            await server.bank.injectFaults([])
+            let before = await server.bank.requests.count
+            let (ignored, report) = try await Self.run(server, home, config: "upcomingPayments: ignore\n")
+            #expect(ignored.status == 0, "\(ignored.stderr)")
+            // Today's balance alone: 850.50 holds the week's 1.07.
+            #expect(await Self.moved(server) == [1_07])
+            #expect(Self.forecast(report) == nil)
+            let after = await server.bank.requests.dropFirst(before)
+            #expect(after.allSatisfy { ![.standingOrders, .mandates, .recurringTransfer].contains($0.endpoint) })
+        }
+    }
+
     @Test func aPaydayThatIsTodayLooksToTheNextOne() async throws {
         let today = Self.today()
         var (bank, gbp) = Self.bank("payday-today", balance: 100_00)

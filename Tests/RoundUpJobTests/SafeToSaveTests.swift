@@ -113,6 +113,18 @@ import Testing
         }
     }
 
+    /// A dry run's earlier weeks moved nothing at the bank: the bank is asked about what
+    /// they would have moved too, so that the dry run says what a real run would do.
+    @Test func aDryRunAsksTheBankAboutWhatItsEarlierWeeksWouldHaveMoved() {
+        let forecast = Forecast(horizon: Horizon(today: LocalDate(iso: "2026-11-26")!, payday: nil))
+        var facts = AccountFacts(
+            total: Self.money(1_00), overdraft: .askBank, forecast: forecast, movedEarlier: Self.money(2_50),
+            dryRun: true)
+        #expect(AccountDecision.decide(facts) == .confirmFunds(Self.money(3_50)))
+        facts.dryRun = false
+        #expect(AccountDecision.decide(facts) == .confirmFunds(Self.money(1_00)))
+    }
+
     @Test func anIncompleteForecastMovesNothing() {
         var facts = AccountFacts(
             total: Self.money(2_98), balance: Self.money(1_000_000_00), overdraft: .balance,

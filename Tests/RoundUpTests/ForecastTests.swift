@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("0", "1 to 31"), ("32", "1 to 31"), ("01", "write a day of the month"), ("+5", "write a day"),
+        ("0", "1 to 31"), ("32", "1 to 31"), ("01", "write 1"), ("+5", "write a day"),
         ("fri", "write a day"), ("every 9 weeks from 2026-11-27", "1 to 8"),
         ("every 2 weeks from 2026-13-01", "not a date"), ("every 2 weeks", "write a day"), ("", "write a day"),
         ("every 10 weeks from 2026-11-27", "1 to 8"),
@@ -149,6 +149,20 @@ import Testing
         #expect(Self.payment("2026-12-25", nil).dates(in: Self.horizon) == [Self.date("2026-12-25")])
     }
 
+    /// Intervals and dates no bank would give still end: past the year 9999 there is no date.
+    @Test func aHugeIntervalOrADateAtTheEndOfTimeNeverCrashes() {
+        for frequency in Recurrence.Frequency.allCases {
+            for interval in [8000, 100_000, Int.max] {
+                let dates = Self.payment("2026-11-20", Recurrence(frequency: frequency, interval: interval))
+                    .dates(in: Self.horizon)
+                #expect(dates == [Self.date("2026-11-20")])
+            }
+            #expect(Recurrence(frequency: frequency).date(1, after: Self.date("9999-12-31")) == nil)
+        }
+        #expect(Recurrence(frequency: .monthly).date(1, after: Self.date("9999-12-15")) == nil)
+        #expect(Recurrence(frequency: .monthly).date(1, after: Self.date("9999-11-30")) == Self.date("9999-12-30"))
+    }
+
     @Test func aWeeklyTransferOnListedDaysFallsOnEachOfThem() {
         let rule = Recurrence(frequency: .weekly, interval: 2, days: [.monday, .thursday])
         let horizon = Horizon(today: Self.date("2026-11-26"), end: Self.date("2026-12-14"), payday: nil)
@@ -208,7 +222,7 @@ import Testing
             if next <= horizon.end { expected.append(next) }
             var step = 1
             while next <= horizon.end {
-                let date = recurrence.date(step, after: next)
+                guard let date = recurrence.date(step, after: next) else { break }
                 if date > horizon.end || (recurrence.until.map { date > $0 } ?? false) { break }
                 if date >= today { expected.append(date) }
                 step += 1

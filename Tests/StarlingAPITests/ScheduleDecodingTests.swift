@@ -129,6 +129,47 @@ import Testing
         }
     }
 
+    /// Only an explicit CANCELLED leaves a mandate out: no status, or one the job does not
+    /// know, cannot be placed, and a next date that cannot be read is never guessed.
+    @Test func aMandateTheJobCannotReadIsUnplacedNeverLeftOut() throws {
+        func placement(_ json: String) throws -> SchedulePlacement {
+            try Self.decode(DirectDebitMandate.self, json).placement(in: Self.account)
+        }
+        let paid =
+            #""lastPayment": {"lastDate": "2026-10-30", "lastAmount": {"currency": "GBP", "minorUnits": 123400}}"#
+        for status in [#""status": null,"#, "", #""status": "ACTIVE","#] {
+            guard case .unplaced = try placement(#"{\#(status) "nextDate": "2026-11-30", \#(paid)}"#) else {
+                Issue.record("placed or left out a mandate with \(status.isEmpty ? "no status" : status)")
+                continue
+            }
+        }
+        #expect(Self.payments(try placement(#"{"status": " live ", "nextDate": "2026-11-30", \#(paid)}"#)) != nil)
+        guard case .unplaced(let why) = try placement(#"{"status": "LIVE", "nextDate": "30/11/2026", \#(paid)}"#)
+        else {
+            Issue.record("guessed a date for a mandate whose next date cannot be read")
+            return
+        }
+        #expect(why.contains("a next date the job cannot read"))
+    }
+
+    @Test func theMainBalancesCategoryIsReadAsTheBankMayWriteIt() throws {
+        func order(category: String, cancelledAt: String? = nil) throws -> SchedulePlacement {
+            try Self.order(
+                """
+                "amount": {"currency": "GBP", "minorUnits": 100}, "nextDate": "2026-11-28",
+                "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"},
+                "categoryUid": "\(category)"\(cancelledAt.map { #", "cancelledAt": "\#($0)""# } ?? "")
+                """
+            ).placement(in: Self.account)
+        }
+        #expect(Self.payments(try order(category: " CA700000-0000-4000-8000-000000000001 ")) != nil)
+        #expect(Self.payments(try order(category: "ca700000-0000-4000-8000-000000000001", cancelledAt: "")) != nil)
+        guard case .unplaced = try order(category: "junk") else {
+            Issue.record("left out an order whose paying category cannot be read")
+            return
+        }
+    }
+
     @Test func anAmountTheJobCannotReadIsUnplaced() throws {
         let order = try Self.order(
             """

@@ -161,9 +161,13 @@ public enum AccountDecision: Sendable, Equatable {
             guard let measure = BalanceMeasure(facts) else { return .readBalance }
             overdraws = OverdraftGuard.overdraws(moving: move, measure)
         case .askBank:
-            // The bank's answer already counts what this run moved; what falls due it does not.
+            // The bank's answer already counts what this run moved; what falls due it does
+            // not, nor what a dry run's earlier weeks would have moved.
             let due = facts.forecast.map { Money(minorUnits: $0.dueMinorUnits, currency: move.currency) }
-            let asked = Money(minorUnits: Savings.add(move.minorUnits, due?.minorUnits ?? 0), currency: move.currency)
+            let wouldHaveMoved = facts.dryRun ? facts.movedEarlier?.minorUnits ?? 0 : 0
+            let asked = Money(
+                minorUnits: Savings.add(Savings.add(move.minorUnits, due?.minorUnits ?? 0), wouldHaveMoved),
+                currency: move.currency)
             guard let funds = facts.funds, facts.fundsAsked == asked else { return .confirmFunds(asked) }
             overdraws = OverdraftGuard.overdraws(
                 moving: move, due: due.flatMap { $0.minorUnits > 0 ? $0 : nil }, funds: funds)
@@ -178,7 +182,13 @@ public enum AccountDecision: Sendable, Equatable {
         BalanceOutcome(
             balance: facts.balance, minimum: facts.minimum?.minimum,
             move: Money(minorUnits: 0, currency: facts.total.currency), heldBack: facts.total,
-            note: "held back \(facts.total): forecast incomplete (\(forecast.unplaced.joined(separator: "; ")))")
+            note: "held back \(facts.total): forecast incomplete (\(incompleteWords(forecast.unplaced)))")
+    }
+
+    /// What could not be placed, in words: the first few, then how many more.
+    private static func incompleteWords(_ unplaced: [String]) -> String {
+        let shown = unplaced.prefix(5).joined(separator: "; ")
+        return unplaced.count > 5 ? "\(shown); and \(unplaced.count - 5) more" : shown
     }
 
     /// All of the week's round-up held back, because moving what the minimum balance left

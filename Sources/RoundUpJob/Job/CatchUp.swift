@@ -11,9 +11,14 @@ enum CatchUp {
     /// account with none but manual weeks starts from the first `weekEndsOn` after its newest
     /// one, and payments a manual window counted are not counted again. No entries give just
     /// `target`. The notes say what was left out and why.
-    static func weeks(entries: [LedgerEntry], through target: Week, weekEndsOn: Weekday, limit: Int)
-        -> ([Week], [String])
-    {
+    ///
+    /// After a run that did not end well (`afterUnfinishedRun`), the newest scheduled week the
+    /// ledger holds is run again: an account that run never reached, with no week in the
+    /// ledger before it, gets that week; those it reached find their week settled.
+    static func weeks(
+        entries: [LedgerEntry], through target: Week, weekEndsOn: Weekday, limit: Int,
+        afterUnfinishedRun: Bool = false
+    ) -> ([Week], [String]) {
         guard !entries.isEmpty else { return ([target], []) }
         let accounts = Dictionary(grouping: entries, by: \.accountUid)
         // For each account, the week its schedule has reached.
@@ -32,6 +37,12 @@ enum CatchUp {
             next = next.adding(days: 7)
         }
         var notes: [String] = []
+        if afterUnfinishedRun, let newest = reached.max(), newest <= last, !ends.contains(newest) {
+            ends.insert(newest)
+            notes.append(
+                "the run before this one did not finish: the week ending \(newest) is run again for any account it "
+                    + "did not reach")
+        }
         if last != target.endDate {
             notes.append(
                 "catch-up rounds up weeks ending on a \(weekEndsOn.name) (weekEndsOn); the newest up to "

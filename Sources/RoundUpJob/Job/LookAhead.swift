@@ -15,8 +15,9 @@ struct LookAhead: Sendable {
         ("savings-goal-transfer:read", "goals' recurring transfers"),
     ]
 
-    /// The most next dates asked for one standing order whose frequency is not known.
-    static let nextDatesAsked = 31
+    /// The most next dates asked for one standing order whose frequency is not known: the
+    /// most the bank gives.
+    static let nextDatesAsked = 100
 
     /// What a token with `scopes` cannot see of the schedule, in words ("direct debits
     /// (mandate:read)"); empty when it sees all of it.
@@ -71,7 +72,7 @@ struct LookAhead: Sendable {
     {
         async let orders = AccountFailure.result { () async throws(AccountFailure) -> Part in
             guard scopes.contains("standing-order:read") else { return Part() }
-            return try await standingOrders(of: account)
+            return try await standingOrders(of: account, through: horizon.end)
         }
         async let mandates = AccountFailure.result { () async throws(AccountFailure) -> Part in
             guard scopes.contains("mandate:read") else { return Part() }
@@ -108,9 +109,9 @@ struct LookAhead: Sendable {
 
     /// The account's standing orders from its default category; the bank's next dates are
     /// asked only for an order without a next date or with a frequency not known.
-    private func standingOrders(of account: Account) async throws(AccountFailure) -> Part {
+    private func standingOrders(of account: Account, through end: LocalDate) async throws(AccountFailure) -> Part {
         let list: [StandingOrder]
-        do {
+        do throws(BankError) {
             list = try await bank.standingOrders(accountUid: account.uid, categoryUid: account.defaultCategory)
         } catch {
             if let unseen = LookAhead.notShown("standing orders", error) { return Part(unseen: [unseen]) }
@@ -137,6 +138,12 @@ struct LookAhead: Sendable {
             let parsed = dates.compactMap { LocalDate(iso: $0) }
             guard parsed.count == dates.count else {
                 part.placements.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
+                continue
+            }
+            // As many dates as were asked for, all before the horizon ends: more may follow.
+            if parsed.count >= LookAhead.nextDatesAsked, let last = parsed.max(), last <= end {
+                part.placements.append(
+                    .unplaced("\(order.label) (standing order): more payments before \(end) than the bank lists"))
                 continue
             }
             part.placements.append(order.placement(in: account, nextDates: parsed))
