@@ -34,7 +34,7 @@ extension LocalDate {
 
     /// `28 Nov`, or `28 Nov 2025` when the date is not in `today`'s year.
     public func dayAndMonth(from today: LocalDate) -> String {
-        year == today.year ? dayAndMonth : "\(dayAndMonth) \(year)"
+        year == today.year ? dayAndMonth : "\(dayAndMonth) \(description.prefix(4))"
     }
 
     /// `Fri 4 Dec`.

@@ -87,6 +87,19 @@ extension Ledger {
                     ALTER TABLE transfer ADD COLUMN forecastLowPoint INTEGER;
                     """)
         }
+        // The accounts runs began to work on, with the first scheduled week begun for each.
+        // Accounts with weeks already recorded start known from their first.
+        migrator.registerMigration("v15: known accounts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE account (
+                        accountUid TEXT PRIMARY KEY,
+                        firstWeekEnd TEXT NOT NULL
+                    );
+                    INSERT INTO account (accountUid, firstWeekEnd)
+                        SELECT accountUid, min(weekEnd) FROM transfer GROUP BY accountUid;
+                    """)
+        }
         return migrator
     }
 

@@ -169,7 +169,8 @@ private struct MarkdownReport {
                 let today = payment.date == forecast.today ? "; due today, may already have left" : ""
                 let date =
                     payment.date.year == forecast.today.year
-                    ? payment.date.weekdayDayAndMonth : "\(payment.date.weekdayDayAndMonth) \(payment.date.year)"
+                    ? payment.date.weekdayDayAndMonth
+                    : "\(payment.date.weekdayDayAndMonth) \(payment.date.description.prefix(4))"
                 lines.append(
                     "  - \(date): \(Markdown.escape(payment.label)), "
                         + "\(about)\(payment.amount.formattedAmount) \(code) (\(source)\(today))")

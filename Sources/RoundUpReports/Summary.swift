@@ -59,6 +59,10 @@ extension AccountReport {
             minorUnits: Savings.add(moved.minorUnits, heldBack?.minorUnits ?? 0), currency: moved.currency)
         guard whole.minorUnits > 0 else { return nil }
         var line = "Safe to save: \(moved.formattedAmount) of \(whole.formattedAmount) \(code)."
+        if !forecast.unplaced.isEmpty {
+            return line
+                + " The forecast is incomplete: \(forecast.unplaced.count) scheduled item(s) could not be placed."
+        }
         let horizon = forecast.horizonWords.prefix(1).uppercased() + forecast.horizonWords.dropFirst()
         line += forecast.due.isEmpty ? " \(horizon): nothing scheduled." : " \(horizon): \(forecast.dueWords)."
         if !forecast.unseen.isEmpty { line += " Not seen: \(forecast.unseen.joined(separator: ", "))." }

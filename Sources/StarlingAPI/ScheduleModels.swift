@@ -107,7 +107,9 @@ enum Payer {
         if trimmed.isEmpty || Uid.canonical(trimmed) == account.defaultCategory {
             self = .mainBalance
         } else {
-            self = UUID(uuidString: trimmed) == nil ? .unreadable : .space
+            // The nil uid names no category.
+            let uid = UUID(uuidString: trimmed)
+            self = uid == nil || uid?.uuidString == "00000000-0000-0000-0000-000000000000" ? .unreadable : .space
         }
     }
 }
@@ -140,8 +142,16 @@ func labelText(_ text: String?) -> String? {
 }
 
 extension StandingOrder {
-    /// Cancelled: `cancelledAt` names a time (an empty one does not cancel it).
-    var isCancelled: Bool { !(cancelledAt?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true) }
+    /// Whether the order is cancelled by `today`: `cancelledAt` is a time on or before it.
+    /// Nil when `cancelledAt` cannot be read, which the forecast cannot place. A cancellation
+    /// still to come leaves the order counted, which only holds more back.
+    func isCancelled(by today: LocalDate) -> Bool? {
+        guard let text = cancelledAt?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
+            return false
+        }
+        guard let instant = Instant(iso8601: text) else { return nil }
+        return Week.localDate(of: instant, in: TimeZone(identifier: "UTC")!) <= today
+    }
 
     /// "rent", or "standing order" when it has no reference.
     public var label: String { labelText(reference) ?? "standing order" }
@@ -149,8 +159,12 @@ extension StandingOrder {
     /// The order as the forecast takes it from `account`. Its dates start at `nextDate`,
     /// never `startDate`. `nextDates` are the bank's own dates for it, asked only when the
     /// order has no `nextDate` or a frequency that is not known.
-    public func placement(in account: Account, nextDates: [LocalDate]? = nil) -> SchedulePlacement {
-        guard !isCancelled else { return .notCounted }
+    public func placement(in account: Account, today: LocalDate, nextDates: [LocalDate]? = nil) -> SchedulePlacement {
+        switch isCancelled(by: today) {
+        case true?: return .notCounted
+        case nil: return .unplaced("\(label) (standing order): a cancellation time the job cannot read")
+        case false?: break
+        }
         switch Payer(categoryUid, of: account) {
         case .mainBalance: break
         case .space: return .notCounted
@@ -174,8 +188,8 @@ extension StandingOrder {
     }
 
     /// Whether the bank must be asked for this order's next dates (`upcoming-payments`).
-    public func needsNextDates(in account: Account) -> Bool {
-        guard !isCancelled, Payer(categoryUid, of: account) == .mainBalance else { return false }
+    public func needsNextDates(in account: Account, today: LocalDate) -> Bool {
+        guard isCancelled(by: today) == false, Payer(categoryUid, of: account) == .mainBalance else { return false }
         return nextDate.flatMap({ LocalDate(iso: $0) }) == nil || standingOrderRecurrence?.recurrence == nil
     }
 }

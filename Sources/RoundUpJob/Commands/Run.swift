@@ -16,9 +16,6 @@ public struct RunRequest: Sendable {
     /// Run every finished week ending on `weekEndsOn` since each account's newest such week
     /// in the ledger, oldest first, up to `week` (at most `Runner.catchUpLimit` weeks per run).
     public var catchUp: Bool
-    /// This run's row in the run table, when it has one: the run before it is the newest
-    /// other row.
-    public var runId: Int64?
 
     public init(week: Week, dryRun: Bool = false, catchUp: Bool = false) {
         self.week = week
@@ -117,11 +114,13 @@ public enum Runner {
             }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(
-                    in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn, runId: request.runId)
+                    in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)
                 weeks = catchUp
                 notes += said
             } else if request.week.endDate.weekday == settings.rules.weekEndsOn {
-                notes += CatchUp.leftBehindNotes(entries: (try? state.ledger.entries()) ?? [], before: request.week)
+                notes += CatchUp.leftBehindNotes(
+                    entries: (try? state.ledger.entries()) ?? [], before: request.week,
+                    known: (try? state.ledger.knownAccounts()) ?? [:])
             }
         } catch {
             return .failure(error)
@@ -206,17 +205,13 @@ public enum Runner {
     }
 
     /// The weeks of a catch-up run, or why the ledger could not say.
-    private static func catchUpWeeks(
-        in state: StateDirectory, through target: Week, weekEndsOn: Weekday, runId: Int64?
-    ) throws(CommandFailure) -> ([Week], [String]) {
+    private static func catchUpWeeks(in state: StateDirectory, through target: Week, weekEndsOn: Weekday)
+        throws(CommandFailure) -> ([Week], [String])
+    {
         do {
-            // A run before this one that did not end well (killed, stopped, out of time) may
-            // have left an account that had no week in the ledger yet without its first one.
-            let previous = try state.ledger.runs(limit: 3).first { $0.id != runId }
-            let unfinished = previous.flatMap { $0.exitCode == 0 ? nil : $0 }
             return try CatchUp.weeks(
                 entries: state.ledger.entries(), through: target, weekEndsOn: weekEndsOn, limit: catchUpLimit,
-                afterUnfinishedRun: unfinished != nil)
+                known: state.ledger.knownAccounts())
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
         }

@@ -203,8 +203,6 @@ public struct RunSession: Sendable {
             return withExtendedLifetime(state) { finished(.failure(refusal), by: watch) }
         }
         let printout = RunPrintout(options.json ? .json(array: options.catchUp) : .summaries(options.style))
-        var request = request
-        request.runId = watch?.runId
         let result = await Runner.run(
             request, printout: printout, in: state, settings: settings, token: token, clock: surroundings.clock,
             logger: logger,

@@ -12,24 +12,27 @@ enum CatchUp {
     /// one, and payments a manual window counted are not counted again. No entries give just
     /// `target`. The notes say what was left out and why.
     ///
-    /// After a run that did not end well (`afterUnfinishedRun`), the newest scheduled week the
-    /// ledger holds is run again: an account that run never reached, with no week in the
-    /// ledger before it, gets that week; those it reached find their week settled.
+    /// `known` holds each account a run began, with its first scheduled week: one a run
+    /// began but never recorded a week for (killed, stopped, failed) is caught up from that
+    /// week, not left behind.
     static func weeks(
         entries: [LedgerEntry], through target: Week, weekEndsOn: Weekday, limit: Int,
-        afterUnfinishedRun: Bool = false
+        known: [String: LocalDate] = [:]
     ) -> ([Week], [String]) {
-        guard !entries.isEmpty else { return ([target], []) }
         let accounts = Dictionary(grouping: entries, by: \.accountUid)
-        // For each account, the week its schedule has reached.
-        let reached = accounts.values.map { weeks in
-            weeks.map(\.weekEnd).filter { $0.weekday == weekEndsOn }.max()
-                ?? weeks.map(\.weekEnd).max()!.latest(weekEndsOn)
-        }
+        let unrecorded = known.filter { accounts[$0.key] == nil && $0.value <= target.endDate }
+        guard !entries.isEmpty || !unrecorded.isEmpty else { return ([target], []) }
+        // For each account, the week its schedule has reached: for one begun but never
+        // recorded, the week before its first.
+        let reached =
+            accounts.values.map { weeks in
+                weeks.map(\.weekEnd).filter { $0.weekday == weekEndsOn }.max()
+                    ?? weeks.map(\.weekEnd).max()!.latest(weekEndsOn)
+            } + unrecorded.values.map { $0.latest(weekEndsOn).adding(days: -7) }
         var ends = Set(entries.filter { $0.status == .pending }.map(\.weekEnd))
         let last = target.endDate.latest(weekEndsOn)
         // Whole weeks a plain run left behind, before the newest.
-        let holes = holes(entries: entries, through: last, zone: target.timeZone)
+        let holes = holes(entries: entries, through: last, zone: target.timeZone, known: known)
         ends.formUnion(holes.weeks)
         var next = reached.min()!.adding(days: 7)
         while next <= last {
@@ -37,12 +40,6 @@ enum CatchUp {
             next = next.adding(days: 7)
         }
         var notes: [String] = []
-        if afterUnfinishedRun, let newest = reached.max(), newest <= last, !ends.contains(newest) {
-            ends.insert(newest)
-            notes.append(
-                "the run before this one did not finish: the week ending \(newest) is run again for any account it "
-                    + "did not reach")
-        }
         if last != target.endDate {
             notes.append(
                 "catch-up rounds up weeks ending on a \(weekEndsOn.name) (weekEndsOn); the newest up to "
@@ -77,11 +74,20 @@ extension CatchUp {
     /// of `weekEndsOn` left in no week. Oldest first. What another window already counted
     /// stays out of them by its identity. With `planned`, a scheduled week about to run, each
     /// account is taken to have it too, with the bounds `WeekWindow` would give it.
-    static func holes(entries: [LedgerEntry], through last: LocalDate, zone: TimeZone, planned: Week? = nil) -> Holes {
+    static func holes(
+        entries: [LedgerEntry], through last: LocalDate, zone: TimeZone, planned: Week? = nil,
+        known: [String: LocalDate] = [:]
+    ) -> Holes {
         var found = Set<LocalDate>()
         var beyond: LocalDate?
-        for weeks in Dictionary(grouping: entries, by: \.accountUid).values {
-            guard let first = weeks.map(\.weekEnd).min() else { continue }
+        var accounts = Dictionary(grouping: entries, by: \.accountUid)
+        for uid in known.keys where accounts[uid] == nil { accounts[uid] = [] }
+        for (uid, weeks) in accounts {
+            // The account's first week: its first recorded one, or the first a run began for
+            // it when that is earlier (a run that never recorded it), which is a hole itself.
+            let recorded = weeks.map(\.weekEnd).min()
+            let begun = known[uid].flatMap { begun in recorded.map { begun < $0 } ?? true ? begun : nil }
+            guard let first = begun?.adding(days: -1) ?? recorded else { continue }
             let decided = Set(weeks.map(\.weekEnd))
             var spans = weeks.map { entry in
                 let local = Week(endingOn: entry.weekEnd, in: zone)
@@ -129,8 +135,11 @@ extension CatchUp {
     /// What a plain run for the scheduled week `target` says of the whole weeks before it
     /// that it leaves behind (`holes`, looked for as a catch-up through `target` would),
     /// naming `--catch-up`; nil when it leaves none.
-    static func leftBehindNotes(entries: [LedgerEntry], before target: Week) -> [String] {
-        let holes = holes(entries: entries, through: target.endDate, zone: target.timeZone, planned: target)
+    static func leftBehindNotes(entries: [LedgerEntry], before target: Week, known: [String: LocalDate] = [:])
+        -> [String]
+    {
+        let holes = holes(
+            entries: entries, through: target.endDate, zone: target.timeZone, planned: target, known: known)
         var notes: [String] = []
         if let oldest = holes.weeks.first {
             let count = holes.weeks.count

@@ -72,7 +72,7 @@ struct LookAhead: Sendable {
     {
         async let orders = AccountFailure.result { () async throws(AccountFailure) -> Part in
             guard scopes.contains("standing-order:read") else { return Part() }
-            return try await standingOrders(of: account, through: horizon.end)
+            return try await standingOrders(of: account, in: horizon)
         }
         async let mandates = AccountFailure.result { () async throws(AccountFailure) -> Part in
             guard scopes.contains("mandate:read") else { return Part() }
@@ -109,7 +109,8 @@ struct LookAhead: Sendable {
 
     /// The account's standing orders from its default category; the bank's next dates are
     /// asked only for an order without a next date or with a frequency not known.
-    private func standingOrders(of account: Account, through end: LocalDate) async throws(AccountFailure) -> Part {
+    private func standingOrders(of account: Account, in horizon: Horizon) async throws(AccountFailure) -> Part {
+        let (today, end) = (horizon.today, horizon.end)
         let list: [StandingOrder]
         do throws(BankError) {
             list = try await bank.standingOrders(accountUid: account.uid, categoryUid: account.defaultCategory)
@@ -119,8 +120,8 @@ struct LookAhead: Sendable {
         }
         var part = Part()
         for order in list {
-            guard order.needsNextDates(in: account), let uid = order.paymentOrderUid else {
-                part.placements.append(order.placement(in: account))
+            guard order.needsNextDates(in: account, today: today), let uid = order.paymentOrderUid else {
+                part.placements.append(order.placement(in: account, today: today))
                 continue
             }
             let dates: [String]
@@ -146,7 +147,7 @@ struct LookAhead: Sendable {
                     .unplaced("\(order.label) (standing order): more payments before \(end) than the bank lists"))
                 continue
             }
-            part.placements.append(order.placement(in: account, nextDates: parsed))
+            part.placements.append(order.placement(in: account, today: today, nextDates: parsed))
         }
         return part
     }

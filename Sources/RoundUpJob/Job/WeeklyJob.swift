@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import RoundUp
 public import RoundUpLedger
+import RoundUpOutput
 public import RoundUpReports
 import RoundUpVocabulary
 public import StarlingAPI
@@ -98,6 +99,7 @@ public struct WeeklyJob: Sendable {
             report.exitCode = error.status
             return WeekRun(report: report, changedNothing: false)
         }
+        if !dryRun { note(beginning: week, of: accounts) }
         var settledEarlier = 0
         report.accounts = await withTaskGroup(of: (Int, AccountReport, Bool).self) { group in
             var results: [(Int, AccountReport, Bool)] = []
@@ -220,6 +222,21 @@ public struct WeeklyJob: Sendable {
         }
     }
 
+    /// Notes in the ledger that this scheduled week begins for the accounts it works on, so
+    /// that one it never records (the run killed, stopped, or failing) is caught up from it;
+    /// forgets those never recorded that the bank no longer lists. A failure to write this
+    /// only loses that help, and is logged.
+    private func note(beginning week: Week, of accounts: [BankAccount]) {
+        do {
+            try ledger.forgetUnrecorded(notIn: Set(accounts.map(\.accountUid)))
+            guard week.endDate.weekday == rules.weekEndsOn else { return }
+            let worked = accounts.filter { WeeklyJob.typeSkip($0.accountType, accountTypes: rules.accountTypes) == nil }
+            try ledger.begin(weekEnd: week.endDate, for: worked.map(\.accountUid))
+        } catch {
+            logger.warning("could not note the week's accounts in the ledger: \(plainDescription(error))")
+        }
+    }
+
     // MARK: - One account
 
     /// Why an account of `type` is not worked on, or nil when `accountTypes` includes it.
@@ -254,6 +271,8 @@ public struct WeeklyJob: Sendable {
         defer { progress?.finished(label) }
         let (outcome, findings) = await accountWork.work(
             on: bankAccount.account, week: week, dryRun: dryRun, scopes: scopes)
+        // An account left alone (Starling's own round-up is on) has no week to catch up.
+        if outcome.fate == .skipped, !dryRun { try? ledger.forgetUnrecorded(bankAccount.accountUid) }
         return (AccountReport(account: bankAccount, outcome: outcome, findings: findings), findings.settledEarlier)
     }
 }

@@ -47,9 +47,6 @@ public final class RunWatch: Sendable {
         case stopped
     }
 
-    /// The run's row in the run table, once begun.
-    public var runId: Int64? { recording.withLock { $0?.runId } }
-
     /// Whether a signal ended the run: its row, ping and metrics say so, and the process
     /// ends from the signal's handler.
     public var wasStopped: Bool { phase.withLock { $0 == .stopped } }
