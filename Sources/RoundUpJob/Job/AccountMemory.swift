@@ -58,22 +58,24 @@ final class AccountMemory: Sendable {
 
     /// Remembers the balance first read; a second reading (two weeks of one account never
     /// run at once, but if they did) keeps the first. Returns the one remembered.
-    func remember(balance: Money, of accountUid: String) -> Money {
-        known.withLock { known in
-            if let first = known.balances[accountUid] { return first }
-            known.balances[accountUid] = balance
-            return balance
-        }
-    }
+    func remember(balance: Money, of accountUid: String) -> Money { first(balance, in: \.balances, of: accountUid) }
 
     /// What the bank has scheduled before payday, as the run first read it.
     func forecast(of accountUid: String) -> Forecast? { known.withLock { $0.forecasts[accountUid] } }
 
+    /// Remembers the forecast first read, as `remember(balance:of:)` does the balance.
     func remember(forecast: Forecast, of accountUid: String) -> Forecast {
+        first(forecast, in: \.forecasts, of: accountUid)
+    }
+
+    /// The value `readings` holds for `accountUid`, or `value`, which it then holds.
+    private func first<Value: Sendable>(
+        _ value: Value, in readings: WritableKeyPath<Known, [String: Value]>, of accountUid: String
+    ) -> Value {
         known.withLock { known in
-            if let first = known.forecasts[accountUid] { return first }
-            known.forecasts[accountUid] = forecast
-            return forecast
+            if let first = known[keyPath: readings][accountUid] { return first }
+            known[keyPath: readings][accountUid] = value
+            return value
         }
     }
 
