@@ -14,7 +14,8 @@ extension Roundup {
                 Reads the state directory only: no token, no request to the bank. Exit codes follow the \
                 monitoring-plugin convention, so any monitor can run it:
                   0 OK        the last run succeeded and nothing waits for a person
-                  1 WARNING   the last run failed in a way that may pass, or a week has waited less than a day
+                  1 WARNING   the last run failed in a way that may pass, a transfer is unconfirmed, or a week \
+                has waited less than a day
                   2 CRITICAL  the last run needs a person, a week has waited more than a day, or no run has \
                 succeeded for 8 days
                   3 UNKNOWN   no ledger, or no run recorded yet

@@ -33,9 +33,10 @@ public enum JobHealth {
         public var reasons: [String]
         public var lastRun: RunRecord?
         public var lastSuccess: RunRecord?
-        /// Account-weeks waiting for a person, and those whose transfer is unconfirmed.
+        /// Account-weeks waiting for a person, and those whose transfer is unconfirmed
+        /// (pending: recorded, not known to have arrived), whatever error they carry.
         public var held: [LedgerEntry]
-        public var failed: [LedgerEntry]
+        public var unconfirmed: [LedgerEntry]
         public var nextRun: String?
         /// The zone its times are shown in: the config's `timeZone`, the saver's clock.
         public var zone: TimeZone
@@ -59,7 +60,7 @@ public enum JobHealth {
     public static func find(
         stateDirectory: String, now: Instant, nextRun: String?, zone: TimeZone = .gmt, bank: String? = nil
     ) -> Finding {
-        var finding = Finding(level: .ok, reasons: [], held: [], failed: [], nextRun: nextRun, zone: zone)
+        var finding = Finding(level: .ok, reasons: [], held: [], unconfirmed: [], nextRun: nextRun, zone: zone)
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
             finding.level = .unknown
@@ -72,7 +73,7 @@ public enum JobHealth {
             finding.lastSuccess = try ledger.lastSuccessfulRun()
             let entries = try ledger.entries()
             finding.held = entries.filter { $0.status == .held }
-            finding.failed = entries.filter(\.hasFailed)
+            finding.unconfirmed = entries.filter { $0.status == .pending }
             if let bank { finding.blocked = blocked(entries, bank: bank) }
         } catch {
             finding.level = .unknown
@@ -105,9 +106,10 @@ public enum JobHealth {
             return
         }
         // Held weeks make every run end 78 until a person settles them: a run that ended so
-        // for that alone is judged by how long they have waited, below.
-        // The run's summary is shown once, on its own line: the reasons only judge it.
-        if let code = last.exitCode, code != 0, !(last.onlyHeld && !finding.held.isEmpty) {
+        // for that alone is judged by the held weeks still open, below (none, once a person
+        // has settled them all). The run's summary is shown once, on its own line: the
+        // reasons only judge it.
+        if let code = last.exitCode, code != 0, !last.onlyHeld {
             // Stopped by SIGHUP, SIGINT or SIGTERM: the next run finishes the rest.
             let mayPass = ExitStatus(rawValue: code)?.mayPass ?? (code == 129 || code == 130 || code == 143)
             if mayPass {
@@ -129,6 +131,15 @@ public enum JobHealth {
             } else {
                 raise(.warning, "\(label) waits for a person: roundup resolve")
             }
+        }
+        // A transfer recorded and not known to have arrived: a run killed mid-transfer, or
+        // one the bank has not confirmed. The next run looks for it in the feed.
+        for entry in finding.unconfirmed {
+            let error = entry.lastError.map { " (\($0))" } ?? ""
+            raise(
+                .warning,
+                "\(entry.label), week ending \(entry.weekEnd): a transfer not yet known to have arrived\(error); the "
+                    + "next run looks for it in the feed before sending it again (roundup resolve lists it)")
         }
         for (label, holder) in finding.blocked {
             raise(
@@ -167,7 +178,7 @@ public enum JobHealth {
             lines.append("last success:    \(run(success))")
         }
         lines.append("held weeks:      \(finding.held.count)")
-        lines.append("unconfirmed:     \(finding.failed.count)")
+        lines.append("unconfirmed:     \(finding.unconfirmed.count)")
         lines.append("next run:        \(finding.nextRun ?? "unknown (no roundup.timer or crontab entry found)")")
         for reason in finding.reasons { lines.append("- \(reason)") }
         return lines.map(printable).joined(separator: "\n") + "\n"
@@ -199,7 +210,7 @@ extension JobHealth {
         let object: [String: Any] = [
             "schemaVersion": 1, "status": finding.level.word, "exitCode": Int(finding.level.rawValue),
             "reasons": finding.reasons, "lastRun": run(finding.lastRun), "lastSuccess": run(finding.lastSuccess),
-            "held": held, "unconfirmed": finding.failed.count, "nextRun": finding.nextRun ?? NSNull(),
+            "held": held, "unconfirmed": finding.unconfirmed.count, "nextRun": finding.nextRun ?? NSNull(),
         ]
         let data =
             (try? JSONSerialization.data(
