@@ -42,6 +42,8 @@ import Testing
             let resolved = try await roundup(
                 ["resolve", "--account", gbp, "--end-date", Self.week, "--retry"] + base, environment: environment)
             #expect(resolved.status == 0, "\(resolved.stdout)\(resolved.stderr)")
+            // resolve ends with what status now says.
+            #expect(resolved.stdout.hasSuffix("status now: OK\n"), "\(resolved.stdout)")
             let settled = try await roundup(["status", "--config", config], environment: environment)
             #expect(settled.status == 0, "\(settled.stdout)")
             #expect(settled.stdout.hasPrefix("roundup OK"), "\(settled.stdout)")

@@ -94,7 +94,7 @@ public enum Resolve {
             case nil: return said + "; `roundup resolve` shows where it stands"
             }
         }
-        let result: CommandResult
+        var result: CommandResult
         if case .abandon(let reason) = resolution {
             result = abandon(entry, reason: reason, ledger: state.ledger, at: clock())
         } else if let token {
@@ -104,7 +104,17 @@ public enum Resolve {
         } else {
             result = .failure(CommandFailure(.configuration, "this needs the access token"))
         }
+        // What `roundup status` now says, so that a person knows whether the monitor calms down.
+        result.output += statusLine(settings: settings, now: clock())
         return withExtendedLifetime(state) { result }
+    }
+
+    /// "status now: OK", or the level and its first reason, as `roundup status` gives them.
+    static func statusLine(settings: Settings, now: Instant) -> String {
+        let finding = JobHealth.find(
+            stateDirectory: settings.state.directory, now: now, nextRun: nil, zone: settings.rules.timeZone)
+        let reason = finding.reasons.first.map { ": \(printable($0))" } ?? ""
+        return "status now: \(finding.level.word)\(reason)\n"
     }
 
     /// The ledger's entry for the week, if it is one a person may resolve.
