@@ -33,9 +33,13 @@ extension LocalDate {
     public var dayAndMonth: String { "\(day) \(LocalDate.monthNames[month - 1])" }
 
     /// `28 Nov`, or `28 Nov 2025` when the date is not in `today`'s year.
-    public func dayAndMonth(from today: LocalDate) -> String {
-        year == today.year ? dayAndMonth : "\(dayAndMonth) \(description.prefix(4))"
-    }
+    public func dayAndMonth(from today: LocalDate) -> String { dayAndMonth + year(unless: today) }
+
+    /// `Fri 4 Dec`, or `Fri 4 Dec 2025` when the date is not in `today`'s year.
+    public func weekdayDayAndMonth(from today: LocalDate) -> String { weekdayDayAndMonth + year(unless: today) }
+
+    /// ` 2025` (four digits), or nothing when the date is in `today`'s year.
+    private func year(unless today: LocalDate) -> String { year == today.year ? "" : " \(description.prefix(4))" }
 
     /// `Fri 4 Dec`.
     public var weekdayDayAndMonth: String { "\(weekday.name.prefix(3)) \(dayAndMonth)" }

@@ -164,16 +164,9 @@ private struct MarkdownReport {
                         "; the balance's low point before this week's transfer: \($0.formattedAmount) \(code)"
                     } ?? ""))
             for payment in forecast.due {
-                let about = payment.lastAmount ? "about " : ""
-                let source = payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
-                let today = payment.date == forecast.today ? "; due today, may already have left" : ""
-                let date =
-                    payment.date.year == forecast.today.year
-                    ? payment.date.weekdayDayAndMonth
-                    : "\(payment.date.weekdayDayAndMonth) \(payment.date.description.prefix(4))"
                 lines.append(
-                    "  - \(date): \(Markdown.escape(payment.label)), "
-                        + "\(about)\(payment.amount.formattedAmount) \(code) (\(source)\(today))")
+                    "  - \(payment.date.weekdayDayAndMonth(from: forecast.today)): \(Markdown.escape(payment.label)), "
+                        + "\(forecast.amountWords(payment)) \(code) (\(forecast.sourceWords(payment)))")
             }
         }
         if !forecast.unplaced.isEmpty {

@@ -178,14 +178,22 @@ public struct ForecastReport: Sendable, Equatable {
     /// At most `shownInALine` of them, then how many more the report lists.
     public var dueWords: String {
         let shown = due.prefix(ForecastReport.shownInALine).map { payment in
-            let about = payment.lastAmount ? "about " : ""
-            let source = payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
-            let today = payment.date == self.today ? "; due today, may already have left" : ""
-            return "\(printable(payment.label)) \(about)\(payment.amount.formattedAmount) on "
-                + "\(payment.date.dayAndMonth(from: self.today)) (\(source)\(today))"
+            "\(printable(payment.label)) \(amountWords(payment)) on \(payment.date.dayAndMonth(from: today)) "
+                + "(\(sourceWords(payment)))"
         }
         let more = due.count - shown.count
         return shown.joined(separator: ", ") + (more > 0 ? ", and \(more) more (the report lists them)" : "")
+    }
+
+    /// "about 30.00" for a direct debit's last amount, else "850.00".
+    package func amountWords(_ payment: DuePayment) -> String {
+        (payment.lastAmount ? "about " : "") + payment.amount.formattedAmount
+    }
+
+    /// "standing order", or "direct debit, last amount; due today, may already have left".
+    package func sourceWords(_ payment: DuePayment) -> String {
+        payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
+            + (payment.date == today ? "; due today, may already have left" : "")
     }
 
     /// How many payments a one-line summary names.

@@ -126,9 +126,6 @@ public struct LedgerEntry: Sendable, Equatable {
 
     /// Every goal this week's transfer may have gone to.
     public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
-
-    /// A pending transfer whose last attempt failed: listed by `roundup resolve`.
-    public var hasFailed: Bool { status == .pending && lastError != nil }
 }
 
 /// Which account-week: an account and the last day of its week. The key the ledger keeps

@@ -54,6 +54,16 @@ import Testing
         bank.standingOrder(gbp, 850_00, next: today.adding(days: 2))
         let home = try TemporaryDirectory()
         try await withEmulator(bank.state) { server in
+            // The dry run's summary says it in one line, and moves nothing.
+            let config = try writeConfig("minimumBalance: {GBP: 100.00}\n", in: home)
+            let dry = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config, "--dry-run"],
+                environment: binaryEnvironment(home, token: "bill-before-payday"))
+            #expect(
+                dry.stdout.contains(
+                    "Safe to save: 0.50 of 1.07 GBP. Through \(today.adding(days: 7).weekdayDayAndMonth): Rent 850.00 on "
+                        + "\(today.adding(days: 2).dayAndMonth) (standing order)."), "\(dry.stdout)")
+            #expect(await Self.moved(server).isEmpty)
             let (run, report) = try await Self.run(server, home, config: "minimumBalance: {GBP: 100.00}\n")
             #expect(run.status == 0, "\(run.stderr)")
             #expect(await Self.moved(server) == [50])
@@ -78,20 +88,27 @@ import Testing
                     "through \(today.adding(days: 7)): 1 payment due, 850.00 GBP; low point 100.50 GBP"),
                 "\(table.stdout)")
         }
-        // The summary says it in one line.
-        var (again, againAccount) = Self.bank("bill-before-payday-text", balance: 950_50)
-        again.standingOrder(againAccount, 850_00, next: today.adding(days: 2))
-        let other = try TemporaryDirectory()
-        try await withEmulator(again.state) { server in
-            let config = try writeConfig("minimumBalance: {GBP: 100.00}\n", in: other)
+    }
+
+    /// A label the bank wrote with a terminal escape, a line break and Markdown is shown as
+    /// text in the summary and the Markdown report, never obeyed.
+    @Test func aHostileLabelIsShownNotObeyed() async throws {
+        var (bank, gbp) = Self.bank("hostile-label", balance: 10_000_00)
+        bank.standingOrder(gbp, 10_00, next: Self.today().adding(days: 1), reference: "Rent\u{1b}[2J\n| **x** |")
+        let home = try TemporaryDirectory()
+        try await withEmulator(bank.state) { server in
             let run = try await roundup(
-                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config],
-                environment: binaryEnvironment(other, token: "bill-before-payday-text"))
-            #expect(
-                run.stdout.contains(
-                    "Safe to save: 0.50 of 1.07 GBP. Through \(today.adding(days: 7).weekdayDayAndMonth): Rent 850.00 on "
-                        + "\(today.adding(days: 2).dayAndMonth) (standing order)."), "\(run.stdout)")
-            _ = againAccount
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL],
+                environment: binaryEnvironment(home, token: "hostile-label"))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(!run.stdout.contains("\u{1b}"), "\(run.stdout)")
+            #expect(run.stdout.contains("Rent\\u001b[2J\\u000a| **x** | 10.00 on"), "\(run.stdout)")
+            let reports = home.path + "/.local/state/roundup/reports"
+            let markdown = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: reports).first { $0.hasSuffix(".moved.md") })
+            let text = try String(contentsOfFile: reports + "/" + markdown, encoding: .utf8)
+            #expect(!text.contains("\u{1b}"))
+            #expect(!text.contains("\n| **x** |"), "the label's line break started a table row")
         }
     }
 

@@ -70,25 +70,29 @@ struct LookAhead: Sendable {
     private func schedule(_ account: Account, currency: Currency, horizon: Horizon, scopes: Set<String>)
         async throws(AccountFailure) -> (Forecast, [SavingsGoal]?)
     {
-        async let orders = AccountFailure.result { () async throws(AccountFailure) -> Part in
-            guard scopes.contains("standing-order:read") else { return Part() }
+        // Whether the token sees each part of the schedule, in `scheduleScopes`' order.
+        let sees = LookAhead.scheduleScopes.map { scopes.contains($0.scope) }
+        async let orders = AccountFailure.result { () async throws(AccountFailure) -> [SchedulePlacement] in
+            guard sees[0] else { return [] }
             return try await standingOrders(of: account, in: horizon)
         }
-        async let mandates = AccountFailure.result { () async throws(AccountFailure) -> Part in
-            guard scopes.contains("mandate:read") else { return Part() }
-            return try await listed("direct debits") { () async throws(BankError) in
-                Part(placements: try await bank.mandates(accountUid: account.uid).map { $0.placement(in: account) })
+        async let mandates = AccountFailure.result { () async throws(AccountFailure) -> [SchedulePlacement] in
+            guard sees[1] else { return [] }
+            do throws(BankError) {
+                return try await bank.mandates(accountUid: account.uid).map { $0.placement(in: account) }
+            } catch {
+                return [try LookAhead.refused("direct debits", error)]
             }
         }
-        async let goalTransfers = AccountFailure.result { () async throws(AccountFailure) -> (Part, [SavingsGoal]?) in
-            guard scopes.contains("savings-goal-transfer:read") else { return (Part(), nil) }
+        async let goalTransfers = AccountFailure.result {
+            () async throws(AccountFailure) -> ([SchedulePlacement], [SavingsGoal]?) in
+            guard sees[2] else { return ([], nil) }
             return try await recurringTransfers(of: account)
         }
-        let parts = [try await orders.get(), try await mandates.get()]
         let (transfers, goals) = try await goalTransfers.get()
         var payments: [ScheduledPayment] = []
         var unplaced: [String] = []
-        for placement in (parts + [transfers]).flatMap(\.placements) {
+        for placement in try await orders.get() + mandates.get() + transfers {
             switch placement {
             case .payments(let some): payments += some
             case .notCounted: continue
@@ -96,64 +100,57 @@ struct LookAhead: Sendable {
             }
         }
         let forecast = Forecast(
-            payments, in: horizon, currency: currency, unplaced: unplaced + (parts + [transfers]).flatMap(\.unseen),
-            unseen: LookAhead.unseen(scopes: scopes))
+            payments, in: horizon, currency: currency, unplaced: unplaced, unseen: LookAhead.unseen(scopes: scopes))
         return (forecast, goals)
-    }
-
-    /// Placements of one part of the schedule, and what of it the bank would not show.
-    struct Part: Sendable {
-        var placements: [SchedulePlacement] = []
-        var unseen: [String] = []
     }
 
     /// The account's standing orders from its default category; the bank's next dates are
     /// asked only for an order without a next date or with a frequency not known.
-    private func standingOrders(of account: Account, in horizon: Horizon) async throws(AccountFailure) -> Part {
+    private func standingOrders(of account: Account, in horizon: Horizon) async throws(AccountFailure)
+        -> [SchedulePlacement]
+    {
         let (today, end) = (horizon.today, horizon.end)
         let list: [StandingOrder]
         do throws(BankError) {
             list = try await bank.standingOrders(accountUid: account.uid, categoryUid: account.defaultCategory)
         } catch {
-            if let unseen = LookAhead.notShown("standing orders", error) { return Part(unseen: [unseen]) }
-            throw LookAhead.failure(error)
+            return [try LookAhead.refused("standing orders", error)]
         }
-        var part = Part()
+        var part: [SchedulePlacement] = []
         for order in list {
             guard order.needsNextDates(in: account, today: today), let uid = order.paymentOrderUid else {
-                part.placements.append(order.placement(in: account, today: today))
+                part.append(order.placement(in: account, today: today))
                 continue
             }
             let dates: [String]
-            do {
+            do throws(BankError) {
                 dates = try await bank.upcomingPayments(
                     accountUid: account.uid, categoryUid: order.categoryUid ?? account.defaultCategory,
                     paymentOrderUid: uid, count: LookAhead.nextDatesAsked)
             } catch {
-                if let unseen = LookAhead.notShown("the next dates of \(order.label)", error) {
-                    part.unseen.append(unseen)
-                    continue
-                }
-                throw LookAhead.failure(error)
+                part.append(try LookAhead.refused("the next dates of \(order.label)", error))
+                continue
             }
             let parsed = dates.compactMap { LocalDate(iso: $0) }
             guard parsed.count == dates.count else {
-                part.placements.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
+                part.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
                 continue
             }
             // As many dates as were asked for, all before the horizon ends: more may follow.
             if parsed.count >= LookAhead.nextDatesAsked, let last = parsed.max(), last <= end {
-                part.placements.append(
+                part.append(
                     .unplaced("\(order.label) (standing order): more payments before \(end) than the bank lists"))
                 continue
             }
-            part.placements.append(order.placement(in: account, today: today, nextDates: parsed))
+            part.append(order.placement(in: account, today: today, nextDates: parsed))
         }
         return part
     }
 
     /// Each of the account's goals' recurring transfer, one request per goal, side by side.
-    private func recurringTransfers(of account: Account) async throws(AccountFailure) -> (Part, [SavingsGoal]?) {
+    private func recurringTransfers(of account: Account) async throws(AccountFailure)
+        -> ([SchedulePlacement], [SavingsGoal]?)
+    {
         let goals: [SavingsGoal]
         do {
             goals = try await bank.savingsGoals(accountUid: account.uid)
@@ -179,41 +176,25 @@ struct LookAhead: Sendable {
             for await answer in group { answers.append(answer) }
             return answers.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        var part = Part()
+        var part: [SchedulePlacement] = []
         for (goal, answer) in zip(live, answers) {
             switch answer {
-            case .success(let transfer?): part.placements.append(transfer.placement(goalName: goal.name))
+            case .success(let transfer?): part.append(transfer.placement(goalName: goal.name))
             case .success(nil): continue
             case .failure(let error):
-                if let unseen = LookAhead.notShown("the recurring transfer into \(goal.name)", error) {
-                    part.unseen.append(unseen)
-                    continue
-                }
-                throw LookAhead.failure(error)
+                part.append(try LookAhead.refused("the recurring transfer into \(goal.name)", error))
             }
         }
         return (part, goals)
     }
 
-    /// `body`'s part, with a list the bank would not show (403, 404) as unseen.
-    private func listed(_ what: String, _ body: () async throws(BankError) -> Part) async throws(AccountFailure)
-        -> Part
-    {
-        do {
-            return try await body()
-        } catch {
-            if let unseen = LookAhead.notShown(what, error) { return Part(unseen: [unseen]) }
-            throw LookAhead.failure(error)
-        }
-    }
-
-    /// What could not be seen when the bank refuses a list the token has the scope for
-    /// (403, 404), or nil for any other failure.
-    static func notShown(_ what: String, _ error: BankError) -> String? {
+    /// A list the token has the scope for and the bank refused (403, 404): the forecast
+    /// cannot place what it holds. Any other failure is the week's (`failure`).
+    static func refused(_ what: String, _ error: BankError) throws(AccountFailure) -> SchedulePlacement {
         switch error.underlying {
-        case .tokenRejected(_, 403, _), .refused(_, 403, _): "\(what): the bank refused it (HTTP 403)"
-        case .refused(_, 404, _): "\(what): the bank refused it (HTTP 404)"
-        default: nil
+        case .tokenRejected(_, 403, _), .refused(_, 403, _): .unplaced("\(what): the bank refused it (HTTP 403)")
+        case .refused(_, 404, _): .unplaced("\(what): the bank refused it (HTTP 404)")
+        default: throw failure(error)
         }
     }
 
