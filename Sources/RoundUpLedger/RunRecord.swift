@@ -10,6 +10,13 @@ public struct RunRecord: Sendable, Equatable {
     public var exitCode: Int32?
     /// The weeks it covered, as their end dates: `2026-11-15`, or `2026-11-01 – 2026-11-15`.
     public var weeks: String?
+
+    /// Whether it covered the week ending `weekEnd`.
+    public func covers(_ weekEnd: LocalDate) -> Bool {
+        let ends = (weeks ?? "").components(separatedBy: " – ").compactMap { LocalDate(iso: $0) }
+        guard let first = ends.first, let last = ends.last else { return false }
+        return first <= weekEnd && weekEnd <= last
+    }
     public var accountsDone: Int
     public var accountsHeld: Int
     public var accountsFailed: Int

@@ -149,6 +149,13 @@ extension Composition {
         defer { signals.stop() }
         return await Resolve.run(
             resolution, accountUid: accountUid, weekEnd: weekEnd, settings: settings, token: token, clock: clock,
-            logger: logger, progress: progress)
+            logger: logger, progress: progress, scheduling: schedulingLookup)
+    }
+
+    /// Where `check`, `status` and `resolve` look for what runs the job: this user's
+    /// commands, crontab and HOME.
+    var schedulingLookup: Scheduling.Lookup {
+        Scheduling.Lookup(
+            searchPath: environment["PATH"], home: locations.home, settingFlags: SettingFlagScan.flags(in:))
     }
 }

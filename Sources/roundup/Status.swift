@@ -45,7 +45,7 @@ extension Roundup {
             let live = system ? Composition.systemService(from: Composition.live) : Composition.live
             let answer = JobHealth.status(
                 live.settings(locations.flags), system: system, json: json, now: live.clock(),
-                nextRun: { Schedule.nextRun(searchPath: live.environment["PATH"]) })
+                lookup: Composition.live.schedulingLookup)
             if let problem = answer.problem { _ = writeAll(STDERR_FILENO, "roundup: \(problem)\n") }
             if let failure = writeAll(STDOUT_FILENO, answer.output), failure != EPIPE {
                 throw ExitCode(ExitStatus.ioError.rawValue)

@@ -62,8 +62,20 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.isEmpty && result.stderr.isEmpty, "a run that went well mails nothing")
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
-            let status = try await roundup(["status"], environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+            // The crontab holds the line, and systemd runs cron: status is OK, and names Monday.
+            try "#!/bin/sh\ncat '\(Self.cronDirectory)/roundup.crontab'\n".write(
+                toFile: bin + "/crontab", atomically: true, encoding: .utf8)
+            try "#!/bin/sh\n[ \"$1\" = is-active ] && printf 'active\\ninactive\\n'\nexit 3\n".write(
+                toFile: bin + "/systemctl", atomically: true, encoding: .utf8)
+            for tool in ["crontab", "systemctl"] {
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/" + tool)
+            }
+            let status = try await roundup(
+                ["status"], environment: ["HOME": home.path, "PATH": "\(bin):/usr/bin:/bin"])
             #expect(status.status == 0 && status.stdout.hasPrefix("roundup OK"), "\(status.stdout)")
+            #expect(
+                status.stdout.contains(", by your crontab's line (0 6 * * 1)\n")
+                    && status.stdout.contains("next run:        Mon "), "\(status.stdout)")
             #expect(
                 FileManager.default.fileExists(
                     atPath: home.path + "/.local/state/roundup/reports/roundup-\(week.endDate).json"))

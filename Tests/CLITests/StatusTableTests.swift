@@ -8,8 +8,11 @@ import Testing
 /// has settled every held week, and at least WARNING while a transfer is unconfirmed, however
 /// the run that left it ended.
 @Suite struct StatusTableTests {
-    static let earlier = "2026-11-08"
-    static let week = "2026-11-15"
+    /// The week that ended last, and the one before: status is OK only once the newest week
+    /// is recorded.
+    static let newest = Week.newest(endingOn: .sunday, before: .now, in: TestBank.london).endDate
+    static let earlier = newest.adding(days: -7).description
+    static let week = newest.description
 
     static func bank(_ token: String) -> (TestBank, String) {
         var bank = TestBank(token: token)
@@ -21,10 +24,15 @@ import Testing
         return (bank, gbp)
     }
 
+    /// Nothing on this machine schedules these runs: `status` is not asked to find what does.
+    static func unscheduled(_ home: TemporaryDirectory, token: String) -> [String: String] {
+        binaryEnvironment(home, token: token).merging(["ROUNDUP_SCHEDULER": "external"]) { $1 }
+    }
+
     @Test func statusIsOKOnceThePersonHasSettledEveryHeldWeek() async throws {
         let (bank, gbp) = Self.bank("status-held-then-resolved")
         let home = try TemporaryDirectory()
-        let environment = binaryEnvironment(home, token: "status-held-then-resolved")
+        let environment = Self.unscheduled(home, token: "status-held-then-resolved")
         try await withEmulator(bank.state) { server in
             let config = try writeConfig("goalWaitSeconds: 0\n", in: home)
             let base = ["--api-base-url", server.baseURL, "--config", config]
@@ -54,7 +62,7 @@ import Testing
     @Test func aRunKilledMidTransferLeavesStatusAtLeastWarning() async throws {
         let (bank, _) = Self.bank("status-killed-mid-transfer")
         let home = try TemporaryDirectory()
-        let environment = binaryEnvironment(home, token: "status-killed-mid-transfer")
+        let environment = Self.unscheduled(home, token: "status-killed-mid-transfer")
         try await withEmulator(bank.state) { server in
             let first = try await roundup(
                 ["run", "--end-date", Self.earlier, "--api-base-url", server.baseURL], environment: environment)

@@ -31,7 +31,7 @@ import Testing
                 accountsHeld: 1, accountsFailed: 0, summary: "exit 78: week ending 2026-11-15; 1 held")
             held.onlyHeld = true
             try ledger.finishRun(held)
-            let today = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
+            let today = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, scheduling: nil)
             #expect(today.level == .critical, "no run has succeeded yet: \(today.reasons)")
             #expect(today.reasons.contains { $0.contains("waits for a person: roundup resolve") })
             #expect(!today.reasons.contains { $0.contains("needs a person") }, "\(today.reasons)")
@@ -42,13 +42,13 @@ import Testing
                 RunRecord(
                     id: success, startedAt: now, endedAt: now, exitCode: 0, weeks: "2026-11-08", accountsDone: 1,
                     accountsHeld: 0, accountsFailed: 0, summary: "exit 0"))
-            #expect(JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil).level == .warning)
+            #expect(JobHealth.find(stateDirectory: harness.stateDirectory, now: now, scheduling: nil).level == .warning)
             let tomorrow = now.adding(milliseconds: 25 * 3_600_000)
-            let later = JobHealth.find(stateDirectory: harness.stateDirectory, now: tomorrow, nextRun: nil)
+            let later = JobHealth.find(stateDirectory: harness.stateDirectory, now: tomorrow, scheduling: nil)
             #expect(later.level == .critical)
             #expect(later.reasons.contains { $0.contains("has waited for a person since") })
             let quiet = JobHealth.find(
-                stateDirectory: harness.stateDirectory, now: now.adding(milliseconds: 9 * 86_400_000), nextRun: nil)
+                stateDirectory: harness.stateDirectory, now: now.adding(milliseconds: 9 * 86_400_000), scheduling: nil)
             #expect(quiet.reasons.contains { $0.contains("more than 8 days ago") })
 
             // A run that ended 78 for another reason is not hidden by the held week.
@@ -57,7 +57,7 @@ import Testing
                 RunRecord(
                     id: tls, startedAt: now, endedAt: now, exitCode: 78, weeks: Self.weekEnd, accountsDone: 0,
                     accountsHeld: 0, accountsFailed: 0, summary: "exit 78: the certificate is not trusted"))
-            let other = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, nextRun: nil)
+            let other = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, scheduling: nil)
             #expect(other.level == .critical)
             #expect(other.reasons.contains { $0.contains("needs a person (exit 78)") })
             // The run's summary is shown once, on the last run's line, not again among the reasons.
@@ -80,12 +80,12 @@ import Testing
                     id: id, startedAt: now, endedAt: now, exitCode: exit, weeks: weeks, accountsDone: 0,
                     accountsHeld: 0, accountsFailed: 0, summary: "exit \(exit)"))
         }
-        #expect(JobHealth.find(stateDirectory: directory.path, now: now, nextRun: nil).level == level)
+        #expect(JobHealth.find(stateDirectory: directory.path, now: now, scheduling: nil).level == level)
     }
 
     @Test func noLedgerIsUnknown() throws {
         let directory = try TemporaryDirectory()
-        let finding = JobHealth.find(stateDirectory: directory.path + "/none", now: .now, nextRun: nil)
+        let finding = JobHealth.find(stateDirectory: directory.path + "/none", now: .now, scheduling: nil)
         #expect(finding.level == .unknown)
         #expect(JobHealth.text(finding).hasPrefix("roundup UNKNOWN"))
     }
@@ -115,5 +115,56 @@ import Testing
         var one = CommandResult(status: .ok, output: "")
         one.tally.weeks = [LocalDate(iso: "2026-11-15")!]
         #expect(RunWatch.summary(of: one) == "exit 0: week ending 2026-11-15; 0 account-week(s) done, 0 held, 0 failed")
+    }
+
+    /// An account's newest week, over for more than a day and recorded by no run: a warning,
+    /// as when the schedule stopped firing. A successful run of that week that left the
+    /// account out (the bank no longer lists it) settles it.
+    @Test func aWeekNoRunRecordedIsAWarningADayAfterItEnded() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", name: "Personal")
+        bank.goal(account, name: "Round-ups", uid: "90000000-0000-4000-8000-0000000000ac")
+        bank.spend(account, 101, settled: londonWeek(Self.weekEnd).start.adding(milliseconds: 3_600_000))
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state) { server in
+            let result = await harness.run(server, endDate: Self.weekEnd, config: JobHarness.quickRetries)
+            #expect(result.status == .ok)
+            let ledger = try harness.ledger()
+            let first = try ledger.startRun(at: Instant(iso8601: "2026-11-16T06:00:00Z")!)
+            try ledger.finishRun(
+                RunRecord(
+                    id: first, startedAt: Instant(iso8601: "2026-11-16T06:00:00Z")!,
+                    endedAt: Instant(iso8601: "2026-11-16T06:00:01Z")!, exitCode: 0, weeks: Self.weekEnd,
+                    accountsDone: 1, accountsHeld: 0, accountsFailed: 0, summary: "exit 0"))
+            // The week ending Sunday 22 November ended at midnight in London (00:00 UTC).
+            let find = { (now: String) in
+                JobHealth.find(
+                    stateDirectory: harness.stateDirectory, now: Instant(iso8601: now)!, scheduling: nil,
+                    zone: TestBank.london)
+            }
+            // The run itself was successful: only the missing week is judged here.
+            #expect(find("2026-11-23T23:59:00Z").missing == nil, "less than a day after it ended")
+            let late = find("2026-11-24T00:01:00Z")
+            #expect(late.missing?.weekEnd == LocalDate(iso: "2026-11-22"))
+            #expect(late.missing?.labels == ["Personal (GBP)"], "\(String(describing: late.missing))")
+            #expect(
+                late.reasons.contains {
+                    $0.hasPrefix(
+                        "the week ending 2026-11-22 ended more than a day ago, and no run has recorded it for "
+                            + "Personal (GBP)")
+                }, "\(late.reasons)")
+            // A run with a Saturday week end reads the week that ended on Saturday 21.
+            let saturday = JobHealth.find(
+                stateDirectory: harness.stateDirectory, now: Instant(iso8601: "2026-11-23T00:01:00Z")!,
+                scheduling: nil, zone: TestBank.london, weekEndsOn: .saturday)
+            #expect(saturday.missing?.weekEnd == LocalDate(iso: "2026-11-21"))
+            let id = try ledger.startRun(at: Instant(iso8601: "2026-11-23T06:00:00Z")!)
+            try ledger.finishRun(
+                RunRecord(
+                    id: id, startedAt: Instant(iso8601: "2026-11-23T06:00:00Z")!,
+                    endedAt: Instant(iso8601: "2026-11-23T06:00:01Z")!, exitCode: 0, weeks: "2026-11-22",
+                    accountsDone: 0, accountsHeld: 0, accountsFailed: 0, summary: "exit 0"))
+            #expect(find("2026-11-24T00:01:00Z").missing == nil, "the week's run succeeded without the account")
+        }
     }
 }

@@ -67,7 +67,7 @@ public enum Check {
         list.ok("bank: \(settings.bank.apiBaseURL) (\(bankKind(settings.bank.apiBaseURL)))")
         let cronStateDirectory = checkFiles(
             settings, configPath: configPath, lookup: lookup, locations: locations, searchPath: searchPath,
-            in: &list)
+            now: clock(), in: &list)
 
         let token: AccessToken
         switch tokens.load(tokenFile: settings.bank.tokenFile) {

@@ -8,11 +8,11 @@ import RoundUpVocabulary
 /// What `check` says of the files and schedules around the job: the state directory, the
 /// files a run writes or the service's files, and the schedules that run roundup.
 extension Check {
-    /// Checks them; returns the state directory cron's runs keep, when the crontab has a
-    /// line for roundup.
+    /// Checks them as of `now`; returns the state directory cron's runs keep, when the
+    /// crontab has a line for roundup.
     static func checkFiles(
         _ settings: Settings, configPath: String?, lookup: Lookup, locations: Locations, searchPath: String?,
-        in list: inout Checklist
+        now: Instant, in list: inout Checklist
     ) -> String? {
         checkStateDirectory(
             settings.state.directory,
@@ -20,17 +20,25 @@ extension Check {
                 flags: lookup.flags, environment: lookup.environment, directory: settings.state.directory,
                 locations: locations),
             asTheService: lookup.system, in: &list)
+        // This user's crontab, read once; the service has none of its own.
+        let crontab = settings.watch.scheduler == .auto ? Schedule.crontab(searchPath: searchPath) : nil
+        var cronStateDirectory: String?
         if lookup.system {
             checkServiceFiles(settings, in: &list)
-            return nil
+        } else {
+            checkWrittenFiles(settings, configPath: configPath, in: &list)
+            checkSchedules(locations, crontab: crontab, in: &list)
+            cronStateDirectory = checkCron(
+                crontab, shell: (configPath, settings.state.directory), locations: locations,
+                settingFlags: lookup.settingFlags, in: &list)
         }
-        // This user's crontab, read once; the service has none of its own.
-        let crontab = Schedule.crontab(searchPath: searchPath)
-        checkWrittenFiles(settings, configPath: configPath, in: &list)
-        checkSchedules(locations, crontab: crontab, in: &list)
-        return checkCron(
-            crontab, shell: (configPath, settings.state.directory), locations: locations,
-            settingFlags: lookup.settingFlags, in: &list)
+        let scheduling = Scheduling.look(
+            for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab, now: now,
+            lookup: Scheduling.Lookup(searchPath: searchPath, home: locations.home, settingFlags: lookup.settingFlags))
+        for found in scheduling.found { list.ok(found) }
+        for problem in scheduling.problems { list.warn(problem) }
+        if let next = scheduling.nextRun, settings.watch.scheduler == .auto { list.ok("next run: \(next)") }
+        return cronStateDirectory
     }
 
     /// Both the crontab entry and the systemd timer installed: two schedules for one holder.
@@ -39,7 +47,7 @@ extension Check {
             ["/etc/systemd/system/timers.target.wants/roundup.timer"]
             + (locations.configHome.map { ["\($0)/systemd/user/timers.target.wants/roundup.timer"] } ?? [])
         guard let timer = timers.first(where: { FileManager.default.fileExists(atPath: $0) }),
-            Schedule.crontabLine(in: crontab) != nil
+            !Schedule.cronRuns(in: crontab, home: locations.home).isEmpty
         else { return }
         list.warn(
             "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "
@@ -74,18 +82,15 @@ extension Check {
         _ crontab: String?, shell: (configPath: String?, stateDirectory: String), locations: Locations,
         settingFlags: ([String]) -> SettingFlags, in list: inout Checklist
     ) -> String? {
-        guard let cron = Schedule.cronRun(in: crontab, home: locations.home) else { return nil }
-        var environment = cron.variables
-        environment["HOME"] = environment["HOME"] ?? locations.home
-        let flags = settingFlags(cron.arguments)
-        let cronLocations = Locations(environment: environment)
+        guard let cron = Schedule.cronRuns(in: crontab, home: locations.home).first else { return nil }
         let fix = "`roundup check --crontab` prints a line that names this shell's config and state directory"
         let loaded: LoadedSettings
-        do throws(SettingsError) {
-            loaded = try Settings.load(flags: flags, environment: environment, locations: cronLocations)
-        } catch {
+        switch Schedule.settings(of: cron, home: locations.home, settingFlags: settingFlags) {
+        case (.failure(let error), let stateDirectory):
             list.warn("cron: your crontab's line for roundup would fail: \(error.message); \(fix)")
-            return StateSettings.directory(flags: flags, environment: environment, locations: cronLocations)
+            return stateDirectory
+        case (.success(let value), _):
+            loaded = value
         }
         if cron.variables.nonEmpty("STARLING_ACCESS_TOKEN") == nil, loaded.settings.bank.tokenFile == nil {
             list.warn(

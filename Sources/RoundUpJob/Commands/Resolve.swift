@@ -65,7 +65,8 @@ public enum Resolve {
     /// lock. `token` is needed unless the resolution is to abandon the week.
     public static func run(
         _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, settings: Settings, token: AccessToken?,
-        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil
+        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil,
+        scheduling: Scheduling.Lookup? = nil
     ) async -> CommandResult {
         let logger = token.map { redacting(logger, token: $0) } ?? logger
         let state: StateDirectory
@@ -105,14 +106,17 @@ public enum Resolve {
             result = .failure(CommandFailure(.configuration, "this needs the access token"))
         }
         // What `roundup status` now says, so that a person knows whether the monitor calms down.
-        result.output += statusLine(settings: settings, now: clock())
+        result.output += statusLine(settings: settings, now: clock(), scheduling: scheduling)
         return withExtendedLifetime(state) { result }
     }
 
-    /// "status now: OK", or the level and its first reason, as `roundup status` gives them.
-    static func statusLine(settings: Settings, now: Instant) -> String {
+    /// "status now: OK", or the level and its first reason, as `roundup status` gives them
+    /// (looking for what runs the job with `scheduling`, when given).
+    static func statusLine(settings: Settings, now: Instant, scheduling: Scheduling.Lookup?) -> String {
         let finding = JobHealth.find(
-            stateDirectory: settings.state.directory, now: now, nextRun: nil, zone: settings.rules.timeZone)
+            stateDirectory: settings.state.directory, now: now,
+            scheduling: scheduling.map { Scheduling.look(for: settings, now: now, lookup: $0) },
+            zone: settings.rules.timeZone, weekEndsOn: settings.rules.weekEndsOn)
         let reason = finding.reasons.first.map { ": \(printable($0))" } ?? ""
         return "status now: \(finding.level.word)\(reason)\n"
     }

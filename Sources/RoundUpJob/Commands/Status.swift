@@ -37,7 +37,12 @@ public enum JobHealth {
         /// (pending: recorded, not known to have arrived), whatever error they carry.
         public var held: [LedgerEntry]
         public var unconfirmed: [LedgerEntry]
-        public var nextRun: String?
+        /// What runs the job for this state directory, and when it runs next; nil when not
+        /// looked at.
+        public var scheduling: Scheduling?
+        /// The newest week that is over, when it ended more than a day ago and accounts have
+        /// no week for it in the ledger: its end, and those accounts' labels.
+        public var missing: (weekEnd: LocalDate, labels: [String])?
         /// The zone its times are shown in: the config's `timeZone`, the saver's clock.
         public var zone: TimeZone
         /// Each account whose lock another user's process holds, with who holds it: runs
@@ -55,12 +60,18 @@ public enum JobHealth {
     /// A week held longer than this is critical.
     static let heldLimit: Int64 = 86_400_000
 
-    /// Looks at the ledger in `stateDirectory` as of `now`; its times are told in `zone`.
-    /// With `bank`, the bank's base URL, it also looks at who holds its accounts' locks.
+    /// A week's account with no week in the ledger this long after the week ended is a warning.
+    static let missingLimit: Int64 = 86_400_000
+
+    /// Looks at the ledger in `stateDirectory` as of `now`, with `scheduling` (what runs the
+    /// job there) when it was looked at; its times are told in `zone`, and weeks end on
+    /// `weekEndsOn` there. With `bank`, the bank's base URL, it also looks at who holds its
+    /// accounts' locks.
     public static func find(
-        stateDirectory: String, now: Instant, nextRun: String?, zone: TimeZone = .gmt, bank: String? = nil
+        stateDirectory: String, now: Instant, scheduling: Scheduling?, zone: TimeZone = .gmt,
+        weekEndsOn: Weekday = .defaultWeekEnd, bank: String? = nil
     ) -> Finding {
-        var finding = Finding(level: .ok, reasons: [], held: [], unconfirmed: [], nextRun: nextRun, zone: zone)
+        var finding = Finding(level: .ok, reasons: [], held: [], unconfirmed: [], scheduling: scheduling, zone: zone)
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
             finding.level = .unknown
@@ -75,6 +86,9 @@ public enum JobHealth {
             finding.held = entries.filter { $0.status == .held }
             finding.unconfirmed = entries.filter { $0.status == .pending }
             if let bank { finding.blocked = blocked(entries, bank: bank) }
+            finding.missing = missing(
+                entries, known: try ledger.knownAccounts(), runs: try ledger.runs(),
+                week: Week.newest(endingOn: weekEndsOn, before: now, in: zone), now: now)
         } catch {
             finding.level = .unknown
             finding.reasons = ["cannot read the ledger \(path): \(plainDescription(error))"]
@@ -94,6 +108,25 @@ public enum JobHealth {
             else { return nil }
             return (entry.label, holder.description)
         }
+    }
+
+    /// The accounts with no week in the ledger for `week`, the newest that is over, when it
+    /// ended more than a day before `now` and no run that covered it succeeded: each account
+    /// with a week in the ledger, and each a run began but never recorded a week for
+    /// (`known`). A successful run of the week leaves out, rightly, an account the bank no
+    /// longer lists or that the settings skip.
+    static func missing(
+        _ entries: [LedgerEntry], known: [String: LocalDate], runs: [RunRecord], week: Week, now: Instant
+    ) -> (weekEnd: LocalDate, labels: [String])? {
+        guard now.millisecondsSince1970 - week.end.millisecondsSince1970 > missingLimit,
+            !runs.contains(where: { $0.exitCode == 0 && $0.covers(week.endDate) })
+        else { return nil }
+        var labels: [String: String] = [:]
+        for entry in entries.sorted(by: { $0.weekEnd < $1.weekEnd }) { labels[entry.accountUid] = entry.label }
+        for (uid, first) in known where first <= week.endDate && labels[uid] == nil { labels[uid] = uid }
+        let recorded = Set(entries.filter { $0.weekEnd == week.endDate }.map(\.accountUid))
+        let missing = labels.filter { !recorded.contains($0.key) }.values.sorted()
+        return missing.isEmpty ? nil : (week.endDate, missing)
     }
 
     private static func judge(_ finding: inout Finding, now: Instant) {
@@ -147,6 +180,14 @@ public enum JobHealth {
                 "\(label) is blocked by another user's process: its lock is held by \(holder), and runs skip the "
                     + "account until that process ends")
         }
+        if let (weekEnd, labels) = finding.missing {
+            raise(
+                .warning,
+                "the week ending \(weekEnd) ended more than a day ago, and no run has recorded it for "
+                    + "\(labels.joined(separator: ", ")): was the scheduled run missed? (roundup run --catch-up does it)"
+            )
+        }
+        for problem in finding.scheduling?.problems ?? [] { raise(.warning, problem) }
         let success = finding.lastSuccess.map { $0.endedAt ?? $0.startedAt }
         if success.map({ now.millisecondsSince1970 - $0.millisecondsSince1970 > quietLimit }) ?? true {
             raise(
@@ -179,7 +220,7 @@ public enum JobHealth {
         }
         lines.append("held weeks:      \(finding.held.count)")
         lines.append("unconfirmed:     \(finding.unconfirmed.count)")
-        lines.append("next run:        \(finding.nextRun ?? "unknown (no roundup.timer or crontab entry found)")")
+        lines.append("next run:        \(finding.scheduling?.nextRun ?? "none: nothing will run the job (see below)")")
         for reason in finding.reasons { lines.append("- \(reason)") }
         return lines.map(printable).joined(separator: "\n") + "\n"
     }
@@ -210,7 +251,8 @@ extension JobHealth {
         let object: [String: Any] = [
             "schemaVersion": 1, "status": finding.level.word, "exitCode": Int(finding.level.rawValue),
             "reasons": finding.reasons, "lastRun": run(finding.lastRun), "lastSuccess": run(finding.lastSuccess),
-            "held": held, "unconfirmed": finding.unconfirmed.count, "nextRun": finding.nextRun ?? NSNull(),
+            "held": held, "unconfirmed": finding.unconfirmed.count,
+            "nextRun": finding.scheduling?.nextRun ?? NSNull(),
         ]
         let data =
             (try? JSONSerialization.data(
@@ -231,10 +273,11 @@ extension JobHealth {
 
     /// `roundup status` with the settings `loaded` (or why they could not be had): the ledger
     /// in their state directory looked at as of `now`, its times told in their zone; with
-    /// `system`, the service's ledger, refused when this user may not read it. `nextRun` is
-    /// asked only when there is a ledger to look at.
+    /// `system`, the service's ledger, refused when this user may not read it. What runs the
+    /// job is looked for with `lookup`, only when there is a ledger to look at.
     public static func status(
-        _ loaded: Result<LoadedSettings, SettingsError>, system: Bool, json: Bool, now: Instant, nextRun: () -> String?
+        _ loaded: Result<LoadedSettings, SettingsError>, system: Bool, json: Bool, now: Instant,
+        lookup: Scheduling.Lookup
     ) -> Answer {
         switch loaded {
         case .failure(let error):
@@ -244,8 +287,11 @@ extension JobHealth {
             if system, let refusal = Ledger.systemReadRefusal(Ledger.path(in: directory)) {
                 return Answer(output: "", problem: refusal, level: .unknown)
             }
+            let exists = FileManager.default.fileExists(atPath: Ledger.path(in: directory))
             let finding = find(
-                stateDirectory: directory, now: now, nextRun: nextRun(), zone: loaded.settings.rules.timeZone,
+                stateDirectory: directory, now: now,
+                scheduling: exists ? Scheduling.look(for: loaded.settings, now: now, lookup: lookup) : nil,
+                zone: loaded.settings.rules.timeZone, weekEndsOn: loaded.settings.rules.weekEndsOn,
                 bank: loaded.settings.bank.apiBaseURL)
             return Answer(output: json ? JobHealth.json(finding) : text(finding), level: finding.level)
         }

@@ -45,6 +45,7 @@ struct ConfigFile: Decodable {
     var maxRequestsPerDay: WholeNumber?
     var notify: Notify?
     var metricsFile: String?
+    var scheduler: String?
 
     /// `notify:`, how a saver is told of runs.
     struct Notify: Decodable {

@@ -12,6 +12,18 @@ public struct WatchSettings: Sendable {
     /// A real run ends with one line of what was saved, even under `--quiet`
     /// (`notify.weekly`), so that cron's MAILTO sends it.
     public var weekly = false
+    /// What runs the job on a schedule (`scheduler`, `ROUNDUP_SCHEDULER`).
+    public var scheduler = Scheduler.auto
+}
+
+/// What runs the job on a schedule, as `check` and `status` look for it.
+public enum Scheduler: String, Sendable, CaseIterable {
+    /// This machine: a crontab line or `roundup.timer`, which `check` and `status` look for,
+    /// and warn of when neither schedules the state directory.
+    case auto
+    /// Something outside that `check` and `status` cannot see (a container's host, a
+    /// Kubernetes CronJob): they look for no crontab line or timer.
+    case external
 }
 
 extension WatchSettings {
@@ -23,7 +35,19 @@ extension WatchSettings {
             caFile: caFile,
             metricsFile: sources.first(flag: sources.flags.metricsFile, file: sources.file.metricsFile).map {
                 sources.locations.expand($0.value)
-            }, weekly: sources.file.notify?.weekly ?? false)
+            }, weekly: sources.file.notify?.weekly ?? false, scheduler: try scheduler(sources))
+    }
+
+    /// `ROUNDUP_SCHEDULER`, else the config file's `scheduler`, else `auto`.
+    static func scheduler(_ sources: SettingSources) throws(SettingsError) -> Scheduler {
+        guard let variable = sources.environment("ROUNDUP_SCHEDULER") else {
+            return try sources.file.choice(sources.file.scheduler, "scheduler", default: .auto)
+        }
+        guard let value = Scheduler(rawValue: variable) else {
+            throw SettingsError(
+                origin: .environment, message: "ROUNDUP_SCHEDULER must be 'auto' or 'external', not '\(variable)'")
+        }
+        return value
     }
 
     /// For a run whose settings cannot be had: the monitor `ROUNDUP_PING_URL` names, if it

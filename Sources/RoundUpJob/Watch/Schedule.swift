@@ -2,43 +2,37 @@ import Foundation
 import RoundUp
 public import RoundUpVocabulary
 
-/// This user's schedule for roundup, as the systemd timer and the crontab say. Commands are
-/// found on `searchPath`, the environment's `PATH`.
+/// This user's crontab and the commands that tell of schedules. Commands are found on
+/// `searchPath`, the environment's `PATH`.
 public enum Schedule {
-    /// When the next scheduled run is: the systemd timer's next elapse (system, then user),
-    /// else the crontab line's schedule; nil when neither is found.
-    public static func nextRun(searchPath: String?) -> String? {
-        nextRun(searchPath: searchPath, crontab: crontab(searchPath: searchPath))
-    }
-
-    /// The next scheduled run, with this user's crontab as read (`crontab(searchPath:)`).
-    static func nextRun(searchPath: String?, crontab: String?) -> String? {
-        for scope in [[], ["--user"]] {
-            let next = output(
-                of: "systemctl", scope + ["show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value"],
-                searchPath: searchPath)?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            if let next, !next.isEmpty, next != "n/a", !next.hasPrefix("0") { return "\(next) (roundup.timer)" }
-        }
-        guard let line = crontabLine(in: crontab) else { return nil }
-        let schedule = line.split(separator: " ").prefix(5).joined(separator: " ")
-        // cron runs in the system's zone: Debian's and Ubuntu's ignore CRON_TZ, so no other
-        // zone is claimed.
-        return "crontab: \(schedule), in the system's time zone"
-    }
-
     /// This user's crontab (`crontab -l`), read once by each command that looks at it.
     static func crontab(searchPath: String?) -> String? { output(of: "crontab", ["-l"], searchPath: searchPath) }
 
-    /// The line of `crontab` that runs roundup.
-    static func crontabLine(in crontab: String?) -> String? {
-        guard let crontab else { return nil }
-        let lines = crontab.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        return lines.first { !$0.hasPrefix("#") && $0.contains("roundup run") }
+    /// The settings `run` would load as cron runs it: with HOME (`home`) and the crontab's
+    /// variables, no XDG variable, and the flags `settingFlags` reads among its words; and
+    /// the state directory it would keep, even when the settings cannot be had.
+    static func settings(of run: CronRun, home: String?, settingFlags: ([String]) -> SettingFlags)
+        -> (loaded: Result<LoadedSettings, SettingsError>, stateDirectory: String?)
+    {
+        var environment = run.variables
+        environment["HOME"] = environment["HOME"] ?? home
+        let flags = settingFlags(run.arguments)
+        let locations = Locations(environment: environment)
+        do throws(SettingsError) {
+            let loaded = try Settings.load(flags: flags, environment: environment, locations: locations)
+            return (.success(loaded), loaded.settings.state.directory)
+        } catch {
+            return (
+                .failure(error), StateSettings.directory(flags: flags, environment: environment, locations: locations)
+            )
+        }
     }
 
-    /// What `command` (found on PATH) prints, when it exits 0.
-    static func output(of command: String, _ arguments: [String], searchPath: String?) -> String? {
+    /// What `command` (found on PATH) prints, when it exits 0; with `anyStatus`, whatever
+    /// it exits with (`systemctl is-active` exits 3 for an inactive unit).
+    static func output(of command: String, _ arguments: [String], searchPath: String?, anyStatus: Bool = false)
+        -> String?
+    {
         let paths = (searchPath ?? "/usr/bin:/bin").split(separator: ":")
         guard let executable = paths.map({ "\($0)/\(command)" }).first(where: FileManager.default.isExecutableFile)
         else { return nil }
@@ -52,7 +46,7 @@ public enum Schedule {
         guard (try? process.run()) != nil else { return nil }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+        return process.terminationStatus == 0 || anyStatus ? String(decoding: data, as: UTF8.self) : nil
     }
 }
 
@@ -101,13 +95,23 @@ extension Schedule {
         return quoted.replacingOccurrences(of: "%", with: "\\%")
     }
 
-    /// The line of `crontab` that runs roundup, as cron would run it: the words after
-    /// `roundup` (quotes removed; `$HOME`, `${HOME}` and a leading `~` expanded with `home`;
-    /// cut at an unescaped `%`, which cron makes a line break), and the variables the crontab
-    /// and the line set before it. Nil when there is none.
-    static func cronRun(in crontab: String?, home: String?) -> (arguments: [String], variables: [String: String])? {
-        guard let crontab else { return nil }
+    /// A line of a crontab that runs roundup, as cron would run it.
+    struct CronRun {
+        /// Its time fields as written: five words, or one `@` word.
+        var schedule: String
+        /// The words after `roundup` (quotes removed; `$HOME`, `${HOME}` and a leading `~`
+        /// expanded; cut at an unescaped `%`, which cron makes a line break).
+        var arguments: [String]
+        /// The variables the crontab and the line set before it.
+        var variables: [String: String]
+    }
+
+    /// The lines of `crontab` that run roundup (`roundup run`), in order, with `home` for
+    /// `$HOME` and `~`.
+    static func cronRuns(in crontab: String?, home: String?) -> [CronRun] {
+        guard let crontab else { return [] }
         var variables: [String: String] = [:]
+        var runs: [CronRun] = []
         for raw in crontab.split(separator: "\n") {
             let line = cronCommand(raw.trimmingCharacters(in: .whitespaces))
             guard !line.hasPrefix("#"), !line.isEmpty else { continue }
@@ -123,13 +127,19 @@ extension Schedule {
                 words.dropFirst(index + 1).first == "run"
             else { continue }
             // NAME=value words just before the command are its environment too.
+            var own = variables
             for word in words[..<index].reversed() {
                 guard let equals = word.firstIndex(of: "="), word.first?.isLetter == true else { break }
-                variables[String(word[..<equals])] = String(word[word.index(after: equals)...])
+                own[String(word[..<equals])] = String(word[word.index(after: equals)...])
             }
-            return (Array(words[(index + 2)...]), variables)
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let schedule = fields.first?.hasPrefix("@") == true ? fields.prefix(1) : fields.prefix(5)
+            runs.append(
+                CronRun(
+                    schedule: schedule.joined(separator: " "), arguments: Array(words[(index + 2)...]),
+                    variables: own))
         }
-        return nil
+        return runs
     }
 
     /// `line` as cron hands it to /bin/sh: up to its first `%` not escaped by a backslash,

@@ -1,0 +1,272 @@
+public import Foundation
+public import RoundUp
+
+/// What runs roundup weekly for one state directory on this machine, as `check` and
+/// `status` say it: the crontab lines and the `roundup.timer` that target that directory
+/// (no other), whether each will really fire, and when the next run is.
+public struct Scheduling: Sendable {
+    /// What was found that will fire, each in a line for `check`.
+    public var found: [String] = []
+    /// Why nothing, or not everything found, will fire: a warning in `check`, a WARNING in
+    /// `status`.
+    public var problems: [String] = []
+    /// The next run, in the system's time zone, named; nil when nothing will fire.
+    public var nextRun: String?
+}
+
+extension Scheduling {
+    /// Where `check` and `status` look: commands on `searchPath`, `home` for the crontab's
+    /// `$HOME`, the process table under `processes`, and times told in `zone`, the system's.
+    public struct Lookup: Sendable {
+        public var searchPath: String?
+        public var home: String?
+        public var processes: String
+        public var zone: TimeZone
+        /// The setting flags among a command line's words, read by the command line's parser.
+        public var settingFlags: @Sendable ([String]) -> SettingFlags
+
+        public init(
+            searchPath: String?, home: String?, processes: String = "/proc", zone: TimeZone = Scheduling.systemZone(),
+            settingFlags: @escaping @Sendable ([String]) -> SettingFlags
+        ) {
+            self.searchPath = searchPath
+            self.home = home
+            self.processes = processes
+            self.zone = zone
+            self.settingFlags = settingFlags
+        }
+    }
+
+    /// A schedule that targets the state directory: where it is, whether it will fire and
+    /// why not, and its next run when it will.
+    struct Candidate {
+        var name: String
+        var fires: Bool
+        /// Why it will or will not fire, and what makes it fire when it will not.
+        var state: String
+        var fix: String = ""
+        var next: Next
+    }
+
+    /// When a candidate runs next: at an instant, as its scheduler wrote it, or not known.
+    enum Next {
+        case at(Instant)
+        case written(String)
+        case cannotCompute(String)
+    }
+
+    /// Looks for what runs roundup for `stateDirectory` as of `now`. With `scheduler:
+    /// external`, nothing is looked for. `crontab` is this user's, as read once.
+    public static func look(
+        for stateDirectory: String, scheduler: Scheduler, crontab: String?, now: Instant, lookup: Lookup
+    ) -> Scheduling {
+        guard scheduler == .auto else {
+            return Scheduling(
+                found: ["scheduling: from outside this machine (scheduler: external); no crontab or timer looked for"],
+                nextRun: "set outside this machine (scheduler: external)")
+        }
+        let target = samePlace(stateDirectory)
+        var candidates: [Candidate] = []
+        let lines = Schedule.cronRuns(in: crontab, home: lookup.home).filter {
+            Schedule.settings(of: $0, home: lookup.home, settingFlags: lookup.settingFlags).stateDirectory
+                .map(samePlace) == target
+        }
+        if !lines.isEmpty {
+            let daemon = cronDaemon(lookup)
+            for line in lines {
+                let next: Next =
+                    CronSchedule(line.schedule).flatMap { $0.next(after: now, in: lookup.zone) }.map(Next.at)
+                    ?? .cannotCompute(line.schedule)
+                candidates.append(
+                    Candidate(
+                        name: "your crontab's line (\(line.schedule))", fires: daemon.running, state: daemon.words,
+                        fix: daemon.running ? "" : daemon.fix, next: next))
+            }
+        }
+        candidates += timers(for: target, lookup: lookup)
+        return report(candidates, stateDirectory: stateDirectory, zone: lookup.zone)
+    }
+
+    /// What runs the job for `settings`' state directory, with this user's crontab.
+    public static func look(for settings: Settings, now: Instant, lookup: Lookup) -> Scheduling {
+        look(
+            for: settings.state.directory, scheduler: settings.watch.scheduler,
+            crontab: settings.watch.scheduler == .auto ? Schedule.crontab(searchPath: lookup.searchPath) : nil,
+            now: now, lookup: lookup)
+    }
+
+    /// What `check` and `status` say of `candidates`.
+    static func report(_ candidates: [Candidate], stateDirectory: String, zone: TimeZone) -> Scheduling {
+        var scheduling = Scheduling()
+        for candidate in candidates {
+            if candidate.fires {
+                scheduling.found.append(
+                    "scheduling: \(candidate.name) runs roundup for this state directory; "
+                        + candidate.state)
+            } else {
+                scheduling.problems.append(
+                    "scheduling: \(candidate.name) runs roundup for this state directory, but \(candidate.state), so "
+                        + "nothing fires: \(candidate.fix)")
+            }
+        }
+        let firing = candidates.filter(\.fires)
+        if firing.isEmpty, candidates.isEmpty {
+            scheduling.problems.append(
+                "scheduling: nothing schedules this state directory (\(stateDirectory)): no crontab line runs roundup "
+                    + "for it and no roundup.timer does; add the lines `roundup check --crontab` prints (with cron "
+                    + "installed and running), or enable roundup.timer; set scheduler: external when something "
+                    + "outside this machine runs it")
+        }
+        let instants = firing.compactMap { candidate -> (Instant, String)? in
+            if case .at(let instant) = candidate.next { return (instant, candidate.name) }
+            return nil
+        }
+        if let (soonest, name) = instants.min(by: { $0.0 < $1.0 }) {
+            scheduling.nextRun = "\(localText(soonest, in: zone)), by \(name)"
+        } else if let first = firing.first {
+            switch first.next {
+            case .written(let text): scheduling.nextRun = "\(text), by \(first.name)"
+            case .cannotCompute(let written):
+                scheduling.nextRun = "\(written), by \(first.name): cannot compute when that is"
+            case .at: break
+            }
+        }
+        return scheduling
+    }
+
+    /// `Mon 30 Nov 2026 06:00 (Europe/London)`.
+    static func localText(_ instant: Instant, in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let date = Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let day = Week.localDate(of: instant, in: zone)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        return "\(day.weekdayDayAndMonth) \(day.year) \(time) (\(zone.identifier))"
+    }
+
+    /// `path` as one place: symbolic links resolved where it exists, `.`, `..` and a
+    /// trailing `/` gone.
+    static func samePlace(_ path: String) -> String {
+        let standard = URL(fileURLWithPath: path).standardized.path
+        guard let resolved = realpath(standard, nil) else { return standard }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The zone cron and systemd tell times in: `/etc/localtime`'s (the zone it links to,
+    /// else `/etc/timezone`'s name), and UTC when there is none, as the C library does.
+    public static func systemZone(localtime: String = "/etc/localtime", named: String = "/etc/timezone") -> TimeZone {
+        let utc = TimeZone(identifier: "UTC") ?? .gmt
+        guard FileManager.default.fileExists(atPath: localtime) else { return utc }
+        if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: localtime),
+            let range = link.range(of: "zoneinfo/"), let zone = TimeZone(identifier: String(link[range.upperBound...]))
+        {
+            return zone
+        }
+        if let name = try? String(contentsOfFile: named, encoding: .utf8),
+            let zone = TimeZone(identifier: name.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            return zone
+        }
+        return TimeZone.current
+    }
+}
+
+extension Scheduling {
+    /// The cron units systemd may run, and the names a cron daemon's process has.
+    static let cronUnits = ["cron.service", "crond.service"]
+    static let cronProcesses: Set<String> = ["cron", "crond", "fcron"]
+
+    /// Whether a cron daemon runs: systemd says a cron unit is active, or the process
+    /// table holds one (a container's cron, or one started by hand). In words either way.
+    static func cronDaemon(_ lookup: Lookup) -> (running: Bool, words: String, fix: String) {
+        let answers =
+            Schedule.output(of: "systemctl", ["is-active"] + cronUnits, searchPath: lookup.searchPath, anyStatus: true)?
+            .split(separator: "\n").map(String.init) ?? []
+        if let index = answers.firstIndex(of: "active"), index < cronUnits.count {
+            return (true, "the cron daemon is running (\(cronUnits[index]) is active)", "")
+        }
+        if let pid = cronProcess(under: lookup.processes) {
+            return (true, "a cron daemon is running (process \(pid))", "")
+        }
+        let systemd =
+            answers.count == cronUnits.count
+            ? "systemctl says \(zip(cronUnits, answers).map { "\($0) is \($1)" }.joined(separator: " and ")), and " : ""
+        return (
+            false, "no cron daemon is running (\(systemd)no cron process is in the process table)",
+            "install and start cron (sudo apt-get install cron; sudo systemctl enable --now cron), or start cron in "
+                + "the container"
+        )
+    }
+
+    /// The first process under `processes` (`/proc`) whose name is a cron daemon's.
+    static func cronProcess(under processes: String) -> String? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: processes)) ?? []
+        return entries.filter { $0.allSatisfy(\.isNumber) }.sorted {
+            $0.count < $1.count || $0.count == $1.count && $0 < $1
+        }
+        .first { pid in
+            let name = try? String(contentsOfFile: "\(processes)/\(pid)/comm", encoding: .utf8)
+            return name.map { cronProcesses.contains($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? false
+        }
+    }
+
+    /// The installed `roundup.timer`s (the system's, then this user's) that target `target`:
+    /// the system's runs `roundup.service`, whose state directory is `SystemService`'s; this
+    /// user's runs the command its `roundup.service` starts, read as cron's line is.
+    static func timers(for target: String, lookup: Lookup) -> [Candidate] {
+        var candidates: [Candidate] = []
+        for (scope, words) in [("the system's", [String]()), ("your user's", ["--user"])] {
+            let ask = { (arguments: [String]) in
+                Schedule.output(of: "systemctl", words + arguments, searchPath: lookup.searchPath, anyStatus: true)?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            }
+            let enabled = ask(["is-enabled", "roundup.timer"])
+            // Not installed, or no systemd to ask.
+            guard !enabled.isEmpty, enabled != "not-found" else { continue }
+            let directory: String?
+            if words.isEmpty {
+                directory = SystemService.stateDirectory
+            } else {
+                let command = ask(["show", "roundup.service", "--property=ExecStart", "--value"])
+                let environment = ask(["show", "roundup.service", "--property=Environment", "--value"])
+                directory = userServiceDirectory(command: command, environment: environment, lookup: lookup)
+            }
+            guard directory.map(samePlace) == target else { continue }
+            let active = ask(["is-active", "roundup.timer"])
+            let fires = enabled == "enabled" && active == "active"
+            let next = ask([
+                "show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value", "--timestamp=unix",
+            ])
+            let when: Next =
+                next.hasPrefix("@")
+                ? Int64(next.dropFirst()).map { .at(Instant(millisecondsSince1970: $0 * 1000)) }
+                    ?? .written(next) : .written(next.isEmpty || next == "n/a" ? "when systemd says" : next)
+            candidates.append(
+                Candidate(
+                    name: "\(scope) roundup.timer", fires: fires,
+                    state: "it is \(enabled) and \(active.isEmpty ? "not active" : active)",
+                    fix: "systemctl \(words.isEmpty ? "" : "--user ")enable --now roundup.timer", next: when))
+        }
+        return candidates
+    }
+
+    /// The state directory this user's `roundup.service` keeps: its `ExecStart`'s words
+    /// (`{ path=… ; argv[]=/usr/bin/roundup run … ; … }`) and `Environment`, with HOME.
+    static func userServiceDirectory(command: String, environment: String, lookup: Lookup) -> String? {
+        guard let start = command.range(of: "argv[]=") else { return nil }
+        let argv = command[start.upperBound...].prefix { $0 != ";" }
+        let words = Schedule.shellWords(String(argv), home: nil)
+        guard let index = words.firstIndex(where: { $0 == "roundup" || $0.hasSuffix("/roundup") }),
+            words.dropFirst(index + 1).first == "run"
+        else { return nil }
+        var variables: [String: String] = [:]
+        for word in Schedule.shellWords(environment, home: nil) {
+            guard let equals = word.firstIndex(of: "=") else { continue }
+            variables[String(word[..<equals])] = String(word[word.index(after: equals)...])
+        }
+        let run = Schedule.CronRun(schedule: "", arguments: Array(words[(index + 2)...]), variables: variables)
+        return Schedule.settings(of: run, home: lookup.home, settingFlags: lookup.settingFlags).stateDirectory
+    }
+}

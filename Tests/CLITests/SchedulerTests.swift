@@ -1,0 +1,278 @@
+import ChildProcess
+import Foundation
+import RoundUp
+import RoundUpJob
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// What `check` and `status` say runs the job, against the built binary: a crontab line
+/// for this state directory needs a running cron daemon, a timer needs to be enabled and
+/// active, lines and timers for other state directories are not this one's schedule, and
+/// the next run is a date. `crontab` and `systemctl` are stand-ins on PATH that answer as the
+/// real ones do; the process table is the real one.
+@Suite struct SchedulerTests {
+    /// A home with stand-ins for `crontab` and `systemctl`, and a ledger for the newest week.
+    struct Machine {
+        let home: TemporaryDirectory
+        let token: String
+        var bin: String { home.path + "/bin" }
+        var stateDirectory: String { home.path + "/.local/state/roundup" }
+        var environment: [String: String] {
+            ["HOME": home.path, "PATH": "\(bin):/usr/bin:/bin", "STARLING_ACCESS_TOKEN": token]
+        }
+
+        init(token: String) throws {
+            home = try TemporaryDirectory()
+            self.token = token
+            try FileManager.default.createDirectory(atPath: home.path + "/bin", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: home.path + "/systemctl", withIntermediateDirectories: true)
+            // `systemctl ARGS…` prints the file named by its arguments and exits with the
+            // code beside it; with no such file it prints nothing, as when systemd is not there.
+            try write(
+                "#!/bin/sh\nkey=$(printf '%s_' \"$@\")\nf='\(home.path)/systemctl/'\"$key\"\n"
+                    + "[ -f \"$f\" ] || { echo 'System has not been booted with systemd' >&2; exit 1; }\n"
+                    + "cat \"$f\"; exit $(cat \"$f.rc\" 2>/dev/null || echo 0)\n",
+                to: bin + "/systemctl", mode: 0o755)
+        }
+
+        func write(_ text: String, to path: String, mode: Int = 0o644) throws {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        }
+
+        /// A `crontab` whose `-l` prints `text`.
+        func crontab(_ text: String) throws {
+            try write(text, to: home.path + "/crontab.txt")
+            try write("#!/bin/sh\ncat '\(home.path)/crontab.txt'\n", to: bin + "/crontab", mode: 0o755)
+        }
+
+        /// `systemctl arguments…` prints `answer` and exits `code`.
+        func systemctl(_ arguments: [String], _ answer: String, exit code: Int = 0) throws {
+            let key = arguments.map { $0 + "_" }.joined()
+            try write(answer + "\n", to: home.path + "/systemctl/" + key)
+            try write("\(code)\n", to: home.path + "/systemctl/" + key + ".rc")
+        }
+    }
+
+    static let newest = Week.newest(endingOn: .sunday, before: .now, in: TestBank.london).endDate
+
+    static func bank(_ token: String) -> TestBank {
+        var bank = TestBank(token: token)
+        let gbp = bank.account("GBP", name: "Personal")
+        bank.goal(gbp, name: "Round-ups", uid: "90c00000-0000-4000-8000-0000000000d1")
+        bank.spend(gbp, 1_50, settled: londonWeek(newest.description).start.adding(milliseconds: 3_600_000))
+        return bank
+    }
+
+    /// Monday 06:00 after now, in `zone`, as the status line writes it: worked out here by the
+    /// calendar, not by roundup.
+    static func nextMondayAtSix(in zone: TimeZone) throws -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let next = try #require(
+            calendar.nextDate(
+                after: Date(), matching: DateComponents(hour: 6, minute: 0, weekday: 2), matchingPolicy: .nextTime))
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = zone
+        format.dateFormat = "EEE d MMM yyyy HH:mm"
+        return "\(format.string(from: next)) (\(zone.identifier))"
+    }
+
+    /// The cron daemon of a crontab line for this state directory: not running, then a process
+    /// named cron in the process table; nothing at all; and `scheduler: external`.
+    @Test func aCrontabLineNeedsARunningCronDaemon() async throws {
+        let machine = try Machine(token: "scheduler-cron-daemon")
+        let running = (try FileManager.default.contentsOfDirectory(atPath: "/proc")).contains {
+            let name = try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)
+            return ["cron\n", "crond\n", "fcron\n"].contains(name ?? "")
+        }
+        try #require(!running, "this machine runs a cron daemon: the case of none cannot be shown here")
+        try await withEmulator(Self.bank(machine.token).state) { server in
+            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
+            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+
+            // Nothing schedules it: a warning, not a failure.
+            let nothing = try await roundup(["check"], environment: environment)
+            #expect(nothing.status == 0, "\(nothing.stdout)")
+            #expect(
+                nothing.stdout.contains(
+                    "WARN  scheduling: nothing schedules this state directory (\(machine.stateDirectory))"),
+                "\(nothing.stdout)")
+            let unscheduled = try await roundup(["status"], environment: environment)
+            #expect(unscheduled.status == 1, "\(unscheduled.stdout)")
+            #expect(unscheduled.stdout.contains("next run:        none"), "\(unscheduled.stdout)")
+            #expect(unscheduled.stdout.contains("- scheduling: nothing schedules"), "\(unscheduled.stdout)")
+
+            // The lines `check --crontab` prints, installed; systemd says cron is stopped.
+            let lines = try await roundup(["check", "--crontab"], environment: environment)
+            try machine.crontab(lines.stdout)
+            try machine.systemctl(["is-active", "cron.service", "crond.service"], "inactive\ninactive", exit: 3)
+            let stopped = try await roundup(["check"], environment: environment)
+            #expect(stopped.status == 0, "\(stopped.stdout)")
+            #expect(
+                stopped.stdout.contains(
+                    "WARN  scheduling: your crontab's line (0 6 * * 1) runs roundup for this state directory, but no "
+                        + "cron daemon is running (systemctl says cron.service is inactive and crond.service is "
+                        + "inactive, and no cron process is in the process table), so nothing fires: install and "
+                        + "start cron"), "\(stopped.stdout)")
+            let idle = try await roundup(["status"], environment: environment)
+            #expect(idle.status == 1 && idle.stdout.contains("no cron daemon is running"), "\(idle.stdout)")
+
+            // A cron daemon in the process table, as in a container without systemd.
+            let daemon = machine.home.path + "/daemon/cron"
+            try FileManager.default.createDirectory(
+                atPath: machine.home.path + "/daemon", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: daemon)
+            let null = open("/dev/null", O_WRONLY)
+            let cron = try Child.spawn(daemon, ["300"], environment: [:], stdout: null, stderr: null)
+            close(null)
+            defer {
+                kill(cron.pid, SIGKILL)
+                _ = cron.wait()
+            }
+            let fires = try await roundup(["check"], environment: environment)
+            #expect(
+                fires.stdout.contains(
+                    "ok    scheduling: your crontab's line (0 6 * * 1) runs roundup for this state directory; a cron "
+                        + "daemon is running (process \(cron.pid))"), "\(fires.stdout)")
+            let zone = Scheduling.systemZone()
+            let monday = try Self.nextMondayAtSix(in: zone)
+            #expect(
+                fires.stdout.contains("ok    next run: \(monday), by your crontab's line (0 6 * * 1)"),
+                "\(fires.stdout)")
+            let healthy = try await roundup(["status"], environment: environment)
+            #expect(healthy.status == 0, "\(healthy.stdout)")
+            #expect(healthy.stdout.hasPrefix("roundup OK"), "\(healthy.stdout)")
+            #expect(
+                healthy.stdout.contains("next run:        \(monday), by your crontab's line (0 6 * * 1)"),
+                "\(healthy.stdout)")
+
+            // Scheduled from outside: neither looks, and neither warns.
+            try machine.crontab("")
+            let outside = environment.merging(["ROUNDUP_SCHEDULER": "external"]) { $1 }
+            let external = try await roundup(["check"], environment: outside)
+            #expect(!external.stdout.contains("WARN  scheduling"), "\(external.stdout)")
+            #expect(external.stdout.contains("ok    scheduling: from outside this machine"), "\(external.stdout)")
+            let externalStatus = try await roundup(["status", "--json"], environment: outside)
+            #expect(externalStatus.status == 0, "\(externalStatus.stdout)")
+            #expect(
+                externalStatus.stdout.contains("\"nextRun\" : \"set outside this machine"), "\(externalStatus.stdout)")
+            let misspelt = try await roundup(
+                ["status"], environment: environment.merging(["ROUNDUP_SCHEDULER": "k8s"]) { $1 })
+            #expect(misspelt.status == 3, "\(misspelt.stdout)")
+            #expect(misspelt.stderr.contains("ROUNDUP_SCHEDULER must be 'auto' or 'external', not 'k8s'"))
+        }
+    }
+
+    /// A crontab line for another state directory is not this one's schedule; the line that
+    /// names this one gives the next run, in the system's time zone.
+    @Test func statusTakesTheNextRunOnlyFromALineForThisStateDirectory() async throws {
+        let machine = try Machine(token: "scheduler-other-lines")
+        try machine.systemctl(["is-active", "cron.service", "crond.service"], "active\ninactive", exit: 3)
+        try await withEmulator(Self.bank(machine.token).state) { server in
+            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
+            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            try machine.crontab(
+                "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
+                    + "0 7 * * 1 ROUNDUP_STATE_DIR=/srv/elsewhere roundup run --quiet\n")
+            let other = try await roundup(["status"], environment: environment)
+            #expect(other.status == 1, "\(other.stdout)")
+            #expect(other.stdout.contains("next run:        none"), "\(other.stdout)")
+            #expect(other.stdout.contains("- scheduling: nothing schedules this state directory"), "\(other.stdout)")
+
+            try machine.crontab(
+                "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
+                    + "30 7 * * tue $HOME/bin/roundup run --quiet --state-dir '\(machine.stateDirectory)/'\n"
+                    + "@reboot roundup run --catch-up\n")
+            let ours = try await roundup(["status"], environment: environment)
+            #expect(ours.status == 0, "\(ours.stdout)")
+            var calendar = Calendar(identifier: .gregorian)
+            let zone = Scheduling.systemZone()
+            calendar.timeZone = zone
+            let tuesday = try #require(
+                calendar.nextDate(
+                    after: Date(), matching: DateComponents(hour: 7, minute: 30, weekday: 3), matchingPolicy: .nextTime)
+            )
+            let format = DateFormatter()
+            format.locale = Locale(identifier: "en_US_POSIX")
+            format.timeZone = zone
+            format.dateFormat = "EEE d MMM yyyy HH:mm"
+            // The `@reboot` line keeps the default state directory too: this one. It has no
+            // date, and the Tuesday line's is the one given.
+            #expect(
+                ours.stdout.contains(
+                    "next run:        \(format.string(from: tuesday)) (\(zone.identifier)), by your crontab's line "
+                        + "(30 7 * * tue)"), "\(ours.stdout)")
+            let check = try await roundup(["check"], environment: environment)
+            #expect(
+                check.stdout.contains("ok    scheduling: your crontab's line (@reboot) runs roundup"), "\(check.stdout)"
+            )
+
+            // Only a line cron cannot be read for: shown as written.
+            try machine.crontab("@reboot roundup run --catch-up\n")
+            let reboot = try await roundup(["status"], environment: environment)
+            #expect(
+                reboot.stdout.contains(
+                    "next run:        @reboot, by your crontab's line (@reboot): cannot compute when that is"),
+                "\(reboot.stdout)")
+        }
+    }
+
+    /// A `roundup.timer` for this state directory needs to be enabled and active; the
+    /// system's, which keeps /var/lib/roundup, is not a user's schedule.
+    @Test func aTimerMustBeEnabledAndActive() async throws {
+        let machine = try Machine(token: "scheduler-timer")
+        try await withEmulator(Self.bank(machine.token).state) { server in
+            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
+            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            // The system's timer, enabled and active: it keeps the service's ledger, not this one.
+            try machine.systemctl(["is-enabled", "roundup.timer"], "enabled")
+            try machine.systemctl(["is-active", "roundup.timer"], "active")
+            let system = try await roundup(["status"], environment: environment)
+            #expect(system.stdout.contains("- scheduling: nothing schedules this state directory"), "\(system.stdout)")
+
+            // This user's timer, whose service names this state directory: disabled.
+            try machine.systemctl(["--user", "is-enabled", "roundup.timer"], "disabled", exit: 1)
+            try machine.systemctl(["--user", "is-active", "roundup.timer"], "inactive", exit: 3)
+            try machine.systemctl(
+                ["--user", "show", "roundup.service", "--property=ExecStart", "--value"],
+                "{ path=/usr/bin/roundup ; argv[]=/usr/bin/roundup run --catch-up --state-dir \(machine.stateDirectory)"
+                    + " ; ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }")
+            try machine.systemctl(["--user", "show", "roundup.service", "--property=Environment", "--value"], "")
+            let disabled = try await roundup(["status"], environment: environment)
+            #expect(disabled.status == 1, "\(disabled.stdout)")
+            #expect(
+                disabled.stdout.contains(
+                    "- scheduling: your user's roundup.timer runs roundup for this state directory, but it is disabled "
+                        + "and inactive, so nothing fires: systemctl --user enable --now roundup.timer"),
+                "\(disabled.stdout)")
+
+            // Enabled and active: its next elapse, in the system's time zone.
+            try machine.systemctl(["--user", "is-enabled", "roundup.timer"], "enabled")
+            try machine.systemctl(["--user", "is-active", "roundup.timer"], "active")
+            let elapse = Instant.now.adding(milliseconds: 3 * 86_400_000)
+            try machine.systemctl(
+                [
+                    "--user", "show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value",
+                    "--timestamp=unix",
+                ], "@\(elapse.millisecondsSince1970 / 1000)")
+            let enabled = try await roundup(["status"], environment: environment)
+            #expect(enabled.status == 0, "\(enabled.stdout)")
+            let format = DateFormatter()
+            format.locale = Locale(identifier: "en_US_POSIX")
+            format.timeZone = Scheduling.systemZone()
+            format.dateFormat = "EEE d MMM yyyy HH:mm"
+            let when = format.string(from: Date(timeIntervalSince1970: Double(elapse.millisecondsSince1970 / 1000)))
+            #expect(
+                enabled.stdout.contains(
+                    "next run:        \(when) (\(Scheduling.systemZone().identifier)), by your user's roundup.timer"),
+                "\(enabled.stdout)")
+        }
+    }
+}
