@@ -30,6 +30,11 @@ public enum Manual {
         ("ROUNDUP_RUN_TIMEOUT_SECONDS", "The whole run's time limit (runTimeoutSeconds)."),
         ("ROUNDUP_PING_URL", "The dead man's switch to ping (notify.pingURL): a secret, best kept out of the config."),
         ("ROUNDUP_LOG_LEVEL", "The level of log lines on stderr, when --log-level is not given."),
+        (
+            "ROUNDUP_SCHEDULER",
+            "external: something outside this machine runs the job, so check and status look for no crontab line or "
+                + "timer (scheduler)."
+        ),
         ("HOME", "The home directory, from which the default config file and state directory follow."),
         (
             "XDG_CONFIG_HOME",
@@ -97,6 +102,26 @@ public enum Manual {
                     + "moved. A token without standing-order:read, mandate:read or savings-goal-transfer:read saves as "
                     + "before and says what it could not see; one with them never saves on a forecast it could not "
                     + "complete. upcomingPayments: ignore measures against today's balance only."),
+            ".Sh STATUS",
+            escaped(
+                "roundup status exits 0 OK, 1 WARNING, 2 CRITICAL or 3 UNKNOWN: the worst of these rows. The last "
+                    + "run's failure does not count when a later run succeeded, nor when it ended 78 only for held "
+                    + "weeks that a person has since settled; roundup resolve ends with the line status then gives."),
+            ".Bl -tag -width Ds",
+        ]
+        for (finding, level) in JobHealth.table {
+            lines += [".It \(level)", escaped(finding.replacingOccurrences(of: "`", with: "") + ".")]
+        }
+        lines += [
+            ".El",
+            escaped(
+                "What schedules the state directory: a line of this user's crontab that runs roundup run with it, "
+                    + "read as cron runs it, which fires only while a cron daemon runs (systemctl is-active "
+                    + "cron.service crond.service, else a cron, crond or fcron process); or roundup.timer, the "
+                    + "system's for /var/lib/roundup or this user's, which fires only when enabled and active. Lines "
+                    + "and timers for other state directories are not looked at. The next run is given in the "
+                    + "system's time zone; a crontab expression roundup cannot work out, such as @reboot, is shown "
+                    + "as written. scheduler: external silences all of this."),
             ".Sh EXIT STATUS", ".Bl -tag -width Ds",
         ]
         for status in ExitStatus.allCases {

@@ -11,11 +11,14 @@ extension Roundup {
             commandName: "status",
             abstract: "Say whether the weekly job is doing its work: the last run, the last success, held weeks.",
             discussion: """
-                Reads the state directory only: no token, no request to the bank. Exit codes follow the \
-                monitoring-plugin convention, so any monitor can run it:
+                Reads the state directory only: no token, no request to the bank. It also looks for what \
+                runs the job for this state directory: a crontab line (with a cron daemon running) or \
+                roundup.timer (enabled and active); scheduler: external where something outside the machine \
+                does. Exit codes follow the monitoring-plugin convention, so any monitor can run it:
                   0 OK        the last run succeeded and nothing waits for a person
-                  1 WARNING   the last run failed in a way that may pass, a transfer is unconfirmed, or a week \
-                has waited less than a day
+                  1 WARNING   the last run failed in a way that may pass, a transfer is unconfirmed, a week \
+                has waited less than a day, the newest week went unrecorded a day after it ended, or nothing \
+                schedules the job
                   2 CRITICAL  the last run needs a person, a week has waited more than a day, or no run has \
                 succeeded for 8 days
                   3 UNKNOWN   no ledger, or no run recorded yet

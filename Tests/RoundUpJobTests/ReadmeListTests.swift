@@ -22,6 +22,14 @@ import Testing
         #expect(named.sorted() == WeekFate.reported.map(\.reportWord).sorted())
     }
 
+    /// The status table in the README is `JobHealth.table`, row for row, as the man page's is.
+    @Test func theStatusTableIsTheOneStatusJudgesBy() throws {
+        let start = try #require(readme.range(of: "| what it finds | level |")).upperBound
+        let rows = readme[start...].split(separator: "\n").dropFirst()
+            .map { $0.trimmingCharacters(in: .whitespaces) }.prefix { $0.hasPrefix("|") }
+        #expect(Array(rows) == JobHealth.table.map { "| \($0.finding) | \($0.level) |" })
+    }
+
     /// "its outcome (`moved`, `nothing` or `failed`)": the words a report's file is named by.
     @Test func theOutcomesAReportIsFiledUnderAreEachNamed() throws {
         let start = try #require(readme.range(of: "its outcome (")).upperBound

@@ -55,6 +55,29 @@ public enum JobHealth {
         }
     }
 
+    /// The status table: what `status` judges, each with its level, as the README and the
+    /// man page give it. Status is the worst of the rows that hold.
+    public static let table: [(finding: String, level: String)] = [
+        ("no ledger in the state directory, or no run recorded in it", "UNKNOWN"),
+        ("a week held for a person (`roundup resolve`)", "WARNING; CRITICAL once it has waited more than a day"),
+        (
+            "a week whose transfer is unconfirmed (pending: recorded, not known to have arrived), whatever error it "
+                + "carries, as after a run killed mid-transfer", "WARNING"
+        ),
+        ("the last run failed with 69 or 75, or was stopped by a signal (129, 130, 143)", "WARNING"),
+        ("the last run failed with anything else", "CRITICAL"),
+        ("the last run started more than 6 hours ago and never finished", "WARNING"),
+        (
+            "the newest week that is over ended more than a day ago, and no run has recorded it for an account in the "
+                + "ledger (nor has a run of that week succeeded without it)", "WARNING"
+        ),
+        (
+            "nothing on this machine schedules this state directory, or what does will not fire (below)", "WARNING"
+        ),
+        ("another user's process holds an account's lock", "WARNING"),
+        ("no run has succeeded for 8 days, or none ever", "CRITICAL"),
+    ]
+
     /// A run that ended no successful run for this long is critical.
     static let quietLimit: Int64 = 8 * 86_400_000
     /// A week held longer than this is critical.
