@@ -100,7 +100,7 @@ public struct CronSchedule: Sendable, Equatable {
 
     /// The first time after `instant` that cron, running in `zone`, starts the line; nil when
     /// it never does within 28 years (`0 0 30 2 *`). A time the clock skips in spring is
-    /// the first one after the change, when cron starts what it missed.
+    /// the moment the clock changes, when Debian's cron starts what it skipped.
     public func next(after instant: Instant, in zone: TimeZone) -> Instant? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
@@ -114,7 +114,15 @@ public struct CronSchedule: Sendable, Equatable {
                 for minute in minutes {
                     let parts = DateComponents(
                         year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)
-                    guard let time = calendar.date(from: parts) else { continue }
+                    guard var time = calendar.date(from: parts) else { continue }
+                    // A time the clock skips: cron starts the job when the clock changes.
+                    let shown = calendar.dateComponents([.hour, .minute], from: time)
+                    if shown.hour != hour || shown.minute != minute,
+                        let change = zone.nextDaylightSavingTimeTransition(after: time.addingTimeInterval(-4 * 3600)),
+                        change <= time
+                    {
+                        time = change
+                    }
                     let next = Instant(millisecondsSince1970: Int64((time.timeIntervalSince1970 * 1000).rounded()))
                     if next > instant { return next }
                 }

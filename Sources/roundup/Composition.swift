@@ -156,6 +156,14 @@ extension Composition {
     /// commands, crontab and HOME.
     var schedulingLookup: Scheduling.Lookup {
         Scheduling.Lookup(
-            searchPath: environment["PATH"], home: locations.home, settingFlags: SettingFlagScan.flags(in:))
+            searchPath: environment["PATH"], home: locations.home, settingFlags: SettingFlagScan.flags(in:),
+            runsTheJob: Composition.runsTheJob)
+    }
+
+    /// Whether `roundup run` with `arguments` runs the job: its parser takes them, and they
+    /// ask for neither a dry run nor help.
+    static func runsTheJob(_ arguments: [String]) -> Bool {
+        guard let run = try? Roundup.Run.parse(arguments) else { return false }
+        return !run.dryRun
     }
 }

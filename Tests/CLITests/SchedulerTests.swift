@@ -28,6 +28,8 @@ import Testing
             try FileManager.default.createDirectory(atPath: home.path + "/bin", withIntermediateDirectories: true)
             try FileManager.default.createDirectory(
                 atPath: home.path + "/systemctl", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: home.path + "/bin/roundup", withDestinationPath: try #require(roundupBinary))
             // `systemctl ARGS…` prints the file named by its arguments and exits with the
             // code beside it; with no such file it prints nothing, as when systemd is not there.
             try write(
@@ -180,8 +182,9 @@ import Testing
             let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
             let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
             #expect(run.status == 0, "\(run.stderr)")
+            let path = "PATH=\(machine.bin):/usr/bin:/bin\n"
             try machine.crontab(
-                "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
+                path + "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
                     + "0 7 * * 1 ROUNDUP_STATE_DIR=/srv/elsewhere roundup run --quiet\n")
             let other = try await roundup(["status"], environment: environment)
             #expect(other.status == 1, "\(other.stdout)")
@@ -189,7 +192,7 @@ import Testing
             #expect(other.stdout.contains("- scheduling: nothing schedules this state directory"), "\(other.stdout)")
 
             try machine.crontab(
-                "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
+                path + "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
                     + "30 7 * * tue $HOME/bin/roundup run --quiet --state-dir '\(machine.stateDirectory)/'\n"
                     + "@reboot roundup run --catch-up\n")
             let ours = try await roundup(["status"], environment: environment)
@@ -217,7 +220,7 @@ import Testing
             )
 
             // Only a line cron cannot be read for: shown as written.
-            try machine.crontab("@reboot roundup run --catch-up\n")
+            try machine.crontab(path + "@reboot roundup run --catch-up\n")
             let reboot = try await roundup(["status"], environment: environment)
             #expect(
                 reboot.stdout.contains(
@@ -276,6 +279,93 @@ import Testing
                 enabled.stdout.contains(
                     "next run:        \(when) (\(Scheduling.systemZone().identifier)), by your user's roundup.timer"),
                 "\(enabled.stdout)")
+        }
+    }
+
+    /// Lines that would not run the job for this state directory are not its schedule,
+    /// however they name it: a dry run, help, a typo, a command that is not roundup's, a
+    /// program cron cannot find, a config that cannot be read, time fields that never match,
+    /// and paths read as cron reads them (from HOME, after a `cd`, `$HOME` kept in single
+    /// quotes). A crontab that never answers, or a timer's date at the end of time, neither
+    /// hangs nor breaks status.
+    @Test func onlyALineThatWouldRunTheJobCounts() async throws {
+        let machine = try Machine(token: "scheduler-lines-that-do-not-run")
+        try machine.systemctl(["is-active", "cron.service", "crond.service"], "active\ninactive", exit: 3)
+        try await withEmulator(Self.bank(machine.token).state) { server in
+            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
+            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let (path, state) = ("PATH=\(machine.bin):/usr/bin:/bin\n", machine.stateDirectory)
+            let status = { (line: String) async throws -> Execution in
+                try machine.crontab(path + line + "\n")
+                return try await roundup(["status"], environment: environment)
+            }
+            for line in [
+                "0 6 * * 1 roundup run --dry-run --state-dir \(state)",
+                "0 6 * * 1 roundup run --help --state-dir \(state)",
+                "0 6 * * 1 roundup run --bogus --state-dir \(state)",
+                "0 6 * * 1 echo roundup run --state-dir \(state)",
+                "0 6 * * 1 true # roundup run --state-dir \(state)",
+                "0 6 * * 1 root \(machine.bin)/roundup run --state-dir \(state)",
+                "0 6 * * 1 /nonexistent/roundup run --state-dir \(state)",
+                "0 6 * * 1 roundup run --config /nonexistent.yaml --state-dir \(state)",
+                "0 6 * * 1 roundup run --state-dir '$HOME/.local/state/roundup'",
+                "0 0 30 2 * roundup run --state-dir \(state)",
+            ] {
+                let result = try await status(line)
+                #expect(result.status == 1, "\(line)\n\(result.stdout)")
+                #expect(result.stdout.contains("- scheduling: "), "\(line)\n\(result.stdout)")
+                #expect(!result.stdout.contains("next run:        Mon"), "\(line)\n\(result.stdout)")
+            }
+            let never = try await status("0 0 30 2 * roundup run --state-dir \(state)")
+            #expect(never.stdout.contains("but its time fields match no date"), "\(never.stdout)")
+            try machine.crontab("0 6 * * 1 roundup run --state-dir \(state)\n")
+            let unfound = try await roundup(["status"], environment: environment)
+            #expect(
+                unfound.stdout.contains("cron would not find roundup on its PATH (/usr/bin:/bin)"), "\(unfound.stdout)")
+
+            // Read as cron reads them: from HOME, after a `cd`, with the crontab's own variables.
+            for line in [
+                "0 6 * * 1 roundup run --state-dir .local/state/roundup",
+                "0 6 * * 1 cd \(machine.home.path)/.local && roundup run --state-dir state/roundup",
+                "0 6 * * 1 umask 077 && roundup\trun --quiet",
+                "0 6 * * 1 \"\(machine.bin)/roundup\" run",
+                "0 6 * * 1 roundup run --state-dir /elsewhere; roundup run --state-dir \(state)",
+                "0 6 * * 1 export ROUNDUP_STATE_DIR=\(state); roundup run",
+            ] {
+                let result = try await status(line)
+                #expect(result.status == 0, "\(line)\n\(result.stdout)")
+            }
+            try machine.crontab(path + "ROUNDUP_STATE_DIR = \(state)\n0 6 * * 1 roundup run\n")
+            #expect(try await roundup(["status"], environment: environment).status == 0)
+            // A HOME the crontab sets is the one cron's `$HOME` and `~` are.
+            try machine.crontab(path + "HOME=/nonexistent\n0 6 * * 1 roundup run --state-dir ~/.local/state/roundup\n")
+            #expect(try await roundup(["status"], environment: environment).status == 1)
+
+            // A crontab that never answers: status gives up on it in seconds.
+            try machine.write("#!/bin/sh\nexec sleep 600\n", to: machine.bin + "/crontab", mode: 0o755)
+            let started = Date()
+            let hung = try await roundup(["status"], environment: environment)
+            #expect(Date().timeIntervalSince(started) < 60, "status does not wait for a crontab that hangs")
+            #expect(hung.status == 1, "\(hung.stdout)")
+
+            // A timer whose next elapse is past the year 9999 is shown as systemd wrote it.
+            try machine.crontab("")
+            try machine.systemctl(["--user", "is-enabled", "roundup.timer"], "enabled")
+            try machine.systemctl(["--user", "is-active", "roundup.timer"], "active")
+            try machine.systemctl(
+                ["--user", "show", "roundup.service", "--property=ExecStart", "--value"],
+                "{ path=/usr/bin/roundup ; argv[]=/usr/bin/roundup run --catch-up ; ignore_errors=no }")
+            try machine.systemctl(
+                [
+                    "--user", "show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value",
+                    "--timestamp=unix",
+                ], "@9223372036854775807")
+            let far = try await roundup(["status"], environment: environment)
+            #expect(far.status == 0, "\(far.stdout)\(far.stderr)")
+            #expect(
+                far.stdout.contains("next run:        @9223372036854775807, by your user's roundup.timer"),
+                "\(far.stdout)")
         }
     }
 }

@@ -63,7 +63,10 @@ import Testing
             #expect(result.stdout.isEmpty && result.stderr.isEmpty, "a run that went well mails nothing")
             #expect(await server.bank.transfers.map(\.amount.minorUnits) == [66])
             // The crontab holds the line, and systemd runs cron: status is OK, and names Monday.
-            try "#!/bin/sh\ncat '\(Self.cronDirectory)/roundup.crontab'\n".write(
+            // The shipped crontab, its PATH leading to `bin` as roundup's install step's does.
+            try crontab.replacingOccurrences(of: path, with: "PATH=\(bin):\(path.dropFirst("PATH=".count))")
+                .write(toFile: home.path + "/crontab.txt", atomically: true, encoding: .utf8)
+            try "#!/bin/sh\ncat '\(home.path)/crontab.txt'\n".write(
                 toFile: bin + "/crontab", atomically: true, encoding: .utf8)
             try "#!/bin/sh\n[ \"$1\" = is-active ] && printf 'active\\ninactive\\n'\nexit 3\n".write(
                 toFile: bin + "/systemctl", atomically: true, encoding: .utf8)

@@ -32,6 +32,11 @@ import Testing
         ("*/15 9-17 * jan-mar,nov mon-fri", "2026-11-26T17:50:00Z", "UTC", "2026-11-27T09:00:00Z"),
         ("0 0 29 2 *", "2026-11-26T04:00:00Z", "UTC", "2028-02-29T00:00:00Z"),
         ("30 5 * * 1", "2026-11-26T04:00:00Z", "Asia/Kolkata", "2026-11-30T00:00:00Z"),
+        // 01:30 on 28 March 2027 does not happen in London: cron starts the job when the clock
+        // goes from 01:00 GMT to 02:00 BST.
+        ("30 1 28 3 *", "2027-03-01T00:00:00Z", "Europe/London", "2027-03-28T01:00:00Z"),
+        // 01:30 on 31 October 2027 happens twice: the first.
+        ("30 1 31 10 *", "2027-10-01T00:00:00Z", "Europe/London", "2027-10-31T00:30:00Z"),
     ])
     func theNextRunIsTheFirstTimeTheFieldsAllow(line: String, now: String, zone: String, next: String) throws {
         let schedule = try #require(CronSchedule(line))

@@ -38,6 +38,11 @@ public struct SettingFlags: Sendable {
         self.reportDirectory = reportDirectory
     }
 
+    /// The values that are paths.
+    public static var paths: [WritableKeyPath<SettingFlags, String?>] {
+        [\.configFile, \.stateDirectory, \.reportDirectory, \.metricsFile]
+    }
+
     /// Each of the values, for a reader that finds them by flag name.
     public static var values: [WritableKeyPath<SettingFlags, String?>] {
         [\.configFile, \.apiBaseURL, \.savingsGoal, \.stateDirectory, \.reportDirectory, \.metricsFile]

@@ -9,27 +9,42 @@ public enum Schedule {
     static func crontab(searchPath: String?) -> String? { output(of: "crontab", ["-l"], searchPath: searchPath) }
 
     /// The settings `run` would load as cron runs it: with HOME (`home`) and the crontab's
-    /// variables, no XDG variable, and the flags `settingFlags` reads among its words; and
-    /// the state directory it would keep, even when the settings cannot be had.
+    /// variables, no XDG variable, and the flags `settingFlags` reads among its words, a
+    /// relative path taken from the directory the command starts in; and the state
+    /// directory it would keep, even when the settings cannot be had.
     static func settings(of run: CronRun, home: String?, settingFlags: ([String]) -> SettingFlags)
         -> (loaded: Result<LoadedSettings, SettingsError>, stateDirectory: String?)
     {
         var environment = run.variables
         environment["HOME"] = environment["HOME"] ?? home
-        let flags = settingFlags(run.arguments)
+        let start = run.directory ?? environment["HOME"] ?? "/"
+        let whole = { (path: String) in path.hasPrefix("/") || path.isEmpty ? path : start + "/" + path }
+        var flags = settingFlags(run.arguments)
+        for value in SettingFlags.paths { flags[keyPath: value] = flags[keyPath: value].map(whole) }
+        for name in ["ROUNDUP_CONFIG", "ROUNDUP_STATE_DIR", "ROUNDUP_REPORT_DIR"] {
+            environment[name] = environment[name].map(whole)
+        }
         let locations = Locations(environment: environment)
         do throws(SettingsError) {
             let loaded = try Settings.load(flags: flags, environment: environment, locations: locations)
-            return (.success(loaded), loaded.settings.state.directory)
+            return (.success(loaded), whole(loaded.settings.state.directory))
         } catch {
             return (
-                .failure(error), StateSettings.directory(flags: flags, environment: environment, locations: locations)
+                .failure(error),
+                StateSettings.directory(flags: flags, environment: environment, locations: locations).map(whole)
             )
         }
     }
 
-    /// What `command` (found on PATH) prints, when it exits 0; with `anyStatus`, whatever
-    /// it exits with (`systemctl is-active` exits 3 for an inactive unit).
+    /// How long a command that tells of schedules may take: `crontab -l` or `systemctl`
+    /// that hangs (a stuck bus, a child holding the pipe) must not hang `status`.
+    static let answerLimit: Int64 = 3_000
+    /// The most of a command's answer read: a crontab is a few lines.
+    static let answerSize = 1 << 20
+
+    /// What `command` (found on PATH) prints, when it exits 0 within `answerLimit`; with
+    /// `anyStatus`, whatever it exits with (`systemctl is-active` exits 3 for an inactive
+    /// unit). Nil when it is not there, fails, or does not answer in time (it is killed).
     static func output(of command: String, _ arguments: [String], searchPath: String?, anyStatus: Bool = false)
         -> String?
     {
@@ -44,8 +59,31 @@ public enum Schedule {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        try? pipe.fileHandleForWriting.close()
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        let deadline = Instant.now.millisecondsSince1970 + answerLimit
+        var data = Data()
+        var ended = false
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while data.count < answerSize {
+            let left = deadline - Instant.now.millisecondsSince1970
+            guard left > 0 else { break }
+            var wait = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&wait, 1, Int32(left))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { break }
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                ended = true
+                break
+            }
+            data.append(contentsOf: buffer[..<count])
+        }
+        try? pipe.fileHandleForReading.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        guard ended, process.terminationReason == .exit else { return nil }
         return process.terminationStatus == 0 || anyStatus ? String(decoding: data, as: UTF8.self) : nil
     }
 }
@@ -95,51 +133,109 @@ extension Schedule {
         return quoted.replacingOccurrences(of: "%", with: "\\%")
     }
 
-    /// A line of a crontab that runs roundup, as cron would run it.
+    /// A command of a crontab line that runs roundup, as cron would run it.
     struct CronRun {
         /// Its time fields as written: five words, or one `@` word.
         var schedule: String
-        /// The words after `roundup` (quotes removed; `$HOME`, `${HOME}` and a leading `~`
-        /// expanded; cut at an unescaped `%`, which cron makes a line break).
+        /// The words after `roundup run` (quotes removed; `$HOME`, `${HOME}` and a leading
+        /// `~` expanded outside single quotes; cut at an unescaped `%`, which cron makes a
+        /// line break).
         var arguments: [String]
-        /// The variables the crontab and the line set before it.
+        /// The variables the crontab and the line set before it, as cron and /bin/sh set them.
         var variables: [String: String]
+        /// The program as the line names it (`roundup`, `/usr/local/bin/roundup`), and the
+        /// directory the command starts in: HOME, or where a `cd` before it went.
+        var executable = "roundup"
+        var directory: String?
     }
 
-    /// The lines of `crontab` that run roundup (`roundup run`), in order, with `home` for
-    /// `$HOME` and `~`.
+    /// Words that run the next ones as a command: `env A=b roundup run`, `nice roundup run`.
+    static let wrappers: Set<String> = ["env", "/usr/bin/env", "nice", "nohup", "chronic", "exec"]
+
+    /// The commands of `crontab` that run roundup (`roundup run` at the start of a command
+    /// of the line, after assignments, `export`, `cd` or a wrapper), in order, with `home`
+    /// for `$HOME` and `~` unless the crontab sets its own HOME.
     static func cronRuns(in crontab: String?, home: String?) -> [CronRun] {
         guard let crontab else { return [] }
         var variables: [String: String] = [:]
         var runs: [CronRun] = []
         for raw in crontab.split(separator: "\n") {
-            let line = cronCommand(raw.trimmingCharacters(in: .whitespaces))
-            guard !line.hasPrefix("#"), !line.isEmpty else { continue }
-            let words = shellWords(line, home: home)
-            if words.count == 1, let equals = words[0].firstIndex(of: "="),
-                words[0][..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
-            {
-                variables[String(words[0][..<equals])] = String(words[0][words[0].index(after: equals)...])
+            let trimmed = raw.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.hasPrefix("#"), !trimmed.isEmpty else { continue }
+            if let (name, value) = cronVariable(trimmed) {
+                variables[name] = value
                 continue
             }
-            guard line.contains("roundup run"),
-                let index = words.firstIndex(where: { $0 == "roundup" || $0.hasSuffix("/roundup") }),
-                words.dropFirst(index + 1).first == "run"
-            else { continue }
-            // NAME=value words just before the command are its environment too.
+            let fields = trimmed.split(maxSplits: 5, whereSeparator: { $0 == " " || $0 == "\t" })
+            let count = fields.first?.hasPrefix("@") == true ? 1 : 5
+            guard fields.count > count, trimmed.contains("roundup") else { continue }
+            let rest = trimmed.split(maxSplits: count, whereSeparator: { $0 == " " || $0 == "\t" })[count]
+            let lineHome = variables.nonEmpty("HOME") ?? home
             var own = variables
-            for word in words[..<index].reversed() {
-                guard let equals = word.firstIndex(of: "="), word.first?.isLetter == true else { break }
-                own[String(word[..<equals])] = String(word[word.index(after: equals)...])
+            var directory = lineHome
+            let schedule = fields.prefix(count).joined(separator: " ")
+            for command in commands(shellWords(cronCommand(String(rest)), home: lineHome)) {
+                var words = command[...]
+                var local: [String: String] = [:]
+                while let word = words.first {
+                    if let equals = word.firstIndex(of: "="), word.first?.isLetter == true || word.first == "_",
+                        word[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+                    {
+                        local[String(word[..<equals])] = String(word[word.index(after: equals)...])
+                    } else if !wrappers.contains(word) {
+                        break
+                    }
+                    words = words.dropFirst()
+                }
+                guard let program = words.first else {
+                    own.merge(local) { $1 }
+                    continue
+                }
+                if program == "export" {
+                    for word in words.dropFirst() {
+                        guard let equals = word.firstIndex(of: "=") else { continue }
+                        own[String(word[..<equals])] = String(word[word.index(after: equals)...])
+                    }
+                } else if program == "cd", let target = words.dropFirst().first {
+                    directory = target.hasPrefix("/") ? target : (directory ?? "") + "/" + target
+                } else if program == "roundup" || program.hasSuffix("/roundup"), words.dropFirst().first == "run" {
+                    runs.append(
+                        CronRun(
+                            schedule: schedule, arguments: Array(words.dropFirst(2)),
+                            variables: own.merging(local) { $1 }, executable: program, directory: directory))
+                }
             }
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let schedule = fields.first?.hasPrefix("@") == true ? fields.prefix(1) : fields.prefix(5)
-            runs.append(
-                CronRun(
-                    schedule: schedule.joined(separator: " "), arguments: Array(words[(index + 2)...]),
-                    variables: own))
         }
         return runs
+    }
+
+    /// `NAME = value` as cron reads a line that sets a variable: spaces around `=` allowed,
+    /// a value in matching quotes taken without them, nothing expanded. Nil for a line that is not one.
+    static func cronVariable(_ line: String) -> (String, String)? {
+        guard let equals = line.firstIndex(of: "=") else { return nil }
+        let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+        guard let first = name.first, first.isLetter || first == "_",
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+        else { return nil }
+        var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        if value.count >= 2, let quote = value.first, quote == "'" || quote == "\"", value.last == quote {
+            value = String(value.dropFirst().dropLast())
+        }
+        return (name, value)
+    }
+
+    /// `words` cut into the commands a shell runs one after another, at `;`, `&&`, `||`,
+    /// `|` and `&`.
+    static func commands(_ words: [String]) -> [[String]] {
+        var commands: [[String]] = [[]]
+        for word in words {
+            if [";", "&", "|", "&&", "||"].contains(word) {
+                commands.append([])
+            } else {
+                commands[commands.count - 1].append(word)
+            }
+        }
+        return commands.filter { !$0.isEmpty }
     }
 
     /// `line` as cron hands it to /bin/sh: up to its first `%` not escaped by a backslash,
@@ -157,30 +253,55 @@ extension Schedule {
     }
 
     /// `line` split into words as /bin/sh would, near enough for a crontab line: quotes
-    /// group and go, `&&` and `;` end a word, `$HOME` and a leading `~` are expanded.
+    /// group and go, `&&`, `||`, `;`, `|` and `&` are words of their own, an unquoted `#`
+    /// starting a word begins a comment, and `$HOME`, `${HOME}` and a leading `~` are
+    /// expanded with `home` outside single quotes.
     static func shellWords(_ line: String, home: String?) -> [String] {
         var words: [String] = []
         var word = ""
         var inWord = false
         var quote: Character?
-        var characters = Array(line)
-        if let home {
-            characters = Array(
-                line.replacingOccurrences(of: "${HOME}", with: home).replacingOccurrences(of: "$HOME", with: home))
-        }
+        let characters = Array(line)
         var index = 0
         func end() {
             if inWord { words.append(word) }
             word = ""
             inWord = false
         }
+        /// `$HOME` or `${HOME}` at `index`, expanded: how many characters it took.
+        func expandHome(at index: Int) -> Int? {
+            guard let home, characters[index] == "$" else { return nil }
+            for form in ["${HOME}", "$HOME"] where characters[index...].starts(with: form) {
+                let after = index + form.count
+                if form == "$HOME", after < characters.count,
+                    characters[after].isLetter || characters[after].isNumber || characters[after] == "_"
+                {
+                    return nil
+                }
+                word += home
+                return form.count
+            }
+            return nil
+        }
         while index < characters.count {
             let character = characters[index]
-            index += 1
             if let open = quote {
-                if character == open { quote = nil } else { word.append(character) }
+                index += 1
+                if character == open {
+                    quote = nil
+                } else if open == "\"", let taken = expandHome(at: index - 1) {
+                    index += taken - 1
+                } else {
+                    word.append(character)
+                }
                 continue
             }
+            if let taken = expandHome(at: index) {
+                index += taken
+                inWord = true
+                continue
+            }
+            index += 1
             switch character {
             case "'", "\"":
                 quote = character
@@ -191,9 +312,17 @@ extension Schedule {
                 inWord = true
             case " ", "\t":
                 end()
+            case "#" where !inWord:
+                end()
+                return words
             case ";", "&", "|":
                 end()
-                words.append(String(character))
+                if index < characters.count, characters[index] == character, character != ";" {
+                    words.append(String([character, character]))
+                    index += 1
+                } else {
+                    words.append(String(character))
+                }
             case "~" where !inWord && home != nil:
                 word += home!
                 inWord = true

@@ -24,16 +24,21 @@ extension Scheduling {
         public var zone: TimeZone
         /// The setting flags among a command line's words, read by the command line's parser.
         public var settingFlags: @Sendable ([String]) -> SettingFlags
+        /// Whether `roundup run` with these words runs the job: flags it takes, no dry run,
+        /// no help.
+        public var runsTheJob: @Sendable ([String]) -> Bool
 
         public init(
             searchPath: String?, home: String?, processes: String = "/proc", zone: TimeZone = Scheduling.systemZone(),
-            settingFlags: @escaping @Sendable ([String]) -> SettingFlags
+            settingFlags: @escaping @Sendable ([String]) -> SettingFlags,
+            runsTheJob: @escaping @Sendable ([String]) -> Bool = { _ in true }
         ) {
             self.searchPath = searchPath
             self.home = home
             self.processes = processes
             self.zone = zone
             self.settingFlags = settingFlags
+            self.runsTheJob = runsTheJob
         }
     }
 
@@ -66,23 +71,7 @@ extension Scheduling {
                 nextRun: "set outside this machine (scheduler: external)")
         }
         let target = samePlace(stateDirectory)
-        var candidates: [Candidate] = []
-        let lines = Schedule.cronRuns(in: crontab, home: lookup.home).filter {
-            Schedule.settings(of: $0, home: lookup.home, settingFlags: lookup.settingFlags).stateDirectory
-                .map(samePlace) == target
-        }
-        if !lines.isEmpty {
-            let daemon = cronDaemon(lookup)
-            for line in lines {
-                let next: Next =
-                    CronSchedule(line.schedule).flatMap { $0.next(after: now, in: lookup.zone) }.map(Next.at)
-                    ?? .cannotCompute(line.schedule)
-                candidates.append(
-                    Candidate(
-                        name: "your crontab's line (\(line.schedule))", fires: daemon.running, state: daemon.words,
-                        fix: daemon.running ? "" : daemon.fix, next: next))
-            }
-        }
+        var candidates = cronCandidates(for: target, crontab: crontab, now: now, lookup: lookup)
         candidates += timers(for: target, lookup: lookup)
         return report(candidates, stateDirectory: stateDirectory, zone: lookup.zone)
     }
@@ -93,6 +82,69 @@ extension Scheduling {
             for: settings.state.directory, scheduler: settings.watch.scheduler,
             crontab: settings.watch.scheduler == .auto ? Schedule.crontab(searchPath: lookup.searchPath) : nil,
             now: now, lookup: lookup)
+    }
+
+    /// The crontab's commands that run roundup for `target`, each judged: whether it runs the
+    /// job at all, whether its settings can be had and cron finds the program, whether its
+    /// time fields ever match, and whether a cron daemon runs. The same command is judged
+    /// once, and at most 50 are.
+    static func cronCandidates(for target: String, crontab: String?, now: Instant, lookup: Lookup) -> [Candidate] {
+        var judged: [String: (directory: String?, problem: String?)] = [:]
+        var lines: [(run: Schedule.CronRun, problem: String?)] = []
+        for run in Schedule.cronRuns(in: crontab, home: lookup.home) where judged.count <= 50 {
+            let key =
+                ([run.executable, run.directory ?? ""] + run.arguments
+                + run.variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+                .joined(separator: "\u{0}")
+            let verdict = judged[key] ?? judge(run, lookup: lookup)
+            judged[key] = verdict
+            if verdict.directory.map(samePlace) == target { lines.append((run, verdict.problem)) }
+        }
+        guard !lines.isEmpty else { return [] }
+        let daemon = cronDaemon(lookup)
+        return lines.map { line in
+            let name = "your crontab's line (\(line.run.schedule))"
+            let parsed = CronSchedule(line.run.schedule)
+            let next = parsed.flatMap { $0.next(after: now, in: lookup.zone) }
+            if let problem = line.problem {
+                return Candidate(
+                    name: name, fires: false, state: problem, fix: "`roundup check --crontab` prints one that does",
+                    next: .cannotCompute(line.run.schedule))
+            }
+            if parsed != nil, next == nil {
+                return Candidate(
+                    name: name, fires: false, state: "its time fields match no date", fix: "correct them (crontab -e)",
+                    next: .cannotCompute(line.run.schedule))
+            }
+            return Candidate(
+                name: name, fires: daemon.running, state: daemon.words, fix: daemon.running ? "" : daemon.fix,
+                next: next.map(Next.at) ?? .cannotCompute(line.run.schedule))
+        }
+    }
+
+    /// The state directory `run` keeps, and why it would not run the job, if it would not.
+    static func judge(_ run: Schedule.CronRun, lookup: Lookup) -> (directory: String?, problem: String?) {
+        let (loaded, directory) = Schedule.settings(of: run, home: lookup.home, settingFlags: lookup.settingFlags)
+        if !lookup.runsTheJob(run.arguments) {
+            return (directory, "it does not run the job (a dry run, help, or flags roundup run refuses)")
+        }
+        if case .failure(let error) = loaded { return (directory, "it would fail: \(error.message)") }
+        return (directory, missingProgram(run))
+    }
+
+    /// Why cron would not find the program `run` names, or nil when it would: a path, from
+    /// the directory the command starts in; a name, on the crontab's PATH (cron's own is
+    /// /usr/bin:/bin).
+    static func missingProgram(_ run: Schedule.CronRun) -> String? {
+        if run.executable.contains("/") {
+            let path = run.executable.hasPrefix("/") ? run.executable : (run.directory ?? "") + "/" + run.executable
+            return FileManager.default.isExecutableFile(atPath: path) ? nil : "cron would find no program \(path)"
+        }
+        let path = run.variables.nonEmpty("PATH") ?? "/usr/bin:/bin"
+        let found = path.split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(run.executable)")
+        }
+        return found ? nil : "cron would not find \(run.executable) on its PATH (\(path)): name it by its full path"
     }
 
     /// What `check` and `status` say of `candidates`.
@@ -235,19 +287,30 @@ extension Scheduling {
             }
             guard directory.map(samePlace) == target else { continue }
             let active = ask(["is-active", "roundup.timer"])
-            let fires = enabled == "enabled" && active == "active"
             let next = ask([
                 "show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value", "--timestamp=unix",
             ])
+            // Seconds since 1970, up to the end of the year 9999; anything else as written.
             let when: Next =
                 next.hasPrefix("@")
-                ? Int64(next.dropFirst()).map { .at(Instant(millisecondsSince1970: $0 * 1000)) }
-                    ?? .written(next) : .written(next.isEmpty || next == "n/a" ? "when systemd says" : next)
+                ? Int64(next.dropFirst()).flatMap { (0...253_402_300_799).contains($0) ? $0 : nil }
+                    .map { .at(Instant(millisecondsSince1970: $0 * 1000)) } ?? .written(next)
+                : .written(next.isEmpty || next == "n/a" ? "when systemd says" : next)
+            var fires = enabled == "enabled" && active == "active"
+            var state = "it is \(enabled) and \(active.isEmpty ? "not active" : active)"
+            var fix = "systemctl \(words.isEmpty ? "" : "--user ")enable --now roundup.timer"
+            // A user's timer stops when the user's last session ends, unless the user lingers.
+            if fires, !words.isEmpty,
+                Schedule.output(
+                    of: "loginctl", ["show-user", String(getuid()), "--property=Linger", "--value"],
+                    searchPath: lookup.searchPath)?.trimmingCharacters(in: .whitespacesAndNewlines) == "no"
+            {
+                (fires, state, fix) = (
+                    false, "it runs only while you are logged in", "sudo loginctl enable-linger $USER"
+                )
+            }
             candidates.append(
-                Candidate(
-                    name: "\(scope) roundup.timer", fires: fires,
-                    state: "it is \(enabled) and \(active.isEmpty ? "not active" : active)",
-                    fix: "systemctl \(words.isEmpty ? "" : "--user ")enable --now roundup.timer", next: when))
+                Candidate(name: "\(scope) roundup.timer", fires: fires, state: state, fix: fix, next: when))
         }
         return candidates
     }
