@@ -68,7 +68,7 @@ let package = Package(
             name: "RoundUpJob",
             dependencies: [
                 "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "StarlingAPI",
-                "CurlHTTP",
+                "CurlHTTP", "ChildProcess",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],

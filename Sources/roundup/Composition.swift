@@ -72,7 +72,7 @@ struct Composition {
         let lookup = Check.Lookup(
             config: Settings.configSearch(flags: flags, environment: view.environment, locations: view.locations),
             flags: flags, environment: view.environment, system: system,
-            settingFlags: SettingFlagScan.flags(in:))
+            settingFlags: SettingFlagScan.flags(in:), runsTheJob: Composition.runsTheJob)
         return await Check.run(
             loaded: loaded, lookup: lookup, tokens: TokenLoader(environment: view.environment),
             locations: view.locations, searchPath: environment["PATH"], clock: clock, logger: logger, style: style)

@@ -219,13 +219,22 @@ import Testing
                 check.stdout.contains("ok    scheduling: your crontab's line (@reboot) runs roundup"), "\(check.stdout)"
             )
 
-            // Only a line cron cannot be read for: shown as written.
+            // Only a line that runs at boot: nothing runs the job weekly.
             try machine.crontab(path + "@reboot roundup run --catch-up\n")
             let reboot = try await roundup(["status"], environment: environment)
+            #expect(reboot.status == 1, "\(reboot.stdout)")
             #expect(
                 reboot.stdout.contains(
-                    "next run:        @reboot, by your crontab's line (@reboot): cannot compute when that is"),
+                    "next run:        when the machine next starts, by your crontab's line (@reboot)"),
                 "\(reboot.stdout)")
+            #expect(reboot.stdout.contains("- scheduling: nothing runs roundup weekly"), "\(reboot.stdout)")
+            // Time fields roundup cannot read (another cron's own): shown as written.
+            try machine.crontab(path + "0 6 L * * roundup run --catch-up\n")
+            let unread = try await roundup(["status"], environment: environment)
+            #expect(
+                unread.stdout.contains(
+                    "next run:        0 6 L * *, by your crontab's line (0 6 L * *): cannot compute when that is"),
+                "\(unread.stdout)")
         }
     }
 
@@ -248,7 +257,7 @@ import Testing
             try machine.systemctl(["--user", "is-active", "roundup.timer"], "inactive", exit: 3)
             try machine.systemctl(
                 ["--user", "show", "roundup.service", "--property=ExecStart", "--value"],
-                "{ path=/usr/bin/roundup ; argv[]=/usr/bin/roundup run --catch-up --state-dir \(machine.stateDirectory)"
+                "{ path=\(machine.bin)/roundup ; argv[]=\(machine.bin)/roundup run --catch-up --state-dir \(machine.stateDirectory)"
                     + " ; ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }")
             try machine.systemctl(["--user", "show", "roundup.service", "--property=Environment", "--value"], "")
             let disabled = try await roundup(["status"], environment: environment)
@@ -311,12 +320,23 @@ import Testing
                 "0 6 * * 1 roundup run --config /nonexistent.yaml --state-dir \(state)",
                 "0 6 * * 1 roundup run --state-dir '$HOME/.local/state/roundup'",
                 "0 0 30 2 * roundup run --state-dir \(state)",
+                "0 6 * * 1 true || roundup run --state-dir \(state)",
+                "0 6 * * 1 false && roundup run --state-dir \(state)",
+                "0 6 * * 1 exit 0; roundup run --state-dir \(state)",
+                "0 6 * * 1 cd /nonexistent && roundup run --state-dir \(state)",
+                "SHELL=/bin/false\n0 6 * * 1 roundup run --state-dir \(state)",
             ] {
                 let result = try await status(line)
                 #expect(result.status == 1, "\(line)\n\(result.stdout)")
                 #expect(result.stdout.contains("- scheduling: "), "\(line)\n\(result.stdout)")
                 #expect(!result.stdout.contains("next run:        Mon"), "\(line)\n\(result.stdout)")
             }
+            try machine.crontab(path + "0 6 * * 1 roundup run --dry-run --state-dir \(state)\n")
+            let dry = try await roundup(["check"], environment: environment)
+            #expect(
+                dry.stdout.contains(
+                    "WARN  scheduling: your crontab's line (0 6 * * 1) runs roundup for this state "
+                        + "directory, but it does not run the job"), "\(dry.stdout)")
             let never = try await status("0 0 30 2 * roundup run --state-dir \(state)")
             #expect(never.stdout.contains("but its time fields match no date"), "\(never.stdout)")
             try machine.crontab("0 6 * * 1 roundup run --state-dir \(state)\n")
@@ -332,6 +352,11 @@ import Testing
                 "0 6 * * 1 \"\(machine.bin)/roundup\" run",
                 "0 6 * * 1 roundup run --state-dir /elsewhere; roundup run --state-dir \(state)",
                 "0 6 * * 1 export ROUNDUP_STATE_DIR=\(state); roundup run",
+                "0 6 * * 1 roundup run --state-dir \(state) >> $HOME/roundup.log 2>&1",
+                "0 6 * * 1 roundup run --state-dir \(state) 2>&1 | logger -t roundup",
+                "0 6 * * 1 roundup run </dev/null --state-dir \(state) >/dev/null",
+                "0 6 * * 1 false || roundup run --state-dir \(state)",
+                "0 6 * * 1 roundup run --state-dir \(state) > --dry-run",
             ] {
                 let result = try await status(line)
                 #expect(result.status == 0, "\(line)\n\(result.stdout)")
@@ -355,12 +380,21 @@ import Testing
             try machine.systemctl(["--user", "is-active", "roundup.timer"], "active")
             try machine.systemctl(
                 ["--user", "show", "roundup.service", "--property=ExecStart", "--value"],
-                "{ path=/usr/bin/roundup ; argv[]=/usr/bin/roundup run --catch-up ; ignore_errors=no }")
+                "{ path=\(machine.bin)/roundup ; argv[]=\(machine.bin)/roundup run --catch-up ; ignore_errors=no }")
             try machine.systemctl(
                 [
                     "--user", "show", "roundup.timer", "--property=NextElapseUSecRealtime", "--value",
                     "--timestamp=unix",
                 ], "@9223372036854775807")
+            try machine.systemctl(
+                ["--user", "show", "roundup.service", "--property=ExecStart", "--value"],
+                "{ path=\(machine.bin)/roundup ; argv[]=\(machine.bin)/roundup run --dry-run ; ignore_errors=no }")
+            let dryTimer = try await roundup(["status"], environment: environment)
+            #expect(dryTimer.status == 1, "\(dryTimer.stdout)")
+            #expect(dryTimer.stdout.contains("its roundup.service: it does not run the job"), "\(dryTimer.stdout)")
+            try machine.systemctl(
+                ["--user", "show", "roundup.service", "--property=ExecStart", "--value"],
+                "{ path=\(machine.bin)/roundup ; argv[]=\(machine.bin)/roundup run --catch-up ; ignore_errors=no }")
             let far = try await roundup(["status"], environment: environment)
             #expect(far.status == 0, "\(far.stdout)\(far.stderr)")
             #expect(

@@ -24,11 +24,15 @@ public enum Check {
         /// The setting flags among a command line's words (the crontab's line), read by the
         /// command line's own parser.
         public var settingFlags: @Sendable ([String]) -> SettingFlags
+        /// Whether `roundup run` with these words runs the job (`Scheduling.Lookup`).
+        public var runsTheJob: @Sendable ([String]) -> Bool
 
         public init(
             config: (path: String?, why: String), flags: SettingFlags, environment: [String: String], system: Bool,
-            settingFlags: @escaping @Sendable ([String]) -> SettingFlags
+            settingFlags: @escaping @Sendable ([String]) -> SettingFlags,
+            runsTheJob: @escaping @Sendable ([String]) -> Bool = { _ in true }
         ) {
+            self.runsTheJob = runsTheJob
             self.config = config
             self.flags = flags
             self.environment = environment

@@ -21,7 +21,10 @@ extension Check {
                 locations: locations),
             asTheService: lookup.system, in: &list)
         // This user's crontab, read once; the service has none of its own.
-        let crontab = settings.watch.scheduler == .auto ? Schedule.crontab(searchPath: searchPath) : nil
+        let answer =
+            settings.watch.scheduler == .auto
+            ? Schedule.answer(of: "crontab", ["-l"], searchPath: searchPath) : (text: nil, timedOut: false)
+        let crontab = answer.text
         var cronStateDirectory: String?
         if lookup.system {
             checkServiceFiles(settings, in: &list)
@@ -33,8 +36,11 @@ extension Check {
                 settingFlags: lookup.settingFlags, in: &list)
         }
         let scheduling = Scheduling.look(
-            for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab, now: now,
-            lookup: Scheduling.Lookup(searchPath: searchPath, home: locations.home, settingFlags: lookup.settingFlags))
+            for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab,
+            crontabTimedOut: answer.timedOut, now: now,
+            lookup: Scheduling.Lookup(
+                searchPath: searchPath, home: locations.home, settingFlags: lookup.settingFlags,
+                runsTheJob: lookup.runsTheJob))
         for found in scheduling.found { list.ok(found) }
         for problem in scheduling.problems { list.warn(problem) }
         if let next = scheduling.nextRun, settings.watch.scheduler == .auto { list.ok("next run: \(next)") }

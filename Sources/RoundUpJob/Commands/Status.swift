@@ -243,7 +243,10 @@ public enum JobHealth {
         }
         lines.append("held weeks:      \(finding.held.count)")
         lines.append("unconfirmed:     \(finding.unconfirmed.count)")
-        lines.append("next run:        \(finding.scheduling?.nextRun ?? "none: nothing will run the job (see below)")")
+        let next =
+            finding.scheduling.map { $0.nextRun ?? "none: nothing will run the job (see below)" }
+            ?? "not looked for (no ledger here yet)"
+        lines.append("next run:        \(next)")
         for reason in finding.reasons { lines.append("- \(reason)") }
         return lines.map(printable).joined(separator: "\n") + "\n"
     }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import RoundUp
 public import RoundUpVocabulary
@@ -7,6 +8,10 @@ public import RoundUpVocabulary
 public enum Schedule {
     /// This user's crontab (`crontab -l`), read once by each command that looks at it.
     static func crontab(searchPath: String?) -> String? { output(of: "crontab", ["-l"], searchPath: searchPath) }
+
+    /// Said when `crontab -l` did not answer in time: its lines could not be read.
+    static let crontabTimedOut =
+        "crontab -l did not answer within 3 seconds (or said more than 1 MiB), so its lines could not be read"
 
     /// The settings `run` would load as cron runs it: with HOME (`home`) and the crontab's
     /// variables, no XDG variable, and the flags `settingFlags` reads among its words, a
@@ -45,46 +50,65 @@ public enum Schedule {
     /// What `command` (found on PATH) prints, when it exits 0 within `answerLimit`; with
     /// `anyStatus`, whatever it exits with (`systemctl is-active` exits 3 for an inactive
     /// unit). Nil when it is not there, fails, or does not answer in time (it is killed).
+    /// At most `answerSize` bytes are read. The command gets only its own standard streams,
+    /// so a process it leaves behind holds nothing of this one's.
     static func output(of command: String, _ arguments: [String], searchPath: String?, anyStatus: Bool = false)
         -> String?
     {
+        answer(of: command, arguments, searchPath: searchPath, anyStatus: anyStatus).text
+    }
+
+    /// What `command` printed, and whether it answered at all within `answerLimit`.
+    static func answer(of command: String, _ arguments: [String], searchPath: String?, anyStatus: Bool = false)
+        -> (text: String?, timedOut: Bool)
+    {
         let paths = (searchPath ?? "/usr/bin:/bin").split(separator: ":")
-        guard let executable = paths.map({ "\($0)/\(command)" }).first(where: FileManager.default.isExecutableFile)
-        else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        try? pipe.fileHandleForWriting.close()
-        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        guard let executable = paths.map({ "\($0)/\(command)" }).first(where: FileManager.default.isExecutableFile),
+            let (readEnd, writeEnd) = try? closeOnExecPipe()
+        else { return (nil, false) }
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { close(readEnd) }
+        let spawned = try? Child.spawn(
+            executable, arguments, environment: ProcessInfo.processInfo.environment, stdout: writeEnd, stderr: null)
+        close(writeEnd)
+        close(null)
+        guard let child = spawned else { return (nil, false) }
         let deadline = Instant.now.millisecondsSince1970 + answerLimit
         var data = Data()
-        var ended = false
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while data.count < answerSize {
             let left = deadline - Instant.now.millisecondsSince1970
             guard left > 0 else { break }
-            var wait = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var wait = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&wait, 1, Int32(left))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { break }
-            let count = read(descriptor, &buffer, buffer.count)
+            let count = read(readEnd, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                ended = true
-                break
-            }
+            guard count > 0 else { break }
             data.append(contentsOf: buffer[..<count])
         }
-        try? pipe.fileHandleForReading.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        guard ended, process.terminationReason == .exit else { return nil }
-        return process.terminationStatus == 0 || anyStatus ? String(decoding: data, as: UTF8.self) : nil
+        // Its end, within what is left of the time; else it is killed.
+        // (One that has ended while a process it left behind holds the pipe is taken at its word.)
+        var status: Int32 = 0
+        var ended = false
+        repeat {
+            let reaped = waitpid(child.pid, &status, WNOHANG)
+            if reaped == child.pid || reaped == -1 && errno != EINTR {
+                ended = reaped == child.pid
+                break
+            }
+            usleep(5_000)
+        } while Instant.now.millisecondsSince1970 < deadline
+        guard ended else {
+            kill(child.pid, SIGKILL)
+            _ = child.wait()
+            return (nil, true)
+        }
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited, code == 0 || anyStatus else { return (nil, false) }
+        return (String(decoding: data, as: UTF8.self), false)
     }
 }
 
@@ -174,7 +198,12 @@ extension Schedule {
             var own = variables
             var directory = lineHome
             let schedule = fields.prefix(count).joined(separator: " ")
-            for command in commands(shellWords(cronCommand(String(rest)), home: lineHome)) {
+            // Whether the command before failed: `false`, or a `cd` to no directory; `&&`
+            // runs the next only after success, `||` only after failure.
+            var failed = false
+            commands: for (command, separator) in commands(shellWords(cronCommand(String(rest)), home: lineHome)) {
+                if separator == "&&" && failed || separator == "||" && !failed { continue }
+                failed = false
                 var words = command[...]
                 var local: [String: String] = [:]
                 while let word = words.first {
@@ -191,18 +220,30 @@ extension Schedule {
                     own.merge(local) { $1 }
                     continue
                 }
-                if program == "export" {
+                switch program {
+                case "export":
                     for word in words.dropFirst() {
                         guard let equals = word.firstIndex(of: "=") else { continue }
                         own[String(word[..<equals])] = String(word[word.index(after: equals)...])
                     }
-                } else if program == "cd", let target = words.dropFirst().first {
-                    directory = target.hasPrefix("/") ? target : (directory ?? "") + "/" + target
-                } else if program == "roundup" || program.hasSuffix("/roundup"), words.dropFirst().first == "run" {
-                    runs.append(
-                        CronRun(
-                            schedule: schedule, arguments: Array(words.dropFirst(2)),
-                            variables: own.merging(local) { $1 }, executable: program, directory: directory))
+                case "cd":
+                    let target = words.dropFirst().first ?? lineHome ?? "/"
+                    let place = target.hasPrefix("/") ? target : (directory ?? "") + "/" + target
+                    var isDirectory: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: place, isDirectory: &isDirectory), isDirectory.boolValue {
+                        directory = place
+                    } else {
+                        failed = true
+                    }
+                case "false": failed = true
+                case "exit": break commands
+                default:
+                    if program == "roundup" || program.hasSuffix("/roundup"), words.dropFirst().first == "run" {
+                        runs.append(
+                            CronRun(
+                                schedule: schedule, arguments: Array(words.dropFirst(2)),
+                                variables: own.merging(local) { $1 }, executable: program, directory: directory))
+                    }
                 }
             }
         }
@@ -225,17 +266,17 @@ extension Schedule {
     }
 
     /// `words` cut into the commands a shell runs one after another, at `;`, `&&`, `||`,
-    /// `|` and `&`.
-    static func commands(_ words: [String]) -> [[String]] {
-        var commands: [[String]] = [[]]
+    /// `|` and `&`, each with the separator before it.
+    static func commands(_ words: [String]) -> [(words: [String], separator: String?)] {
+        var commands: [(words: [String], separator: String?)] = [([], nil)]
         for word in words {
             if [";", "&", "|", "&&", "||"].contains(word) {
-                commands.append([])
+                commands.append(([], word))
             } else {
-                commands[commands.count - 1].append(word)
+                commands[commands.count - 1].words.append(word)
             }
         }
-        return commands.filter { !$0.isEmpty }
+        return commands.filter { !$0.words.isEmpty }
     }
 
     /// `line` as cron hands it to /bin/sh: up to its first `%` not escaped by a backslash,
@@ -250,6 +291,27 @@ extension Schedule {
             if !escaped { command.append(character) }
         }
         return command
+    }
+
+    /// Where the redirection whose first operator character is just before `index` ends:
+    /// after the rest of its operator (`>>`, `>&`, `>|`) and its target (`file`, `&1`).
+    static func redirectionEnd(_ characters: [Character], from start: Int) -> Int {
+        var index = start
+        while index < characters.count, ">&|".contains(characters[index]) { index += 1 }
+        while index < characters.count, characters[index] == " " || characters[index] == "\t" { index += 1 }
+        var quote: Character?
+        while index < characters.count {
+            let character = characters[index]
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if " \t;&|<>".contains(character) {
+                break
+            }
+            index += 1
+        }
+        return index
     }
 
     /// `line` split into words as /bin/sh would, near enough for a crontab line: quotes
@@ -315,6 +377,17 @@ extension Schedule {
             case "#" where !inWord:
                 end()
                 return words
+            case ">", "<":
+                // A redirection: its descriptor, operator and target are not the command's words.
+                if inWord, !word.isEmpty, word.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                    (word, inWord) = ("", false)
+                } else {
+                    end()
+                }
+                index = redirectionEnd(characters, from: index)
+            case "&" where index < characters.count && characters[index] == ">":
+                end()
+                index = redirectionEnd(characters, from: index + 1)
             case ";", "&", "|":
                 end()
                 if index < characters.count, characters[index] == character, character != ";" {

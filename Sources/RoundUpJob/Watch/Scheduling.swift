@@ -51,6 +51,8 @@ extension Scheduling {
         var state: String
         var fix: String = ""
         var next: Next
+        /// It runs only when the machine starts (`@reboot`): a catch-up, not a weekly run.
+        var atBoot = false
     }
 
     /// When a candidate runs next: at an instant, as its scheduler wrote it, or not known.
@@ -63,7 +65,8 @@ extension Scheduling {
     /// Looks for what runs roundup for `stateDirectory` as of `now`. With `scheduler:
     /// external`, nothing is looked for. `crontab` is this user's, as read once.
     public static func look(
-        for stateDirectory: String, scheduler: Scheduler, crontab: String?, now: Instant, lookup: Lookup
+        for stateDirectory: String, scheduler: Scheduler, crontab: String?, crontabTimedOut: Bool = false,
+        now: Instant, lookup: Lookup
     ) -> Scheduling {
         guard scheduler == .auto else {
             return Scheduling(
@@ -73,15 +76,19 @@ extension Scheduling {
         let target = samePlace(stateDirectory)
         var candidates = cronCandidates(for: target, crontab: crontab, now: now, lookup: lookup)
         candidates += timers(for: target, lookup: lookup)
-        return report(candidates, stateDirectory: stateDirectory, zone: lookup.zone)
+        var scheduling = report(candidates, stateDirectory: stateDirectory, zone: lookup.zone)
+        if crontabTimedOut { scheduling.problems.insert("scheduling: \(Schedule.crontabTimedOut)", at: 0) }
+        return scheduling
     }
 
     /// What runs the job for `settings`' state directory, with this user's crontab.
     public static func look(for settings: Settings, now: Instant, lookup: Lookup) -> Scheduling {
-        look(
-            for: settings.state.directory, scheduler: settings.watch.scheduler,
-            crontab: settings.watch.scheduler == .auto ? Schedule.crontab(searchPath: lookup.searchPath) : nil,
-            now: now, lookup: lookup)
+        let crontab =
+            settings.watch.scheduler == .auto
+            ? Schedule.answer(of: "crontab", ["-l"], searchPath: lookup.searchPath) : (text: nil, timedOut: false)
+        return look(
+            for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab.text,
+            crontabTimedOut: crontab.timedOut, now: now, lookup: lookup)
     }
 
     /// The crontab's commands that run roundup for `target`, each judged: whether it runs the
@@ -116,11 +123,20 @@ extension Scheduling {
                     name: name, fires: false, state: "its time fields match no date", fix: "correct them (crontab -e)",
                     next: .cannotCompute(line.run.schedule))
             }
+            if line.run.schedule.lowercased() == "@reboot" {
+                return Candidate(
+                    name: name, fires: daemon.running, state: daemon.words + ", when the machine starts",
+                    fix: daemon.running ? "" : daemon.fix, next: .written("when the machine next starts"),
+                    atBoot: true)
+            }
             return Candidate(
                 name: name, fires: daemon.running, state: daemon.words, fix: daemon.running ? "" : daemon.fix,
                 next: next.map(Next.at) ?? .cannotCompute(line.run.schedule))
         }
     }
+
+    /// The shells a crontab's `SHELL=` may name for its lines to run as written.
+    static let shells: Set<String> = ["sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"]
 
     /// The state directory `run` keeps, and why it would not run the job, if it would not.
     static func judge(_ run: Schedule.CronRun, lookup: Lookup) -> (directory: String?, problem: String?) {
@@ -129,6 +145,12 @@ extension Scheduling {
             return (directory, "it does not run the job (a dry run, help, or flags roundup run refuses)")
         }
         if case .failure(let error) = loaded { return (directory, "it would fail: \(error.message)") }
+        if let shell = run.variables["SHELL"],
+            !shells.contains(URL(fileURLWithPath: shell).lastPathComponent)
+                || !FileManager.default.isExecutableFile(atPath: shell)
+        {
+            return (directory, "cron would run it with SHELL=\(shell), which is not a shell that can")
+        }
         return (directory, missingProgram(run))
     }
 
@@ -138,7 +160,7 @@ extension Scheduling {
     static func missingProgram(_ run: Schedule.CronRun) -> String? {
         if run.executable.contains("/") {
             let path = run.executable.hasPrefix("/") ? run.executable : (run.directory ?? "") + "/" + run.executable
-            return FileManager.default.isExecutableFile(atPath: path) ? nil : "cron would find no program \(path)"
+            return FileManager.default.isExecutableFile(atPath: path) ? nil : "there is no program \(path)"
         }
         let path = run.variables.nonEmpty("PATH") ?? "/usr/bin:/bin"
         let found = path.split(separator: ":").contains {
@@ -161,7 +183,12 @@ extension Scheduling {
                         + "nothing fires: \(candidate.fix)")
             }
         }
-        let firing = candidates.filter(\.fires)
+        let firing = candidates.filter { $0.fires && !$0.atBoot }
+        if firing.isEmpty, let boot = candidates.first(where: { $0.fires && $0.atBoot }) {
+            scheduling.problems.append(
+                "scheduling: nothing runs roundup weekly for this state directory: \(boot.name) runs it only when "
+                    + "the machine starts; add the lines `roundup check --crontab` prints")
+        }
         if firing.isEmpty, candidates.isEmpty {
             scheduling.problems.append(
                 "scheduling: nothing schedules this state directory (\(stateDirectory)): no crontab line runs roundup "
@@ -175,7 +202,7 @@ extension Scheduling {
         }
         if let (soonest, name) = instants.min(by: { $0.0 < $1.0 }) {
             scheduling.nextRun = "\(localText(soonest, in: zone)), by \(name)"
-        } else if let first = firing.first {
+        } else if let first = firing.first ?? candidates.first(where: \.fires) {
             switch first.next {
             case .written(let text): scheduling.nextRun = "\(text), by \(first.name)"
             case .cannotCompute(let written):
@@ -260,7 +287,12 @@ extension Scheduling {
         }
         .first { pid in
             let name = try? String(contentsOfFile: "\(processes)/\(pid)/comm", encoding: .utf8)
-            return name.map { cronProcesses.contains($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? false
+            guard let name, cronProcesses.contains(name.trimmingCharacters(in: .whitespacesAndNewlines)),
+                let stat = try? String(contentsOfFile: "\(processes)/\(pid)/stat", encoding: .utf8),
+                let close = stat.range(of: ") ", options: .backwards)
+            else { return false }
+            // Running or sleeping: not a zombie, not stopped.
+            return !"ZTtXx".contains(stat[close.upperBound...].prefix(1))
         }
     }
 
@@ -269,21 +301,25 @@ extension Scheduling {
     /// user's runs the command its `roundup.service` starts, read as cron's line is.
     static func timers(for target: String, lookup: Lookup) -> [Candidate] {
         var candidates: [Candidate] = []
-        for (scope, words) in [("the system's", [String]()), ("your user's", ["--user"])] {
+        // A systemd that does not answer in time is asked nothing more.
+        var stuck = false
+        for (scope, words) in [("the system's", [String]()), ("your user's", ["--user"])] where !stuck {
             let ask = { (arguments: [String]) in
-                Schedule.output(of: "systemctl", words + arguments, searchPath: lookup.searchPath, anyStatus: true)?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let answer = Schedule.answer(
+                    of: "systemctl", words + arguments, searchPath: lookup.searchPath, anyStatus: true)
+                stuck = stuck || answer.timedOut
+                return answer.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             }
             let enabled = ask(["is-enabled", "roundup.timer"])
             // Not installed, or no systemd to ask.
             guard !enabled.isEmpty, enabled != "not-found" else { continue }
-            let directory: String?
-            if words.isEmpty {
-                directory = SystemService.stateDirectory
-            } else {
+            var directory: String? = SystemService.stateDirectory
+            var problem: String?
+            if !words.isEmpty {
                 let command = ask(["show", "roundup.service", "--property=ExecStart", "--value"])
                 let environment = ask(["show", "roundup.service", "--property=Environment", "--value"])
-                directory = userServiceDirectory(command: command, environment: environment, lookup: lookup)
+                guard let run = userServiceRun(command: command, environment: environment) else { continue }
+                (directory, problem) = judge(run, lookup: lookup)
             }
             guard directory.map(samePlace) == target else { continue }
             let active = ask(["is-active", "roundup.timer"])
@@ -299,6 +335,11 @@ extension Scheduling {
             var fires = enabled == "enabled" && active == "active"
             var state = "it is \(enabled) and \(active.isEmpty ? "not active" : active)"
             var fix = "systemctl \(words.isEmpty ? "" : "--user ")enable --now roundup.timer"
+            if let problem {
+                (fires, state, fix) = (false, "its roundup.service: \(problem)", "correct its ExecStart")
+            } else if fires, next == "n/a" {
+                (fires, state) = (false, "systemd has no next time for it")
+            }
             // A user's timer stops when the user's last session ends, unless the user lingers.
             if fires, !words.isEmpty,
                 Schedule.output(
@@ -315,21 +356,21 @@ extension Scheduling {
         return candidates
     }
 
-    /// The state directory this user's `roundup.service` keeps: its `ExecStart`'s words
-    /// (`{ path=… ; argv[]=/usr/bin/roundup run … ; … }`) and `Environment`, with HOME.
-    static func userServiceDirectory(command: String, environment: String, lookup: Lookup) -> String? {
+    /// The command this user's `roundup.service` starts: its `ExecStart`'s words
+    /// (`{ path=… ; argv[]=/usr/bin/roundup run … ; … }`, roundup the program itself) and
+    /// its `Environment`.
+    static func userServiceRun(command: String, environment: String) -> Schedule.CronRun? {
         guard let start = command.range(of: "argv[]=") else { return nil }
         let argv = command[start.upperBound...].prefix { $0 != ";" }
         let words = Schedule.shellWords(String(argv), home: nil)
-        guard let index = words.firstIndex(where: { $0 == "roundup" || $0.hasSuffix("/roundup") }),
-            words.dropFirst(index + 1).first == "run"
+        guard let program = words.first, program.hasSuffix("/roundup"), words.dropFirst().first == "run"
         else { return nil }
         var variables: [String: String] = [:]
         for word in Schedule.shellWords(environment, home: nil) {
             guard let equals = word.firstIndex(of: "=") else { continue }
             variables[String(word[..<equals])] = String(word[word.index(after: equals)...])
         }
-        let run = Schedule.CronRun(schedule: "", arguments: Array(words[(index + 2)...]), variables: variables)
-        return Schedule.settings(of: run, home: lookup.home, settingFlags: lookup.settingFlags).stateDirectory
+        return Schedule.CronRun(
+            schedule: "", arguments: Array(words.dropFirst(2)), variables: variables, executable: program)
     }
 }
