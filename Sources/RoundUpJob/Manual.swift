@@ -120,8 +120,9 @@ public enum Manual {
                     + "cron.service crond.service, else a cron, crond or fcron process); or roundup.timer, the "
                     + "system's for /var/lib/roundup or this user's, which fires only when enabled and active. Lines "
                     + "and timers for other state directories are not looked at. The next run is given in the "
-                    + "system's time zone; a crontab expression roundup cannot work out, such as @reboot, is shown "
-                    + "as written. scheduler: external silences all of this."),
+                    + "system's time zone; time fields roundup cannot read are shown as written, with "
+                    + "cannot compute; a line only at @reboot is not a weekly run. scheduler: external silences all of this."
+            ),
             ".Sh EXIT STATUS", ".Bl -tag -width Ds",
         ]
         for status in ExitStatus.allCases {
