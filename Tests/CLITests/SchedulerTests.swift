@@ -68,14 +68,18 @@ import Testing
         return bank
     }
 
-    /// Monday 06:00 after now, in `zone`, as the status line writes it: worked out here by the
-    /// calendar, not by roundup.
-    static func nextMondayAtSix(in zone: TimeZone) throws -> String {
+    /// The first `weekday` (1 Sunday) at `hour`:`minute` after now in the system's zone, or
+    /// `date`, as the status line writes it: worked out here by the calendar, not by roundup.
+    static func shown(weekday: Int = 0, hour: Int = 0, minute: Int = 0, date: Date? = nil) throws -> String {
+        let zone = Scheduling.systemZone()
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        let next = try #require(
-            calendar.nextDate(
-                after: Date(), matching: DateComponents(hour: 6, minute: 0, weekday: 2), matchingPolicy: .nextTime))
+        let next =
+            try date
+            ?? #require(
+                calendar.nextDate(
+                    after: Date(), matching: DateComponents(hour: hour, minute: minute, weekday: weekday),
+                    matchingPolicy: .nextTime))
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = zone
@@ -144,8 +148,7 @@ import Testing
                 fires.stdout.contains(
                     "ok    scheduling: your crontab's line (0 6 * * 1) runs roundup for this state directory; a cron "
                         + "daemon is running (process \(running ?? String(cron.pid))"), "\(fires.stdout)")
-            let zone = Scheduling.systemZone()
-            let monday = try Self.nextMondayAtSix(in: zone)
+            let monday = try Self.shown(weekday: 2, hour: 6)
             #expect(
                 fires.stdout.contains("ok    next run: \(monday), by your crontab's line (0 6 * * 1)"),
                 "\(fires.stdout)")
@@ -197,22 +200,12 @@ import Testing
                     + "@reboot roundup run --catch-up\n")
             let ours = try await roundup(["status"], environment: environment)
             #expect(ours.status == 0, "\(ours.stdout)")
-            var calendar = Calendar(identifier: .gregorian)
-            let zone = Scheduling.systemZone()
-            calendar.timeZone = zone
-            let tuesday = try #require(
-                calendar.nextDate(
-                    after: Date(), matching: DateComponents(hour: 7, minute: 30, weekday: 3), matchingPolicy: .nextTime)
-            )
-            let format = DateFormatter()
-            format.locale = Locale(identifier: "en_US_POSIX")
-            format.timeZone = zone
-            format.dateFormat = "EEE d MMM yyyy HH:mm"
+            let tuesday = try Self.shown(weekday: 3, hour: 7, minute: 30)
             // The `@reboot` line keeps the default state directory too: this one. It has no
             // date, and the Tuesday line's is the one given.
             #expect(
                 ours.stdout.contains(
-                    "next run:        \(format.string(from: tuesday)) (\(zone.identifier)), by your crontab's line "
+                    "next run:        \(tuesday), by your crontab's line "
                         + "(30 7 * * tue)"), "\(ours.stdout)")
             let check = try await roundup(["check"], environment: environment)
             #expect(
@@ -279,14 +272,9 @@ import Testing
                 ], "@\(elapse.millisecondsSince1970 / 1000)")
             let enabled = try await roundup(["status"], environment: environment)
             #expect(enabled.status == 0, "\(enabled.stdout)")
-            let format = DateFormatter()
-            format.locale = Locale(identifier: "en_US_POSIX")
-            format.timeZone = Scheduling.systemZone()
-            format.dateFormat = "EEE d MMM yyyy HH:mm"
-            let when = format.string(from: Date(timeIntervalSince1970: Double(elapse.millisecondsSince1970 / 1000)))
+            let when = try Self.shown(date: Date(timeIntervalSince1970: Double(elapse.millisecondsSince1970 / 1000)))
             #expect(
-                enabled.stdout.contains(
-                    "next run:        \(when) (\(Scheduling.systemZone().identifier)), by your user's roundup.timer"),
+                enabled.stdout.contains("next run:        \(when), by your user's roundup.timer"),
                 "\(enabled.stdout)")
         }
     }
