@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 public import RoundUp
 public import RoundUpVocabulary
 
@@ -18,6 +18,11 @@ public enum History {
         public var goalName: String?
         public var goalUid: String?
         public var transferUid: String?
+        /// The reference the transfer carries (`Round-up w/e 22 Nov 2026`), when it has one.
+        public var reference: String?
+        /// The local date, in the config's `timeZone`, the ledger recorded the money as
+        /// arrived: for a transferred week only.
+        public var movedOn: String?
         /// Where the week stands, written as the history's word for it.
         @HistoryWord public var status: WeekFate
         /// Why an unconfirmed transfer has not been confirmed yet.
@@ -148,17 +153,21 @@ public enum History {
         case week, month, none
     }
 
-    /// The CSV columns, in order.
-    public static let csvColumns = ["weekEnd", "account", "currency", "amount", "goal", "status"]
+    /// The CSV columns, in order. New ones go at the end, so that a reader by position
+    /// keeps working.
+    public static let csvColumns = [
+        "weekEnd", "account", "currency", "amount", "goal", "status", "movedOn", "reference", "transferUid",
+    ]
 
     /// One row per account-week, newest first: week end, account (its name, else its uid),
-    /// currency, amount in major units, goal and status.
+    /// currency, amount in major units, goal and status; then, to reconcile with the bank's
+    /// statement, the date the money moved, the transfer's reference and its uid.
     package static func csv(_ document: Document) -> String {
         CSV.line(csvColumns)
             + document.weeks.map { row in
                 CSV.line([
                     row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
-                    row.status.historyWord,
+                    row.status.historyWord, row.movedOn ?? "", row.reference ?? "", row.transferUid ?? "",
                 ])
             }.joined()
     }
@@ -176,12 +185,18 @@ public enum History {
         return Subtotals(months: subtotals(\.months), years: subtotals(\.years))
     }
 
-    package static func row(for entry: LedgerEntry) -> Row {
-        Row(
+    /// The history's row for `entry`, its dates told in `zone`.
+    package static func row(for entry: LedgerEntry, in zone: TimeZone) -> Row {
+        // A transferred week's row is last changed when its money is recorded as arrived.
+        let movedOn =
+            entry.status == .done
+            ? entry.updatedAt.flatMap(Instant.init(iso8601:)).map { Week.localDate(of: $0, in: zone).description } : nil
+        return Row(
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: Savings.amount(entry.minorUnits, entry.currency), minorUnits: entry.minorUnits,
-            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid, status: WeekFate(entry),
+            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid,
+            reference: entry.reference, movedOn: movedOn, status: WeekFate(entry),
             lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
             feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
             updatedAt: entry.updatedAt, forecast: entry.forecast.map { RowForecast($0, currency: entry.currency) })

@@ -112,7 +112,9 @@ struct Composition {
     ) -> CommandResult {
         switch settings(flags) {
         case .success(let loaded):
-            History.run(stateDirectory: loaded.settings.state.directory, query: query, format: format, style: style)
+            History.run(
+                stateDirectory: loaded.settings.state.directory, query: query, format: format, style: style,
+                zone: loaded.settings.rules.timeZone)
         case .failure(let error):
             .failure(error.failure)
         }

@@ -194,13 +194,27 @@ import Testing
         let csv = try await scenario.history(["--csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
         let lines = csv.stdout.components(separatedBy: "\r\n")
-        #expect(lines.first == "weekEnd,account,currency,amount,goal,status")
+        // The first six columns as they always were; then the date the money moved, the
+        // reference and the transfer uid, to reconcile with the bank's statement.
+        #expect(lines.first == "weekEnd,account,currency,amount,goal,status,movedOn,reference,transferUid")
+        let moved = try #require(
+            lines.first {
+                $0.hasPrefix(
+                    "2026-01-04,\"'=HYPERLINK(\"\"http://x\"\")\",GBP,0.25,\"'-Holiday, \"\"2027\"\"\",transferred,")
+            }, "\(csv.stdout)")
+        let today = Week.localDate(of: .now, in: TestBank.london).description
+        let json = try await scenario.history(["--json"])
+        let weeks = try #require(
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["weeks"]
+                as? [[String: Any]])
+        let week = try #require(
+            weeks.first { $0["weekEnd"] as? String == "2026-01-04" && $0["currency"] as? String == "GBP" })
+        let uid = try #require(week["transferUid"] as? String)
+        #expect(moved.hasSuffix(",\(today),Round-up w/e 4 Jan 2026,\(uid)"), "\(moved)")
+        #expect(week["movedOn"] as? String == today && week["reference"] as? String == "Round-up w/e 4 Jan 2026")
         #expect(
-            lines.contains(
-                "2026-01-04,\"'=HYPERLINK(\"\"http://x\"\")\",GBP,0.25,\"'-Holiday, \"\"2027\"\"\",transferred"),
-            "\(csv.stdout)")
-        #expect(
-            lines.contains("2026-01-11,\"'=HYPERLINK(\"\"http://x\"\")\",GBP,0.00,,nothing to move"), "\(csv.stdout)")
+            lines.contains("2026-01-11,\"'=HYPERLINK(\"\"http://x\"\")\",GBP,0.00,,nothing to move,,,"), "\(csv.stdout)"
+        )
         #expect(lines.filter { !$0.isEmpty }.count == 1 + 4 + 4, "a header and a row per account-week")
         #expect(!csv.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
     }

@@ -22,6 +22,14 @@ import Testing
         #expect(named.sorted() == WeekFate.reported.map(\.reportWord).sorted())
     }
 
+    /// The README's table of `history --csv` columns names each column, in order.
+    @Test func theCSVColumnsAreEachListedInOrder() throws {
+        let start = try #require(readme.range(of: "| column | holds |")).upperBound
+        let rows = readme[start...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+        let named = rows.compactMap { $0.firstMatch(of: /^\| `([^`]+)`/).map { String($0.output.1) } }
+        #expect(named == History.csvColumns)
+    }
+
     /// The status table in the README is `JobHealth.table`, row for row, as the man page's is.
     @Test func theStatusTableIsTheOneStatusJudgesBy() throws {
         let start = try #require(readme.range(of: "| what it finds | level |")).upperBound

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import RoundUp
 import RoundUpLedger
 import RoundUpOutput
@@ -6,10 +6,11 @@ public import RoundUpReports
 import RoundUpVocabulary
 
 extension History {
-    /// The history of the ledger in `stateDirectory`, as `query` selects it.
+    /// The history of the ledger in `stateDirectory`, as `query` selects it; dates the money
+    /// moved are told in `zone`, the config's `timeZone`.
     public static func run(
         stateDirectory: String, query: Query = Query(), format: Format = .table(bars: .week),
-        style: TextStyle = .plain
+        style: TextStyle = .plain, zone: TimeZone = .gmt
     ) -> CommandResult {
         let path = Ledger.path(in: stateDirectory)
         var entries: [LedgerEntry] = []
@@ -29,7 +30,7 @@ extension History {
         }
         let savings = Savings(selected)
         let document = Document(
-            stateDirectory: stateDirectory, weeks: ordered.map(row(for:)), totals: totals(of: entries),
+            stateDirectory: stateDirectory, weeks: ordered.map { row(for: $0, in: zone) }, totals: totals(of: entries),
             subtotals: subtotals(savings))
         switch format {
         case .json:
