@@ -57,8 +57,14 @@ public struct CountedTransaction: Hashable, Sendable {
     public let counterPartyName: String?
     public let amount: Money
     public let roundUp: Money
+    /// Where it came from; nil when not known (a week written later from the ledger).
+    public let source: PaymentSource?
 
-    public init(uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, roundUp: Money) {
+    public init(
+        uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, roundUp: Money,
+        source: PaymentSource? = nil
+    ) {
+        self.source = source
         self.uid = uid
         self.settlementTime = settlementTime
         self.counterPartyName = counterPartyName
@@ -74,8 +80,14 @@ public struct LeftOutTransaction: Hashable, Sendable {
     public let counterPartyName: String?
     public let amount: Money
     public let reason: Exclusion
+    /// Where it came from.
+    public let source: PaymentSource?
 
-    public init(uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, reason: Exclusion) {
+    public init(
+        uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, reason: Exclusion,
+        source: PaymentSource? = nil
+    ) {
+        self.source = source
         self.uid = uid
         self.settlementTime = settlementTime
         self.counterPartyName = counterPartyName
@@ -131,7 +143,8 @@ public struct RoundUpPlan: Sendable {
                 LeftOutTransaction(
                     uid: transaction.uid, settlementTime: transaction.settlementTime,
                     counterPartyName: transaction.counterPartyName,
-                    amount: Money(minorUnits: transaction.minorUnits, currency: currency), reason: reason))
+                    amount: Money(minorUnits: transaction.minorUnits, currency: currency), reason: reason,
+                    source: transaction.paymentSource))
         }
         var seen = Set<String>(minimumCapacity: feed.count)
         var sum = Decimal(0)
@@ -162,7 +175,7 @@ public struct RoundUpPlan: Sendable {
             let payment = CountedTransaction(
                 uid: transaction.uid, settlementTime: transaction.settlementTime,
                 counterPartyName: transaction.counterPartyName, amount: amount,
-                roundUp: try RoundUpPlan.money(roundUp, currency))
+                roundUp: try RoundUpPlan.money(roundUp, currency), source: transaction.paymentSource)
             guard !alreadyCounted.contains(transaction.uid) else {
                 leftOut[.countedEarlier, default: 0] += 1
                 countedEarlier.append(payment)

@@ -93,6 +93,12 @@ public enum Manual {
             .joined(separator: ", ") + ".",
             ".Pp",
             escaped(
+                "spending: all (the default) counts every settled payment out of an account's main balance: card "
+                    + "payments, cash withdrawals, direct debits, transfers to others and bank fees; spending: cards "
+                    + "counts card payments only. Each report says where each payment came from (card, direct debit, "
+                    + "bank transfer, ...)."),
+            ".Pp",
+            escaped(
                 "payday says when pay arrives: a day of the month (25; a shorter month's last day stands in), a "
                     + "weekday (friday), or every 2 weeks from 2026-11-27 (1 to 8 weeks). Under overdraft: avoid or a "
                     + "minimumBalance, and upcomingPayments: count (the default), each week is measured against the "

@@ -238,8 +238,8 @@ private struct MarkdownReport {
     private mutating func transactions(of account: AccountReport) throws {
         guard !account.transactions.isEmpty else { return }
         lines.append("")
-        lines.append("| \(timeHeading) | Counterparty | Amount | Round-up |")
-        lines.append("|---|---|---:|---:|")
+        lines.append("| \(timeHeading) | Counterparty | Paid by | Amount | Round-up |")
+        lines.append("|---|---|---|---:|---:|")
         // Rows are gathered in one string and handed on a thousand at a time: a busy
         // week has a hundred thousand of them.
         try flush()
@@ -261,6 +261,8 @@ private struct MarkdownReport {
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
             rows += " | "
+            rows += item.source ?? ""
+            rows += " | "
             rows += item.amount.formattedAmount
             rows += " | "
             rows += item.roundUp.formattedAmount
@@ -273,7 +275,7 @@ private struct MarkdownReport {
                 Currency(code: account.currency).map { Money(minorUnits: minor, currency: $0).formattedAmount }
             } ?? "—"
         lines.append(
-            "| **Total** | \(count) payment\(count == 1 ? "" : "s") | **\(spentText)** | "
+            "| **Total** | \(count) payment\(count == 1 ? "" : "s") | | **\(spentText)** | "
                 + "**\(account.roundUpSum?.formattedAmount ?? "—")** |")
     }
 
@@ -283,13 +285,14 @@ private struct MarkdownReport {
         lines.append("")
         lines.append("Already counted in another week, so not again:")
         lines.append("")
-        lines.append("| \(timeHeading) | Counterparty | Amount | Round-up |")
-        lines.append("|---|---|---:|---:|")
+        lines.append("| \(timeHeading) | Counterparty | Paid by | Amount | Round-up |")
+        lines.append("|---|---|---|---:|---:|")
         for (index, instant) in LocalTimeText.order(earlier.map(\.settlementTime)) {
             let item = earlier[index]
             var row = "| \(times.text(instant, else: item.settlementTime?.iso8601 ?? "")) | "
             Markdown.escape(item.counterParty ?? "", into: &row)
-            lines.append(row + " | \(item.amount.formattedAmount) | \(item.roundUp.formattedAmount) |")
+            lines.append(
+                row + " | \(item.source ?? "") | \(item.amount.formattedAmount) | \(item.roundUp.formattedAmount) |")
         }
     }
 
@@ -304,8 +307,8 @@ private struct MarkdownReport {
         }
         guard let items = account.leftOutTransactions, !items.isEmpty else { return }
         lines.append("")
-        lines.append("| \(timeHeading) | Counterparty | Amount | Left out, because |")
-        lines.append("|---|---|---:|---|")
+        lines.append("| \(timeHeading) | Counterparty | Paid by | Amount | Left out, because |")
+        lines.append("|---|---|---|---:|---|")
         try flush()
         var rows = ""
         for (number, (index, _)) in LocalTimeText.order(items.map(\.settlementTime)).enumerated() {
@@ -318,7 +321,7 @@ private struct MarkdownReport {
             rows += item.settlementTime.map { times.text($0, else: $0.iso8601) } ?? "not settled"
             rows += " | "
             Markdown.escape(item.counterParty ?? "", into: &rows)
-            rows += " | \(item.amount.formattedAmount) | \(Markdown.reason(item.reason)) |\n"
+            rows += " | \(item.source ?? "") | \(item.amount.formattedAmount) | \(Markdown.reason(item.reason)) |\n"
         }
         try emit(rows)
     }

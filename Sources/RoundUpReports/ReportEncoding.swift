@@ -169,7 +169,7 @@ extension GoalReport {
 }
 
 extension TransactionReport {
-    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, roundUp }
+    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, roundUp, source }
 
     /// A counted payment always has a time; one without is written "".
     public func encode(to encoder: any Encoder) throws {
@@ -179,11 +179,12 @@ extension TransactionReport {
         try container.encodeIfPresent(counterParty, forKey: .counterParty)
         try container.encode(amount.formattedAmount, forKey: .amount)
         try container.encode(roundUp.formattedAmount, forKey: .roundUp)
+        try container.encodeIfPresent(source, forKey: .source)
     }
 }
 
 extension LeftOutReport {
-    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, reason }
+    enum CodingKeys: String, CodingKey { case feedItemUid, settlementTime, counterParty, amount, reason, source }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -192,5 +193,6 @@ extension LeftOutReport {
         try container.encodeIfPresent(counterParty, forKey: .counterParty)
         try container.encode(amount.formattedAmount, forKey: .amount)
         try container.encode(reason, forKey: .reason)
+        try container.encodeIfPresent(source, forKey: .source)
     }
 }

@@ -143,6 +143,7 @@ package struct ReportJSON {
                 key("feedItemUid", item.feedItemUid)
                 key("reason", item.reason)
                 key("settlementTime", item.settlementTime?.iso8601)
+                key("source", item.source)
                 close(UInt8(ascii: "}"))
             }
             close(UInt8(ascii: "]"))
@@ -222,6 +223,7 @@ package struct ReportJSON {
             key("feedItemUid", transaction.feedItemUid)
             key("roundUp", transaction.roundUp.formattedAmount)
             key("settlementTime", transaction.settlementTime?.iso8601 ?? "")
+            key("source", transaction.source)
             close(UInt8(ascii: "}"))
         }
         close(UInt8(ascii: "]"))

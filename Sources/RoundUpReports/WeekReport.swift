@@ -225,10 +225,14 @@ public struct TransactionReport: Encodable, Sendable {
     public var counterParty: String?
     public var amount: Money
     public var roundUp: Money
+    /// Where it came from, in the saver's words (`direct debit`); nil when not known.
+    public var source: String?
 
     package init(
-        feedItemUid: String, settlementTime: Instant?, counterParty: String? = nil, amount: Money, roundUp: Money
+        feedItemUid: String, settlementTime: Instant?, counterParty: String? = nil, amount: Money, roundUp: Money,
+        source: String? = nil
     ) {
+        self.source = source
         self.feedItemUid = feedItemUid
         self.settlementTime = settlementTime
         self.counterParty = counterParty
@@ -245,10 +249,14 @@ public struct LeftOutReport: Encodable, Sendable {
     public var counterParty: String?
     public var amount: Money
     public var reason: String
+    /// Where it came from, in the saver's words.
+    public var source: String?
 
     package init(
-        feedItemUid: String, settlementTime: Instant? = nil, counterParty: String? = nil, amount: Money, reason: String
+        feedItemUid: String, settlementTime: Instant? = nil, counterParty: String? = nil, amount: Money, reason: String,
+        source: String? = nil
     ) {
+        self.source = source
         self.feedItemUid = feedItemUid
         self.settlementTime = settlementTime
         self.counterParty = counterParty

@@ -11,9 +11,13 @@ import RoundUpVocabulary
 struct Roundup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roundup",
-        abstract: "Rounds up a week of card spending and moves the spare change into a Starling savings goal.",
+        abstract: "Rounds up a week of spending and moves the spare change into a Starling savings goal.",
         discussion: """
             Start with `roundup demo`: the real job against a local emulator of the bank.
+
+            Every settled payment out of an account's main balance counts (spending: all, the default): \
+            card payments, cash withdrawals, direct debits, transfers to others and bank fees; each report \
+            says where each payment came from. For card payments only, set spending: cards in the config.
 
             Examples:
               roundup demo                 # see the whole job work, against the emulator

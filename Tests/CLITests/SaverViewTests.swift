@@ -43,12 +43,12 @@ import Testing
         let rows = personal.split(separator: "\n").filter { $0.hasPrefix("| 2026-") }.map(String.init)
         #expect(
             rows == [
-                "| 2026-07-06 08:12 | Shop 2 | 2.50 | 0.50 |",
-                "| 2026-07-09 09:00 | Shop 1 | 12.34 | 0.66 |",
-                "| 2026-07-07 06:00 | Shop 3 | 50.00 | incoming |",
+                "| 2026-07-06 08:12 | Shop 2 | card | 2.50 | 0.50 |",
+                "| 2026-07-09 09:00 | Shop 1 | card | 12.34 | 0.66 |",
+                "| 2026-07-07 06:00 | Shop 3 | card | 50.00 | incoming |",
             ], "local times (BST), sorted; then the left-out payment")
-        #expect(personal.contains("| Settled (Europe/London) | Counterparty | Amount | Round-up |"))
-        #expect(personal.contains("| **Total** | 2 payments | **14.84** | **1.16** |"))
+        #expect(personal.contains("| Settled (Europe/London) | Counterparty | Paid by | Amount | Round-up |"))
+        #expect(personal.contains("| **Total** | 2 payments | | **14.84** | **1.16** |"))
         #expect(
             personal.contains(
                 "- The round-ups add up to 1.16 GBP; the weekly cap cuts it to 1.00 GBP: **1.00 GBP** moved."))
@@ -56,7 +56,7 @@ import Testing
         #expect(personal.contains("- The goal now holds 41.00 GBP: 41 % of its target of 100.00 GBP."))
         // Nothing changed the euro account's round-up: no line explains it.
         #expect(!euro.contains("add up to"))
-        #expect(euro.contains("| **Total** | 1 payment | **1.50** | **0.50** |"))
+        #expect(euro.contains("| **Total** | 1 payment | | **1.50** | **0.50** |"))
 
         // The JSON report stays UTC and exact.
         let json = try String(contentsOfFile: reports + ".json", encoding: .utf8)

@@ -59,7 +59,7 @@ import Testing
         #expect((decoded["week"] as? [String: Any])?["startDate"] as? String == "2026-11-09")
         let markdown = try String(
             contentsOfFile: harness.stateDirectory + "/reports/roundup-\(weekEnd).md", encoding: .utf8)
-        #expect(markdown.contains("| Tesco | 23.75 | 0.25 |"))
+        #expect(markdown.contains("| Tesco | card | 23.75 | 0.25 |"))
     }
 
     @Test func aDryRunSendsNoPutAndRecordsNothing() async throws {

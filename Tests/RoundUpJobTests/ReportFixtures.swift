@@ -19,11 +19,12 @@ enum ReportFixtures {
     static let transaction = TransactionReport(
         feedItemUid: "feed-1", settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
         counterParty: "Café \"Le Bon\" <b>", amount: Money(minorUnits: 435, currency: pounds),
-        roundUp: Money(minorUnits: 65, currency: pounds))
+        roundUp: Money(minorUnits: 65, currency: pounds), source: PaymentSource.card.rawValue)
 
     static let leftOut = LeftOutReport(
         feedItemUid: "feed-3", settlementTime: Instant(iso8601: "2026-11-12T09:00:00.000Z"), counterParty: "Acme <Ltd>",
-        amount: Money(minorUnits: 215_000, currency: pounds), reason: "incoming")
+        amount: Money(minorUnits: 215_000, currency: pounds), reason: "incoming",
+        source: PaymentSource.bankTransfer.rawValue)
 
     /// A forecast with every field set.
     static let forecast = ForecastReport(

@@ -126,6 +126,16 @@ import Testing
         return (json as? [Any])?.lazy.compactMap { find(name, in: $0) }.first
     }
 
+    /// A payment's `source` is one of the saver's words for it, the schema's and the code's alike.
+    @Test func thePaymentSourcesAreTheCodesWords() throws {
+        let source = property("source", of: "transaction")
+        #expect((source["enum"] as? [String]) == PaymentSource.allCases.map(\.rawValue))
+        #expect(PaymentSource(source: "DIRECT_DEBIT", subType: nil) == .directDebit)
+        #expect(PaymentSource(source: "MASTER_CARD", subType: "ATM") == .cashWithdrawal)
+        #expect(PaymentSource(source: "MASTER_CARD", subType: "CONTACTLESS") == .card)
+        #expect(PaymentSource(source: "SOMETHING_NEW", subType: nil) == .other)
+    }
+
     @Test func theLeftOutReasonsAreTheExclusionCodes() throws {
         let leftOut = property("leftOut", of: "account")
         let names = try #require((leftOut["propertyNames"] as? [String: Any])?["enum"] as? [String])

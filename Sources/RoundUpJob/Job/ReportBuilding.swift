@@ -34,7 +34,7 @@ extension AccountReport {
             TransactionReport(
                 feedItemUid: counted.uid,
                 settlementTime: counted.settlementTime, counterParty: counted.counterPartyName,
-                amount: counted.amount, roundUp: counted.roundUp)
+                amount: counted.amount, roundUp: counted.roundUp, source: counted.source?.rawValue)
         }
         transactions = plan.counted.map(row)
         countedEarlier = plan.countedEarlier.isEmpty ? nil : plan.countedEarlier.map(row)
@@ -45,7 +45,8 @@ extension AccountReport {
             : plan.leftOutItems.map { item in
                 LeftOutReport(
                     feedItemUid: item.uid, settlementTime: item.settlementTime,
-                    counterParty: item.counterPartyName, amount: item.amount, reason: item.reason.rawValue)
+                    counterParty: item.counterPartyName, amount: item.amount, reason: item.reason.rawValue,
+                    source: item.source?.rawValue)
             }
         roundUpSum = plan.roundUpSum
         multiplier = plan.multiplier
