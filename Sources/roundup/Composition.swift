@@ -72,10 +72,10 @@ struct Composition {
         let lookup = Check.Lookup(
             config: Settings.configSearch(flags: flags, environment: view.environment, locations: view.locations),
             flags: flags, environment: view.environment, system: system,
-            settingFlags: SettingFlagScan.flags(in:), runsTheJob: Composition.runsTheJob)
+            scheduling: schedulingLookup)
         return await Check.run(
             loaded: loaded, lookup: lookup, tokens: TokenLoader(environment: view.environment),
-            locations: view.locations, searchPath: environment["PATH"], clock: clock, logger: logger, style: style)
+            locations: view.locations, clock: clock, logger: logger, style: style)
     }
 
     /// The composition `roundup.service` runs the job with: its environment, not this

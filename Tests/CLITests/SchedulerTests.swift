@@ -44,6 +44,19 @@ import Testing
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         }
 
+        /// Runs `body` with the emulator's bank and a ledger in which the newest week is
+        /// recorded, so that status judges only what schedules it; `body` gets the environment
+        /// that reaches that bank.
+        func withLedger(_ body: @escaping @Sendable ([String: String]) async throws -> Void) async throws {
+            try await withEmulator(SchedulerTests.bank(token).state) { server in
+                let environment = self.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
+                let run = try await roundup(
+                    ["run", "--end-date", SchedulerTests.newest.description], environment: environment)
+                #expect(run.status == 0, "\(run.stderr)")
+                try await body(environment)
+            }
+        }
+
         /// A `crontab` whose `-l` prints `text`.
         func crontab(_ text: String) throws {
             try write(text, to: home.path + "/crontab.txt")
@@ -97,10 +110,7 @@ import Testing
             return ["cron\n", "crond\n", "fcron\n"].contains(name ?? "")
         }
         if let running { print("skipped: with a cron daemon running here (process \(running)), none cannot be shown") }
-        try await withEmulator(Self.bank(machine.token).state) { server in
-            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
-            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
-            #expect(run.status == 0, "\(run.stderr)")
+        try await machine.withLedger { environment in
 
             // Nothing schedules it: a warning, not a failure.
             let nothing = try await roundup(["check"], environment: environment)
@@ -181,10 +191,7 @@ import Testing
     @Test func statusTakesTheNextRunOnlyFromALineForThisStateDirectory() async throws {
         let machine = try Machine(token: "scheduler-other-lines")
         try machine.systemctl(["is-active", "cron.service", "crond.service"], "active\ninactive", exit: 3)
-        try await withEmulator(Self.bank(machine.token).state) { server in
-            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
-            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
-            #expect(run.status == 0, "\(run.stderr)")
+        try await machine.withLedger { environment in
             let path = "PATH=\(machine.bin):/usr/bin:/bin\n"
             try machine.crontab(
                 path + "0 6 * * 1 roundup run --quiet --state-dir \(machine.home.path)/other\n"
@@ -235,10 +242,7 @@ import Testing
     /// system's, which keeps /var/lib/roundup, is not a user's schedule.
     @Test func aTimerMustBeEnabledAndActive() async throws {
         let machine = try Machine(token: "scheduler-timer")
-        try await withEmulator(Self.bank(machine.token).state) { server in
-            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
-            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
-            #expect(run.status == 0, "\(run.stderr)")
+        try await machine.withLedger { environment in
             // The system's timer, enabled and active: it keeps the service's ledger, not this one.
             try machine.systemctl(["is-enabled", "roundup.timer"], "enabled")
             try machine.systemctl(["is-active", "roundup.timer"], "active")
@@ -288,10 +292,7 @@ import Testing
     @Test func onlyALineThatWouldRunTheJobCounts() async throws {
         let machine = try Machine(token: "scheduler-lines-that-do-not-run")
         try machine.systemctl(["is-active", "cron.service", "crond.service"], "active\ninactive", exit: 3)
-        try await withEmulator(Self.bank(machine.token).state) { server in
-            let environment = machine.environment.merging(["ROUNDUP_API_BASE_URL": server.baseURL]) { $1 }
-            let run = try await roundup(["run", "--end-date", Self.newest.description], environment: environment)
-            #expect(run.status == 0, "\(run.stderr)")
+        try await machine.withLedger { environment in
             let (path, state) = ("PATH=\(machine.bin):/usr/bin:/bin\n", machine.stateDirectory)
             let status = { (line: String) async throws -> Execution in
                 try machine.crontab(path + line + "\n")
@@ -332,6 +333,9 @@ import Testing
             #expect(
                 unfound.stdout.contains("cron would not find roundup on its PATH (/usr/bin:/bin)"), "\(unfound.stdout)")
 
+            // A link to the state directory, or a spelling with `..`, is the same place.
+            try FileManager.default.createSymbolicLink(
+                atPath: machine.home.path + "/link-to-state", withDestinationPath: state)
             // Read as cron reads them: from HOME, after a `cd`, with the crontab's own variables.
             for line in [
                 "0 6 * * 1 roundup run --state-dir .local/state/roundup",
@@ -345,6 +349,8 @@ import Testing
                 "0 6 * * 1 roundup run </dev/null --state-dir \(state) >/dev/null",
                 "0 6 * * 1 false || roundup run --state-dir \(state)",
                 "0 6 * * 1 roundup run --state-dir \(state) > --dry-run",
+                "0 6 * * 1 roundup run --state-dir \(machine.home.path)/link-to-state",
+                "0 6 * * 1 roundup run --state-dir \(machine.home.path)/.local/../.local/state/roundup/",
             ] {
                 let result = try await status(line)
                 #expect(result.status == 0, "\(line)\n\(result.stdout)")

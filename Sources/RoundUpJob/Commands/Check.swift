@@ -21,23 +21,19 @@ public enum Check {
         public var environment: [String: String]
         /// `check --system`: the service's files, as `SystemService` names them.
         public var system: Bool
-        /// The setting flags among a command line's words (the crontab's line), read by the
-        /// command line's own parser.
-        public var settingFlags: @Sendable ([String]) -> SettingFlags
-        /// Whether `roundup run` with these words runs the job (`Scheduling.Lookup`).
-        public var runsTheJob: @Sendable ([String]) -> Bool
+        /// Where the schedules that run roundup are looked for, and how a crontab line's
+        /// words are read: the user running `check`, even for `--system` (root's crontab).
+        public var scheduling: Scheduling.Lookup
 
         public init(
             config: (path: String?, why: String), flags: SettingFlags, environment: [String: String], system: Bool,
-            settingFlags: @escaping @Sendable ([String]) -> SettingFlags,
-            runsTheJob: @escaping @Sendable ([String]) -> Bool = { _ in true }
+            scheduling: Scheduling.Lookup
         ) {
-            self.runsTheJob = runsTheJob
             self.config = config
             self.flags = flags
             self.environment = environment
             self.system = system
-            self.settingFlags = settingFlags
+            self.scheduling = scheduling
         }
     }
 
@@ -45,7 +41,7 @@ public enum Check {
     /// finds, and what the bank says of it.
     public static func run(
         loaded: Result<LoadedSettings, SettingsError>, lookup: Lookup, tokens: TokenLoader, locations: Locations,
-        searchPath: String?, clock: @escaping @Sendable () -> Instant, logger: Logger, style: TextStyle = .plain
+        clock: @escaping @Sendable () -> Instant, logger: Logger, style: TextStyle = .plain
     ) async -> CommandResult {
         var list = Checklist(style: style)
         if lookup.system {
@@ -70,7 +66,7 @@ public enum Check {
         }
         list.ok("bank: \(settings.bank.apiBaseURL) (\(bankKind(settings.bank.apiBaseURL)))")
         let cronStateDirectory = checkFiles(
-            settings, configPath: configPath, lookup: lookup, locations: locations, searchPath: searchPath,
+            settings, configPath: configPath, lookup: lookup, locations: locations,
             now: clock(), in: &list)
 
         let token: AccessToken

@@ -11,7 +11,7 @@ extension Check {
     /// Checks them as of `now`; returns the state directory cron's runs keep, when the
     /// crontab has a line for roundup.
     static func checkFiles(
-        _ settings: Settings, configPath: String?, lookup: Lookup, locations: Locations, searchPath: String?,
+        _ settings: Settings, configPath: String?, lookup: Lookup, locations: Locations,
         now: Instant, in list: inout Checklist
     ) -> String? {
         checkStateDirectory(
@@ -21,9 +21,7 @@ extension Check {
                 locations: locations),
             asTheService: lookup.system, in: &list)
         // This user's crontab, read once; the service has none of its own.
-        let answer =
-            settings.watch.scheduler == .auto
-            ? Schedule.answer(of: "crontab", ["-l"], searchPath: searchPath) : (text: nil, timedOut: false)
+        let answer = Schedule.crontab(scheduler: settings.watch.scheduler, searchPath: lookup.scheduling.searchPath)
         let crontab = answer.text
         var cronStateDirectory: String?
         if lookup.system {
@@ -33,14 +31,12 @@ extension Check {
             checkSchedules(locations, crontab: crontab, in: &list)
             cronStateDirectory = checkCron(
                 crontab, shell: (configPath, settings.state.directory), locations: locations,
-                settingFlags: lookup.settingFlags, in: &list)
+                settingFlags: lookup.scheduling.settingFlags, in: &list)
         }
         let scheduling = Scheduling.look(
             for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab,
             crontabTimedOut: answer.timedOut, now: now,
-            lookup: Scheduling.Lookup(
-                searchPath: searchPath, home: locations.home, settingFlags: lookup.settingFlags,
-                runsTheJob: lookup.runsTheJob))
+            lookup: lookup.scheduling)
         for found in scheduling.found { list.ok(found) }
         for problem in scheduling.problems { list.warn(problem) }
         if let next = scheduling.nextRun, settings.watch.scheduler == .auto { list.ok("next run: \(next)") }

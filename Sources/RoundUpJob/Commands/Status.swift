@@ -103,14 +103,16 @@ public enum JobHealth {
         }
         do {
             let ledger = try Ledger.readOnlyCopy(of: path)
-            finding.lastRun = try ledger.runs(limit: 1).first
+            // The newest runs, read once: the last, and any that covered the newest week.
+            let runs = try ledger.runs()
+            finding.lastRun = runs.first
             finding.lastSuccess = try ledger.lastSuccessfulRun()
             let entries = try ledger.entries()
             finding.held = entries.filter { $0.status == .held }
             finding.unconfirmed = entries.filter { $0.status == .pending }
             if let bank { finding.blocked = blocked(entries, bank: bank) }
             finding.missing = missing(
-                entries, known: try ledger.knownAccounts(), runs: try ledger.runs(),
+                entries, known: try ledger.knownAccounts(), runs: runs,
                 week: Week.newest(endingOn: weekEndsOn, before: now, in: zone), now: now)
         } catch {
             finding.level = .unknown

@@ -6,8 +6,11 @@ public import RoundUpVocabulary
 /// This user's crontab and the commands that tell of schedules. Commands are found on
 /// `searchPath`, the environment's `PATH`.
 public enum Schedule {
-    /// This user's crontab (`crontab -l`), read once by each command that looks at it.
-    static func crontab(searchPath: String?) -> String? { output(of: "crontab", ["-l"], searchPath: searchPath) }
+    /// This user's crontab (`crontab -l`), read once by each command that looks at it, and
+    /// whether it did not answer in time; not read with `scheduler: external`.
+    static func crontab(scheduler: Scheduler, searchPath: String?) -> (text: String?, timedOut: Bool) {
+        scheduler == .auto ? answer(of: "crontab", ["-l"], searchPath: searchPath) : (nil, false)
+    }
 
     /// Said when `crontab -l` did not answer in time: its lines could not be read.
     static let crontabTimedOut =

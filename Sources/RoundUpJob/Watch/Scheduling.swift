@@ -83,9 +83,7 @@ extension Scheduling {
 
     /// What runs the job for `settings`' state directory, with this user's crontab.
     public static func look(for settings: Settings, now: Instant, lookup: Lookup) -> Scheduling {
-        let crontab =
-            settings.watch.scheduler == .auto
-            ? Schedule.answer(of: "crontab", ["-l"], searchPath: lookup.searchPath) : (text: nil, timedOut: false)
+        let crontab = Schedule.crontab(scheduler: settings.watch.scheduler, searchPath: lookup.searchPath)
         return look(
             for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab.text,
             crontabTimedOut: crontab.timedOut, now: now, lookup: lookup)
