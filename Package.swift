@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "roundup", "RoundUpLedger", "RoundUpJob", "TestSupport", "ChildProcess",
+                "roundup", "RoundUpLedger", "RoundUpJob", "RoundUpVocabulary", "TestSupport", "ChildProcess",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -108,6 +108,19 @@ public enum Manual {
                     + "moved. A token without standing-order:read, mandate:read or savings-goal-transfer:read saves as "
                     + "before and says what it could not see; one with them never saves on a forecast it could not "
                     + "complete. upcomingPayments: ignore measures against today's balance only."),
+            ".Sh WEEK STATES",
+            escaped(
+                "Each account's week ends in one of these states. The run's summary, the Markdown report, history "
+                    + "(its table and CSV), status and resolve give it the same word; held back (settled) is never "
+                    + "held (waiting for a person). The JSON report keeps the words of its schema 1: nothing to do for "
+                    + "nothing to move and held back, failed for unconfirmed; history --json gives these words."),
+            ".Bl -tag -width Ds",
+        ]
+        for fate in WeekFate.allCases {
+            lines += [".It \(fate.word)", escaped(fate.meaning.replacingOccurrences(of: "`", with: "") + ".")]
+        }
+        lines += [
+            ".El",
             ".Sh STATUS",
             escaped(
                 "roundup status exits 0 OK, 1 WARNING, 2 CRITICAL or 3 UNKNOWN: the worst of these rows. The last "
@@ -149,7 +162,9 @@ extension ExitStatus {
     /// What the status means, for the man page and the help.
     public var meaning: String {
         switch self {
-        case .ok: "Every account-week ended well: moved, already moved, nothing to move, or skipped"
+        case .ok:
+            "Every account-week ended well: transferred, already transferred, nothing to move, held back, dry run, "
+                + "abandoned or skipped"
         case .usage: "A usage mistake: a bad flag or argument, or a week that has not ended"
         case .dataError: "The bank sent data the job cannot use"
         case .unavailable: "The bank could not be reached, or kept failing"

@@ -19,6 +19,8 @@ public struct RunRecord: Sendable, Equatable {
     }
     public var accountsDone: Int
     public var accountsHeld: Int
+    /// Account-weeks that did not finish: failed, or left unconfirmed (the summary tells
+    /// the two apart).
     public var accountsFailed: Int
     /// One line, for people and monitors: no token, account uid or balance.
     public var summary: String?

@@ -167,7 +167,7 @@ public enum History {
             + document.weeks.map { row in
                 CSV.line([
                     row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
-                    row.status.historyWord, row.movedOn ?? "", row.reference ?? "", row.transferUid ?? "",
+                    row.status.word, row.movedOn ?? "", row.reference ?? "", row.transferUid ?? "",
                 ])
             }.joined()
     }
@@ -229,7 +229,7 @@ public enum History {
             [
                 "\(row.weekStart) – \(row.weekEnd)", row.accountName ?? row.accountUid, "\(row.amount) \(row.currency)",
                 row.goalName ?? "—",
-                row.status.historyWord + Self.hint(row.status),
+                row.status.word + Self.hint(row.status),
             ]
         }
         var lines = TextTable.render(header: header, rows: body, rightAligned: [2]) { row, column, cell in
@@ -267,7 +267,7 @@ public enum History {
     }
 }
 
-/// A week's fate as the history's JSON writes it: its `historyWord`.
+/// A week's fate as the history's JSON writes it: its `historyJSONWord`.
 @propertyWrapper
 public struct HistoryWord: Encodable, Sendable, Equatable {
     public var wrappedValue: WeekFate
@@ -276,6 +276,7 @@ public struct HistoryWord: Encodable, Sendable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(wrappedValue.historyWord)
+        // The history holds only the fates the ledger records, and each of those has its word.
+        try container.encode(wrappedValue.historyJSONWord ?? wrappedValue.word)
     }
 }

@@ -97,14 +97,14 @@ private struct MarkdownReport {
                 "| \(Markdown.escape(account.label)) | \(account.transactions.count) | "
                     + "\(account.roundUpSum.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—") | "
                     + "\(moved ? account.total.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—" : "—") | "
-                    + "\(Markdown.escape(account.goal?.name ?? "—")) | \(account.status.reportWord) |")
+                    + "\(Markdown.escape(account.goal?.name ?? "—")) | \(account.status.word) |")
         }
     }
 
     /// The account's heading, what happened, and its arithmetic, goal and transfer uid.
     private mutating func section(_ account: AccountReport) {
         lines.append("")
-        lines.append("## \(Markdown.escape(account.label)) — \(account.status.reportWord)")
+        lines.append("## \(Markdown.escape(account.label)) — \(account.status.word)")
         lines.append("")
         if let detail = account.detail {
             lines.append(

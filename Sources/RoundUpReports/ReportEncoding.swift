@@ -83,7 +83,7 @@ extension AccountReport {
         try container.encode(currency, forKey: .currency)
         try container.encodeIfPresent(accountType, forKey: .accountType)
         try container.encodeIfPresent(nativeRoundUp, forKey: .nativeRoundUp)
-        try container.encode(status.reportWord, forKey: .status)
+        try container.encode(status.reportJSONWord, forKey: .status)
         try container.encodeIfPresent(detail, forKey: .detail)
         try container.encode(transactions, forKey: .transactions)
         try container.encodeIfPresent(countedEarlier, forKey: .countedEarlier)

@@ -154,7 +154,7 @@ package struct ReportJSON {
         key("nativeRoundUp", account.nativeRoundUp)
         key("roundTo", account.roundTo.map(Int64.init))
         key("roundUpSum", account.roundUpSum?.formattedAmount)
-        key("status", account.status.reportWord)
+        key("status", account.status.reportJSONWord)
         key("total", account.total?.formattedAmount)
         key("totalMinorUnits", account.totalMinorUnits)
         transactions("transactions", account.transactions)

@@ -17,7 +17,7 @@ extension WeekReport {
                     account.label, String(account.transactions.count),
                     account.total.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—",
                     account.goal?.name ?? "—",
-                    account.status.reportWord,
+                    account.status.word,
                 ]
             }
             lines += TextTable.render(

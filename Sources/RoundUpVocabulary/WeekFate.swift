@@ -1,23 +1,21 @@
 /// Where one account's week came to: the one set of states that the job's outcomes, the
-/// report, the history, the run's tally and the terminal's colours share. The report and
-/// the history still say them in the words each has always used (`reportWord`,
-/// `historyWord`), so that what a saver reads does not change with the code.
+/// report, the history, the run's tally and the terminal's colours share. A person reads
+/// one word for each (`word`); the JSON documents keep the words their schema 1 was
+/// published with (`reportJSONWord`, `historyJSONWord`).
 public enum WeekFate: Sendable, Hashable, CaseIterable {
     /// Money moved: by this run, or (in the history) by the run that recorded the week.
     case transferred
     /// An earlier run moved the week's money, or the feed shows it arrived; nothing was sent.
     case alreadyTransferred
-    /// Nothing moves: no round-up, a minimum balance held it back, or an earlier run found
-    /// nothing to move.
+    /// Nothing moves: the week had no round-up (in this run or an earlier one).
     case nothingToMove
-    /// A minimum balance, or keeping out of overdraft, kept all of the week's round-up. The
-    /// history tells it apart; a run's report says `nothingToMove` and the amount held back.
+    /// A minimum balance, keeping out of overdraft, or what falls due before payday kept all
+    /// of the week's round-up; the week is settled. Not `held`, which waits for a person.
     case heldBack
     /// A dry run: what a real run would do.
     case dryRun
     /// A transfer sent, or about to be, with no answer yet: the next run looks for it in
-    /// the feed, and sends it again only when it is not there. A run that leaves a week so
-    /// reports it `failed`.
+    /// the feed, and sends it again only when it is not there.
     case unconfirmed
     /// The week did not complete; the exit status says whether it may pass by itself.
     case failed
@@ -48,8 +46,50 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The word a run's report and summary give it: `schema/report-v1.schema.json` lists them.
-    public var reportWord: String {
+    /// The one word a saver reads for this fate, wherever it is shown to a person: the
+    /// run's summary, the Markdown report, `history` and its CSV, `status`, `resolve`, the
+    /// help and the man page. `WeekFate.table` explains each.
+    public var word: String {
+        switch self {
+        case .transferred: "transferred"
+        case .alreadyTransferred: "already transferred"
+        case .nothingToMove: "nothing to move"
+        case .heldBack: "held back"
+        case .dryRun: "dry run"
+        case .unconfirmed: "unconfirmed"
+        case .failed: "failed"
+        case .held: "held"
+        case .abandoned: "abandoned"
+        case .skipped: "skipped"
+        }
+    }
+
+    /// What the word means, for the tables of states in the README and the man page.
+    public var meaning: String {
+        switch self {
+        case .transferred: "the week's round-up moved into the goal"
+        case .alreadyTransferred: "an earlier run moved it, or the feed shows it arrived: nothing was sent again"
+        case .nothingToMove: "the week had no round-up to move"
+        case .heldBack:
+            "the balance kept the whole round-up in the account (a minimum balance, keeping out of overdraft, or "
+                + "what falls due before payday); the week is settled and no later run moves it"
+        case .dryRun: "what a real run would do; nothing moved and nothing was recorded"
+        case .unconfirmed:
+            "a transfer was sent, or about to be, and is not known to have arrived: the next run looks for it in "
+                + "the feed and sends it again only when it is not there"
+        case .failed:
+            "the week did not finish (the exit code says whether it may pass by itself); the next run tries again"
+        case .held: "waits for a person: the job could not tell what to do without guessing (`roundup resolve`)"
+        case .abandoned: "a person decided (`roundup resolve --abandon`) that the week's money stays in the account"
+        case .skipped: "not worked on: an account type not in `accountTypes`, or Starling's own round-up is on"
+        }
+    }
+
+    /// The word the JSON report (`schema/report-v1.schema.json`) gives it. Schema 1 keeps
+    /// the words it was published with: "nothing to do" for both nothing to move and held
+    /// back (the report's `heldBack` tells them apart), and "failed" for an unconfirmed
+    /// week (its `exitCode` is 69 or 75).
+    public var reportJSONWord: String {
         switch self {
         case .transferred: "transferred"
         case .alreadyTransferred: "already transferred"
@@ -62,10 +102,26 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The fates a run's report can give, one for each of its words.
-    public static let reported: [WeekFate] = [
-        .transferred, .alreadyTransferred, .nothingToMove, .dryRun, .failed, .held, .abandoned, .skipped,
-    ]
+    /// The word `history --json` (`schema/history-v1.schema.json`) gives a week the ledger
+    /// records; nil for the fates only a run reports.
+    public var historyJSONWord: String? {
+        switch self {
+        case .transferred: "transferred"
+        case .nothingToMove: "nothing to move"
+        case .heldBack: "held back"
+        case .unconfirmed: "unconfirmed"
+        case .held: "held"
+        case .abandoned: "abandoned"
+        case .alreadyTransferred, .dryRun, .failed, .skipped: nil
+        }
+    }
+
+    /// Each fate in the order the tables of states list them: a row's word, what it means,
+    /// and the words the JSON report and `history --json` give it ("—" where the history
+    /// never has it).
+    public static var table: [(word: String, meaning: String, reportJSON: String, historyJSON: String)] {
+        allCases.map { ($0.word, $0.meaning, $0.reportJSONWord, $0.historyJSONWord ?? "—") }
+    }
 
     /// Where a week the ledger records stands.
     public init(_ entry: LedgerEntry) {
@@ -75,18 +131,6 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         case .pending: self = .unconfirmed
         case .held: self = .held
         case .abandoned: self = .abandoned
-        }
-    }
-
-    /// The word `roundup history` (and `resolve`) gives a week the ledger records:
-    /// `schema/history-v1.schema.json` lists those of `recorded`. The fates only a run
-    /// reports keep the run's word.
-    public var historyWord: String {
-        switch self {
-        case .nothingToMove: "nothing to move"
-        case .heldBack: "held back"
-        case .unconfirmed: "unconfirmed"
-        case .transferred, .alreadyTransferred, .dryRun, .failed, .held, .abandoned, .skipped: reportWord
         }
     }
 

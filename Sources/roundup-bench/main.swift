@@ -316,7 +316,7 @@ for items in options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
     row("wall time, \(label) payments, no latency", results, \.wall, seconds, target: "")
 }
 
-// Overhead: start-up alone, and a dry run with nothing to do, roundup only.
+// Overhead: start-up alone, and a dry run of a week with nothing to move, roundup only.
 var startups: [Child.Usage] = []
 var startupWalls: [Double] = []
 for _ in 0..<max(options.runs, 5) {
@@ -337,10 +337,11 @@ var idle: [Measurement] = []
 for _ in 0..<options.runs {
     idle.append(try await measure(.roundup, accounts: 1, items: 0, latency: 0, dryRun: true))
 }
-rows.append(["dry run with nothing to do: wall time", seconds(median(idle.map(\.wall))), "—", "—", ""])
-rows.append(["dry run with nothing to do: CPU", seconds(median(idle.map(\.cpu))), "—", "—", ""])
+rows.append(["dry run of a week with nothing to move: wall time", seconds(median(idle.map(\.wall))), "—", "—", ""])
+rows.append(["dry run of a week with nothing to move: CPU", seconds(median(idle.map(\.cpu))), "—", "—", ""])
 rows.append([
-    "dry run with nothing to do: peak memory", megabytes(Int(median(idle.map { Double($0.peakMemory) }))), "—", "—", "",
+    "dry run of a week with nothing to move: peak memory", megabytes(Int(median(idle.map { Double($0.peakMemory) }))),
+    "—", "—", "",
 ])
 /// The size of `binary` with its symbols stripped, as `scripts/install` installs it.
 func strippedSize(_ binary: String) -> Int? {

@@ -3,6 +3,7 @@ import Foundation
 import RoundUp
 import RoundUpJob
 import RoundUpReports
+import RoundUpVocabulary
 
 extension Roundup {
     struct History: ParsableCommand {
@@ -12,7 +13,9 @@ extension Roundup {
             discussion: """
                 Reads the state directory only: no token, no request to the bank.
 
-                The table lists each account-week, newest first. Below it come bars of what \
+                The table lists each account-week, newest first, with its state: \
+                \(WeekFate.recorded.map(\.word).joined(separator: ", ")). Held back: the balance kept the \
+                round-up, and the week is settled; held: the week waits for a person (roundup resolve). Below it come bars of what \
                 was saved per week (or per month), then subtotals per month and per year, each \
                 per currency: a week counts in the month of its end date. Bars are Unicode \
                 blocks on a terminal, and # when the output is not a terminal or NO_COLOR is set.
@@ -22,7 +25,7 @@ extension Roundup {
                   roundup history --weeks 4          # the last four weeks
                   roundup history --year 2026        # the weeks that ended in 2026
                   roundup history --since 2026-06-01 --moved-only --bars month
-                  roundup history --csv > savings.csv  # weekEnd,account,currency,amount,goal,status
+                  roundup history --csv > savings.csv  # a row per week, to reconcile
                   roundup history --json             # for scripts (schemaVersion 1)
                 """
         )

@@ -10,8 +10,8 @@ extension Roundup {
             abstract: "List the account-weeks that wait for a person, and settle one.",
             discussion: """
                 A week is held when the job cannot tell what to do without guessing (the feed shows a transfer it \
-                cannot place, the goal is gone, the bank refused the transfer), and failed when its transfer is \
-                still unconfirmed. Runs leave held weeks be and go on with every other account and week. With no \
+                cannot place, the goal is gone, the bank refused the transfer), and unconfirmed when its transfer \
+                is not known to have arrived. Runs leave held weeks be and go on with every other account and week. With no \
                 options, resolve lists them with the reason. To settle one, name the account and the week and say \
                 one of --check, --retry, --redirect or --abandon. It takes the run lock, records the decision in \
                 the ledger (roundup history shows it) and prints what it did. Before --retry or --redirect \

@@ -19,6 +19,11 @@ struct Roundup: AsyncParsableCommand {
             card payments, cash withdrawals, direct debits, transfers to others and bank fees; each report \
             says where each payment came from. For card payments only, set spending: cards in the config.
 
+            Each account's week ends in one state, and the summary, the Markdown report, history, status \
+            and resolve give it the same word: \(WeekFate.allCases.map(\.word).joined(separator: ", ")). \
+            "Held back" means the balance kept the round-up and the week is settled; "held" means the week \
+            waits for a person (roundup resolve). man roundup explains each.
+
             Examples:
               roundup demo                 # see the whole job work, against the emulator
               roundup check                # is the config, the token and each goal ready?

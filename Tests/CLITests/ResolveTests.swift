@@ -76,7 +76,7 @@ import Testing
             #expect(run.status == 75, "insufficient funds may pass: \(run.stderr)")
             let listed = try await roundup(["resolve"], environment: environment)
             #expect(listed.status == 0)
-            #expect(listed.stdout.contains("failed: Personal (GBP), week ending 2026-11-15"))
+            #expect(listed.stdout.contains("unconfirmed: Personal (GBP), week ending 2026-11-15"))
             #expect(listed.stdout.contains("INSUFFICIENT_FUNDS"))
             let week = ["--account", account, "--end-date", "2026-11-15"]
             let checked = try await roundup(["resolve", "--check"] + week + url, environment: withToken)

@@ -83,7 +83,9 @@ import Testing
             #expect(status.status == 1, "\(status.stdout)")
             #expect(status.stdout.hasPrefix("roundup WARNING"), "\(status.stdout)")
             #expect(status.stdout.contains("unconfirmed:     1"), "\(status.stdout)")
-            #expect(status.stdout.contains("a transfer not yet known to have arrived"), "\(status.stdout)")
+            #expect(
+                status.stdout.contains("is unconfirmed: its transfer is not yet known to have arrived"),
+                "\(status.stdout)")
             // The next run finds it in the feed and moves nothing again; status is OK.
             let next = try await roundup(
                 ["run", "--end-date", Self.week, "--api-base-url", server.baseURL], environment: environment)

@@ -267,7 +267,9 @@ import Testing
                 arguments + ["--end-date", "2026-11-08", "--config", config], environment: environment)
             #expect(bad.status == 69)
             #expect(bad.stdout.split(separator: "\n").count == 1)
-            #expect(bad.stdout.hasPrefix("exit 69: week ending 2026-11-08; 0 account-week(s) done, 0 held, 2 failed"))
+            #expect(
+                bad.stdout.hasPrefix(
+                    "exit 69: week ending 2026-11-08; 0 account-week(s) done, 0 held, 0 unconfirmed, 2 failed"))
         }
     }
 }

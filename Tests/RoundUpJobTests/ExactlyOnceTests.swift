@@ -257,7 +257,7 @@ import Testing
         try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
             await server.bank.injectFaults([.first(1, [.addMoney], .rateLimited(retryAfter: "3600"))])
             #expect(await harness.run(server, endDate: Self.weekEnd).status == .temporaryFailure)
-            #expect(Resolve.list(stateDirectory: harness.stateDirectory).output.contains("failed: Personal"))
+            #expect(Resolve.list(stateDirectory: harness.stateDirectory).output.contains("unconfirmed: Personal"))
             let abandoned = await harness.resolve(
                 server, .abandon(reason: "moved by hand"), account: account, endDate: Self.weekEnd)
             #expect(abandoned.status == .ok)

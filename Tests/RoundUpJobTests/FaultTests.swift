@@ -135,7 +135,8 @@ import Testing
             #expect(await server.bank.transfers.isEmpty)
             let pending = try harness.ledger().entries().filter { $0.status == .pending }
             #expect(pending.count == week.expected.values.filter { $0 > 0 }.count)
-            #expect(failed.report?.accounts.allSatisfy { $0.status == .failed || $0.status == .nothingToMove } == true)
+            #expect(
+                failed.report?.accounts.allSatisfy { $0.status == .unconfirmed || $0.status == .nothingToMove } == true)
 
             await server.bank.injectFaults([])
             let second = await harness.run(server, endDate: weekEnd)

@@ -14,12 +14,17 @@ import Testing
             contentsOf: ConfigSchemaTests.root.appendingPathComponent("README.md"), encoding: .utf8)
     }
 
-    /// "The status is `transferred`, … or `skipped` with the reason": every status, and no other.
-    @Test func theSentenceOfStatusesNamesEachStatus() throws {
-        let start = try #require(readme.range(of: "The status is")).upperBound
-        let sentence = readme[start...].prefix { $0 != "." }
-        let named = sentence.matches(of: /`([^`]+)`/).map { String($0.output.1) }
-        #expect(named.sorted() == WeekFate.reported.map(\.reportWord).sorted())
+    /// The README's table of a week's states is `WeekFate.table`, row for row, as the man
+    /// page's is: each state's one word, what it means, and its words in the JSON.
+    @Test func theTableOfStatesIsTheCodes() throws {
+        let start = try #require(readme.range(of: "| state | what it means |")).upperBound
+        // The rest of the header's line, then the line under it.
+        let rows = readme[start...].split(separator: "\n").dropFirst(2).prefix { $0.hasPrefix("|") }
+        #expect(
+            rows.map(String.init)
+                == WeekFate.table.map {
+                    "| `\($0.word)` | \($0.meaning) | `\($0.reportJSON)` | \($0.historyJSON == "—" ? "—" : "`\($0.historyJSON)`") |"
+                })
     }
 
     /// The README's table of `history --csv` columns names each column, in order.

@@ -87,9 +87,8 @@ import Testing
     @Test func theStatusWordsAreAccountStatusesEachExplained() throws {
         let status = property("status", of: "account")
         let words = try #require(status["enum"] as? [String])
-        #expect(words.sorted() == WeekFate.reported.map(\.reportWord).sorted())
-        // Every fate has one of those words, and each word has one reported fate.
-        #expect(Set(WeekFate.allCases.map(\.reportWord)) == Set(words))
+        // Every fate has one of those words, and each word is some fate's.
+        #expect(words.sorted() == Set(WeekFate.allCases.map(\.reportJSONWord)).sorted())
         // The description explains each word in turn: "transferred: …; already transferred: …".
         let explained = (status["description"] as? String ?? "").split(separator: "; ").map {
             String($0.prefix { $0 != ":" })
@@ -105,7 +104,9 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let status = try #require(Self.find("status", in: schema))
         let words = try #require(status["enum"] as? [String])
-        #expect(words == WeekFate.recorded.map(\.historyWord))
+        #expect(words == WeekFate.recorded.compactMap(\.historyJSONWord))
+        // The history's JSON says what its table and CSV say: the saver's word.
+        for fate in WeekFate.recorded { #expect(fate.historyJSONWord == fate.word) }
         for state in WeekState.allCases {
             for note in [nil, "held back 1.00 GBP"] {
                 var entry = LedgerEntry(

@@ -33,7 +33,7 @@ import Testing
             try ledger.finishRun(held)
             let today = JobHealth.find(stateDirectory: harness.stateDirectory, now: now, scheduling: nil)
             #expect(today.level == .critical, "no run has succeeded yet: \(today.reasons)")
-            #expect(today.reasons.contains { $0.contains("waits for a person: roundup resolve") })
+            #expect(today.reasons.contains { $0.contains("is held, waiting for a person: roundup resolve") })
             #expect(!today.reasons.contains { $0.contains("needs a person") }, "\(today.reasons)")
 
             // A successful run since, and the held week still waiting.
@@ -114,7 +114,9 @@ import Testing
         #expect(nothing == "exit 0: no week to run: the ledger already has every finished week")
         var one = CommandResult(status: .ok, output: "")
         one.tally.weeks = [LocalDate(iso: "2026-11-15")!]
-        #expect(RunWatch.summary(of: one) == "exit 0: week ending 2026-11-15; 0 account-week(s) done, 0 held, 0 failed")
+        #expect(
+            RunWatch.summary(of: one)
+                == "exit 0: week ending 2026-11-15; 0 account-week(s) done, 0 held, 0 unconfirmed, 0 failed")
     }
 
     /// An account's newest week, over for more than a day and recorded by no run: a warning,

@@ -60,7 +60,7 @@ public struct CommandResult: Sendable {
     /// wrong in recording the run are said all the same.
     public func quieted() -> CommandResult {
         var result = self
-        let allWell = status == .ok && tally.held == 0 && tally.failed == 0
+        let allWell = status == .ok && tally.held == 0 && tally.unconfirmed == 0 && tally.failed == 0
         result.output = allWell ? "" : RunWatch.summary(of: self) + "\n"
         if let news = savingsNews { result.output += news + "\n" }
         if allWell {
@@ -85,6 +85,8 @@ public struct RunTally: Sendable, Equatable {
     /// Account-weeks that ended well: moved, found moved, nothing to move, skipped or given up.
     public var done = 0
     public var held = 0
+    /// Account-weeks left with a transfer not known to have arrived.
+    public var unconfirmed = 0
     public var failed = 0
     /// Transfers this run made, and what they moved by currency code, in minor units.
     public var transfers = 0
@@ -104,7 +106,8 @@ public struct RunTally: Sendable, Equatable {
         for account in report.accounts {
             switch account.status {
             case .held: held += 1
-            case .failed, .unconfirmed: failed += 1
+            case .unconfirmed: unconfirmed += 1
+            case .failed: failed += 1
             case .dryRun: break
             case .transferred:
                 done += 1

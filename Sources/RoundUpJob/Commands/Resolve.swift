@@ -8,7 +8,7 @@ import RoundUpReports
 import RoundUpVocabulary
 import StarlingAPI
 
-/// What a person asks `roundup resolve` to do with a held or failed account-week.
+/// What a person asks `roundup resolve` to do with a held or unconfirmed account-week.
 public enum Resolution: Sendable, Equatable {
     /// Look in the account's feed again; record the week as arrived if its transfer is there.
     case check
@@ -29,7 +29,7 @@ public enum Resolution: Sendable, Equatable {
 
 /// `roundup resolve`: lists the account-weeks a person must look at, and settles one.
 public enum Resolve {
-    /// The held and failed account-weeks in the ledger of `stateDirectory`, with the reason.
+    /// The held and unconfirmed account-weeks in the ledger of `stateDirectory`, with the reason.
     public static func list(stateDirectory: String) -> CommandResult {
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
@@ -45,13 +45,12 @@ public enum Resolve {
         }
         guard !entries.isEmpty else {
             return CommandResult(
-                status: .ok, output: "Nothing to resolve: no week is held or failed.\n")
+                status: .ok, output: "Nothing to resolve: no week is held or unconfirmed.\n")
         }
         var lines: [String] = []
         for entry in entries {
-            let state = entry.status == .held ? "held" : "failed"
             lines.append(
-                "\(state): \(entry.label), week ending \(entry.weekEnd): \(entry.amountText) into "
+                "\(WeekFate(entry).word): \(entry.label), week ending \(entry.weekEnd): \(entry.amountText) into "
                     + "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\" (transfer \(entry.transferUid ?? "none"))")
             lines.append("  why: \(entry.reason ?? entry.lastError ?? "a run stopped before the bank answered")")
             lines.append(
@@ -90,7 +89,7 @@ public enum Resolve {
             switch standing {
             case .transferred?: return said + "; the ledger has the money as moved: nothing is left to do"
             case let standing?:
-                return said + "; the ledger has the week as \(standing.historyWord): `roundup resolve` shows it, "
+                return said + "; the ledger has the week as \(standing.word): `roundup resolve` shows it, "
                     + "and `--check` looks in the feed for a transfer under way before anything is sent again"
             case nil: return said + "; `roundup resolve` shows where it stands"
             }
@@ -140,8 +139,8 @@ public enum Resolve {
         guard entry.status == .held || entry.status == .pending else {
             throw CommandFailure(
                 .usage,
-                "the week ending \(weekEnd) of \(entry.label) is \(WeekFate(entry).historyWord), not held or "
-                    + "failed: there is nothing to resolve")
+                "the week ending \(weekEnd) of \(entry.label) is \(WeekFate(entry).word), not held or "
+                    + "unconfirmed: there is nothing to resolve")
         }
         return entry
     }

@@ -275,7 +275,7 @@ private struct WeekRuns {
         // A failed week is said on stderr too; a held one only in the summary (and the
         // --quiet line), which says what to do.
         for account in report.accounts where account.status.kind == .failedOrWaiting {
-            let said = "\(account.label): \(account.detail ?? account.status.reportWord)"
+            let said = "\(account.label): \(account.detail ?? account.status.word)"
             if account.status == .held {
                 heldShown.insert(AccountWeekKey(accountUid: account.accountUid, weekEnd: report.week.endDate))
                 result.held.append(said)

@@ -61,8 +61,8 @@ public enum JobHealth {
         ("no ledger in the state directory, or no run recorded in it", "UNKNOWN"),
         ("a week held for a person (`roundup resolve`)", "WARNING; CRITICAL once it has waited more than a day"),
         (
-            "a week whose transfer is unconfirmed (pending: recorded, not known to have arrived), whatever error it "
-                + "carries, as after a run killed mid-transfer", "WARNING"
+            "an unconfirmed week (its transfer recorded, not known to have arrived), whatever error it carries, as "
+                + "after a run killed mid-transfer", "WARNING"
         ),
         ("the last run failed with 69 or 75, or was stopped by a signal (129, 130, 143)", "WARNING"),
         ("the last run failed with anything else", "CRITICAL"),
@@ -185,9 +185,11 @@ public enum JobHealth {
             let since = entry.updatedAt.flatMap(Instant.init(iso8601:)) ?? now
             let label = "\(entry.label), week ending \(entry.weekEnd)"
             if now.millisecondsSince1970 - since.millisecondsSince1970 > heldLimit {
-                raise(.critical, "\(label) has waited for a person since \(finding.local(since)): roundup resolve")
+                raise(
+                    .critical,
+                    "\(label) is held and has waited for a person since \(finding.local(since)): roundup resolve")
             } else {
-                raise(.warning, "\(label) waits for a person: roundup resolve")
+                raise(.warning, "\(label) is held, waiting for a person: roundup resolve")
             }
         }
         // A transfer recorded and not known to have arrived: a run killed mid-transfer, or
@@ -196,8 +198,9 @@ public enum JobHealth {
             let error = entry.lastError.map { " (\($0))" } ?? ""
             raise(
                 .warning,
-                "\(entry.label), week ending \(entry.weekEnd): a transfer not yet known to have arrived\(error); the "
-                    + "next run looks for it in the feed before sending it again (roundup resolve lists it)")
+                "\(entry.label), week ending \(entry.weekEnd) is unconfirmed: its transfer is not yet known to have "
+                    + "arrived\(error); the next run looks for it in the feed before sending it again (roundup resolve "
+                    + "lists it)")
         }
         for (label, holder) in finding.blocked {
             raise(
@@ -235,7 +238,7 @@ public enum JobHealth {
             guard let summary = record.summary else {
                 let code = record.exitCode.map { "exit \($0): " } ?? ""
                 return "\(when); \(code)\(record.accountsDone) account-week(s) done, \(record.accountsHeld) held, "
-                    + "\(record.accountsFailed) failed"
+                    + "\(record.accountsFailed) failed or unconfirmed"
             }
             return "\(when); \(summary)"
         }

@@ -20,9 +20,11 @@ struct AccountOutcome: Sendable, Equatable {
 
     /// Not worked on: an account type left out, or the bank's own round-up is on.
     static func skipped(_ detail: String) -> AccountOutcome { AccountOutcome(.skipped, detail) }
-    /// Nothing moves this week: no round-up, a minimum balance held it back, or an earlier
-    /// run found nothing to move.
+    /// Nothing moves this week: it had no round-up, in this run or an earlier one.
     static func nothingToMove(_ detail: String) -> AccountOutcome { AccountOutcome(.nothingToMove, detail) }
+    /// The balance kept all of the week's round-up (this run, or an earlier one decided so);
+    /// the week is settled.
+    static func heldBack(_ detail: String) -> AccountOutcome { AccountOutcome(.heldBack, detail) }
     /// This run moved the week's money.
     static func transferred(_ detail: String) -> AccountOutcome { AccountOutcome(.transferred, detail) }
     /// An earlier run moved the week's money, or the account's feed shows it arrived;
@@ -37,6 +39,11 @@ struct AccountOutcome: Sendable, Equatable {
     /// The week did not complete; `status` says whether it may pass by itself.
     static func failed(_ status: ExitStatus, _ detail: String) -> AccountOutcome {
         AccountOutcome(.failed, detail, exitCode: status)
+    }
+    /// The week stopped with its transfer recorded and not known to have arrived; the next
+    /// run looks for it in the feed. `status` says whether that may pass by itself.
+    static func unconfirmed(_ status: ExitStatus, _ detail: String) -> AccountOutcome {
+        AccountOutcome(.unconfirmed, detail, exitCode: status)
     }
     /// A dry run: what a real run would do.
     static func wouldDo(_ detail: String) -> AccountOutcome { AccountOutcome(.dryRun, detail) }

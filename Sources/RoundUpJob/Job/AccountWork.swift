@@ -84,6 +84,13 @@ struct AccountWork: Sendable {
                 logger.error("\(account.label): \(error.message)")
             }
             memory.forgetGoal(of: account.uid)
+            // A week left with its transfer recorded and not known to have arrived is
+            // unconfirmed, whatever stopped it: as the ledger, `history` and `resolve` say.
+            if !error.held, !dryRun,
+                (try? ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate))??.status == .pending
+            {
+                return (.unconfirmed(error.status, error.message), found)
+            }
             return (AccountOutcome(error), found)
         }
     }
@@ -158,7 +165,9 @@ struct AccountWork: Sendable {
                 account: account, week: week.bounds, plan: plan, note: minimum?.note,
                 forecast: ForecastSummary(found.forecast, minimum), dryRun: dryRun)
             let why = minimum?.note ?? "no round-up this week: nothing to move"
-            return dryRun ? .wouldDo(why) : .nothingToMove(why)
+            if dryRun { return .wouldDo(why) }
+            // Held back exactly when the balance left a note, as the ledger records it.
+            return minimum?.note == nil ? .nothingToMove(why) : .heldBack(why)
         case .transfer(let amount, let minimum):
             found.balance = minimum
             let intent = try await sender.intent(

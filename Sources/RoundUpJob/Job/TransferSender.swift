@@ -160,7 +160,7 @@ struct TransferSender: Sendable {
             return .alreadyTransferred("an earlier run moved \(recorded) into \"\(goalName)\"\(how)\(differs)")
         case .nothing:
             // A week whose round-up was held back says why, not that there was none.
-            if let note = entry.note { return .nothingToMove("an earlier run moved nothing: \(note)") }
+            if let note = entry.note { return .heldBack("an earlier run moved nothing: \(note)") }
             return .nothingToMove("an earlier run found nothing to move\(differs)")
         case .abandoned:
             return .abandoned("a person abandoned this week: \(entry.reason ?? "no reason given")")

@@ -155,10 +155,11 @@ public final class RunWatch: Sendable {
             tally.weeks.count > 1 ? "\(tally.weeks.first!) – \(tally.weeks.last!)" : tally.weeks.first?.description
         var record = RunRecord(
             id: runId, startedAt: startedAt, endedAt: clock(), exitCode: result.status.rawValue, weeks: weeks,
-            accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed,
+            accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed + tally.unconfirmed,
             summary: RunWatch.summary(of: result))
         record.onlyHeld =
-            result.status == .configuration && tally.failed == 0 && tally.weekErrors == 0 && !tally.weeks.isEmpty
+            result.status == .configuration && tally.failed + tally.unconfirmed == 0 && tally.weekErrors == 0
+            && !tally.weeks.isEmpty
         do {
             try ledger.finishRun(record)
         } catch {
@@ -256,8 +257,12 @@ public final class RunWatch: Sendable {
         if !moved.isEmpty { parts.append("moved \(moved.joined(separator: ", "))") }
         // A run that ended before any account's week (a usage or config mistake, a refused
         // lock) has no counts to give: "exit 78: 0 held" would say the opposite of its reason.
-        if tally.done + tally.held + tally.failed > 0 || (result.status == .ok && !tally.weeks.isEmpty) {
-            parts.append("\(tally.done) account-week(s) done, \(tally.held) held, \(tally.failed) failed")
+        if tally.done + tally.held + tally.unconfirmed + tally.failed > 0
+            || (result.status == .ok && !tally.weeks.isEmpty)
+        {
+            parts.append(
+                "\(tally.done) account-week(s) done, \(tally.held) held, \(tally.unconfirmed) unconfirmed, "
+                    + "\(tally.failed) failed")
         } else if result.status == .ok {
             // A catch-up that found every finished week settled.
             parts.append("no week to run: the ledger already has every finished week")
