@@ -38,7 +38,7 @@ import Testing
         account("Lost")  // the bank does not answer the transfer: unconfirmed
         account("Refused", goalState: "CREATING")  // the goal never takes money: held, then abandoned
         account("Loan", type: "LOAN", goalState: nil)  // skipped
-        account("Broken", spend: -2_50)  // an amount the bank cannot mean: failed
+        account("Broken")  // its feed cannot be read: failed
         return (bank.state, uids)
     }
 
@@ -146,14 +146,19 @@ import Testing
         }
         try await withEmulator(state) { server in
             let run = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
+            // Broken's feed answers 503 every time, so its week fails in every run.
+            let broken = FaultRule(
+                endpoints: [.settledFeed], pathContains: uids["Broken"]!, when: .always, faults: [.serverError(503)])
+            await server.bank.injectFaults([broken])
             // A dry run first: the one account sure to be moved says so.
             let dry = try await roundup(run + ["--dry-run"], environment: environment)
             read(Self.summary(dry.stdout, names), as: ["Moves": .dryRun], in: dry.stdout + dry.stderr)
 
             // The first real run: the bank does not answer Lost's transfer.
             await server.bank.injectFaults([
+                broken,
                 FaultRule(
-                    endpoints: [.addMoney], pathContains: uids["Lost"]!, when: .always, faults: [.serverError(503)])
+                    endpoints: [.addMoney], pathContains: uids["Lost"]!, when: .always, faults: [.serverError(503)]),
             ])
             let first = try await roundup(run, environment: environment)
             report(of: first.stdout)
@@ -161,7 +166,7 @@ import Testing
             let firstSaid = Self.summary(first.stdout, names)
             #expect(firstSaid.count == names.count, "\(first.stdout)")
             read(firstSaid, as: afterFirst, in: first.stdout + first.stderr)
-            await server.bank.injectFaults([])
+            await server.bank.injectFaults([broken])
 
             // What the ledger holds now, as each reader gives it.
             let recorded = afterFirst.filter { $0.value != .skipped && $0.value != .failed }
