@@ -113,7 +113,7 @@ public enum Manual {
                 "Each account's week ends in one of these states. The run's summary, the Markdown report, history "
                     + "(its table and CSV), status and resolve give it the same word; held back (settled) is never "
                     + "held (waiting for a person). The JSON report keeps the words of its schema 1: nothing to do for "
-                    + "nothing to move and held back, failed for unconfirmed; history --json gives these words."),
+                    + "nothing to move and held back, failed for unconfirmed; history --json gives the words above."),
             ".Bl -tag -width Ds",
         ]
         for fate in WeekFate.allCases {

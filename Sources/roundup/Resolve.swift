@@ -7,7 +7,7 @@ extension Roundup {
     struct Resolve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "resolve",
-            abstract: "List the account-weeks that wait for a person, and settle one.",
+            abstract: "List the account-weeks that are held for a person or unconfirmed, and settle one.",
             discussion: """
                 A week is held when the job cannot tell what to do without guessing (the feed shows a transfer it \
                 cannot place, the goal is gone, the bank refused the transfer), and unconfirmed when its transfer \

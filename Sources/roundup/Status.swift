@@ -9,7 +9,8 @@ extension Roundup {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Say whether the weekly job is doing its work: the last run, the last success, held weeks.",
+            abstract:
+                "Say whether the weekly job is doing its work: the last run, the last success, held and unconfirmed weeks.",
             discussion: """
                 Reads the state directory only: no token, no request to the bank. It also looks for what \
                 runs the job for this state directory: a crontab line (with a cron daemon running) or \

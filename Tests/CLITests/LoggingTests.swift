@@ -39,7 +39,7 @@ import Testing
             debugEnvironment["ROUNDUP_LOG_LEVEL"] = "debug"
             let debug = try await roundup(base + ["--end-date", "2026-11-15"], environment: debugEnvironment)
             #expect(debug.stderr.contains(" debug roundup: [StarlingAPI] GET /api/v2/accounts → 200, "))
-            #expect(debug.stderr.contains("the ledger has this week as done"))
+            #expect(debug.stderr.contains("the ledger has this week as transferred"))
 
             debugEnvironment["ROUNDUP_LOG_LEVEL"] = "chatty"
             let bad = try await roundup(base, environment: debugEnvironment)

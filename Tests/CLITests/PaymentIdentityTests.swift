@@ -316,7 +316,7 @@ import Testing
             let moved = await Self.moved(server)
             #expect(moved == [60, 50])
             robustnessLine(
-                "resolve --retry of a failed week after another ledger moved a week sharing its days",
+                "resolve --retry of an unconfirmed week after another ledger moved a week sharing its days",
                 "held first, saying why (exit \(first.status)); the next --retry sends and says what may be saved twice",
                 moneyExactlyOnce: moved == [60, 50])
         }

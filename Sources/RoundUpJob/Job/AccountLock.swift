@@ -163,7 +163,7 @@ extension AccountLock {
         case .failure(let holder):
             throw AccountFailure(
                 .temporaryFailure,
-                "skipped: this account's lock is held by \(holder), and still was after "
+                "this account's lock is held by \(holder), and still was after "
                     + "\(accountLockWait.inSeconds) (lockWaitSeconds); nothing was moved, and the next run looks at "
                     + "the feed first")
         }

@@ -153,7 +153,7 @@ struct AccountWork: Sendable {
             throw AccountFailure(.temporaryFailure, "the balance could not be taken into account; nothing was moved")
         case .alreadyTransferred(let entry), .alreadyNothing(let entry), .abandoned(let entry), .held(let entry),
             .finishUnconfirmed(let entry):
-            logger.info("\(account.label): the ledger has this week as \(entry.status.rawValue)")
+            logger.info("\(account.label): the ledger has this week as \(WeekFate(entry).word)")
             found.movement = Movement(recorded: entry, currency: plan.currency)
             let outcome = try await sender.resume(
                 entry, plan: plan, account: account, week: week.bounds, dryRun: dryRun, scopes: week.scopes)
@@ -247,7 +247,9 @@ struct AccountWork: Sendable {
             transactions = try await bank.settledTransactions(accountUid: account.uid, from: week.start, to: week.end)
         } catch {
             // A feed item the domain cannot take (a settlement time that is not one).
-            if case .malformedResponse = error { throw AccountFailure(.dataError, "skipped: \(error.description)") }
+            if case .malformedResponse = error {
+                throw AccountFailure(.dataError, "\(error.description); nothing was moved for this account")
+            }
             throw AccountFailure(ExitStatus(error), error.description)
         }
         logger.info("\(account.label): \(transactions.count) settled feed item(s) in the week")
@@ -263,7 +265,7 @@ struct AccountWork: Sendable {
                 account: account, feed: transactions, week: week, rule: rules.selection, policy: rules.policy,
                 alreadyCounted: counted)
         } catch {
-            throw AccountFailure(.dataError, "skipped: \(error.description)")
+            throw AccountFailure(.dataError, "\(error.description); nothing was moved for this account")
         }
         if let unknown = plan.leftOut[.noIdentity] {
             logger.warning(

@@ -67,8 +67,8 @@ extension BankClient {
         guard balance.currency == currency.code else {
             throw AccountFailure(
                 .dataError,
-                "skipped: the bank gave the balance in '\(balance.currency.prefix(12))', but the account is in "
-                    + currency.code)
+                "the bank gave the balance in '\(balance.currency.prefix(12))', but the account is in "
+                    + "\(currency.code); nothing was moved for this account")
         }
         return Money(minorUnits: balance.minorUnits, currency: currency)
     }

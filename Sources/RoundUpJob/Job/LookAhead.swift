@@ -202,7 +202,7 @@ struct LookAhead: Sendable {
     /// data (65); anything that may pass leaves the week to the next run (69, 75).
     static func failure(_ error: BankError) -> AccountFailure {
         if case .malformedResponse = error.underlying {
-            return AccountFailure(.dataError, "skipped: \(error.description)")
+            return AccountFailure(.dataError, "\(error.description); nothing was moved for this account")
         }
         return AccountFailure(
             ExitStatus(error), "the schedule could not be read: \(error.description); nothing was moved")

@@ -142,7 +142,7 @@ public enum TransferCheck: Sendable, Equatable {
             if let other = unconfirmed(others, couldBe: match, margin: margin) {
                 return .unclear(
                     "the feed's transfer of \(week.amount) on \(match.time?.iso8601 ?? "an unknown date") may be "
-                        + "this week's or the \(other.status == .abandoned ? "abandoned" : "unconfirmed") one of the week "
+                        + "this week's or the \(WeekFate(other).word) one of the week "
                         + "ending \(other.weekEnd)")
             }
             return .arrived(match)
