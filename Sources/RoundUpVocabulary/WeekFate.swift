@@ -64,7 +64,7 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// What the word means, for the tables of states in the README and the man page.
+    /// What the word means, for the tables of states in docs/reports.md and the man page.
     public var meaning: String {
         switch self {
         case .transferred: "the week's round-up moved into the goal"
@@ -88,7 +88,7 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
     /// The word the JSON report (`schema/report-v1.schema.json`) gives it. Schema 1 keeps
     /// the words it was published with: "nothing to do" for both nothing to move and held
     /// back (the report's `heldBack` tells them apart), and "failed" for an unconfirmed
-    /// week (its `exitCode` is 69 or 75).
+    /// week (its `exitCode` says what stopped it).
     public var reportJSONWord: String {
         switch self {
         case .transferred: "transferred"

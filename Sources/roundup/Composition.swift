@@ -87,15 +87,17 @@ struct Composition {
             typedByAPerson: live.typedByAPerson)
     }
 
+    /// This program's full path, as the kernel knows it: for lines a person or cron runs later.
+    var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
     /// `roundup check --crontab`: the crontab lines for this user's config and ledger.
     func crontab(_ flags: SettingFlags) -> CommandResult {
         switch settings(flags) {
         case .failure(let error):
             return .failure(error.failure)
         case .success(let loaded):
-            let executable =
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                ?? CommandLine.arguments[0]
             do throws(CommandFailure) {
                 let lines = try Schedule.crontabEntry(
                     executable: executable, loaded: loaded, workingDirectory: FileManager.default.currentDirectoryPath)

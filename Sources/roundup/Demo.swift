@@ -13,15 +13,16 @@ extension Roundup {
             discussion: """
                 Starts the emulator on 127.0.0.1, seeded with a realistic week (a GBP and a EUR account) that \
                 ended last Sunday, and card payments in the seven weeks before it. The first demo runs those seven \
-                weeks as the schedule would have, then runs the job for last week and shows its report. The demo keeps \
+                weeks as the schedule would have, then runs the job for last week and shows its summary, with the \
+                paths of its report and of the savings chart. The demo keeps \
                 its own ledger, reports and savings chart under $XDG_STATE_HOME/roundup/demo, apart from real runs, so \
                 running it again moves nothing new.
 
                 Examples:
-                  roundup demo                 # the job, the summary and the Markdown report
-                  roundup demo                 # again: the ledger remembers the week, nothing moves
+                  roundup demo                 # the job, its summary, the report's path
+                  roundup demo                 # again: the ledger remembers, nothing moves
                   roundup demo --reset --json  # from scratch, the report as JSON
-                  roundup history --state-dir ~/.local/state/roundup/demo   # the demo's weeks, bars and totals
+                  roundup history --state-dir ~/.local/state/roundup/demo   # its weeks
                 """
         )
 
@@ -76,9 +77,7 @@ extension Roundup {
                     }
                 }
                 before =
-                    "roundup demo: first ran the \(Demo.earlierWeeks) weeks before it, as the schedule would have: "
-                    + "`roundup history --state-dir \(demoState)` lists them, and \(demoState)/reports/savings.html "
-                    + "draws them\n"
+                    "roundup demo: first ran the \(Demo.earlierWeeks) weeks before it, as the schedule would have\n"
             }
             var result = await demo.run(
                 flags, endDate: week.endDate,
@@ -86,10 +85,19 @@ extension Roundup {
                 logger: output.logging.logger)
             await server.stop()
 
-            if !output.json, let report = result.report {
+            if !output.json, result.report != nil {
+                // The summary ends with the report's path; what to look at next follows it.
+                var next = ["", "Next:"]
+                if let path = result.reportPath {
+                    next.append("  less \(path)   # the week's whole report")
+                }
+                if !dryRun {
+                    next.append("  xdg-open \(demoState)/reports/savings.html   # the savings chart, in a browser")
+                }
+                next.append("  \(live.executable) history --state-dir \(demoState)   # every week so far")
                 result.output =
                     "roundup demo: the emulated bank is at \(server.baseURL); state in \(demoState)\n" + before + "\n"
-                    + result.output + "\n" + report.markdown
+                    + result.output + next.joined(separator: "\n") + "\n"
             }
             try finish(result)
         }

@@ -12,10 +12,12 @@ extension Roundup {
             abstract: "Serve the bank emulator on 127.0.0.1 for trying things by hand.",
             discussion: """
                 Seeded with the demo week that ended last Sunday (\(Week.defaultTimeZoneIdentifier)), the week a \
-                plain run rounds up. Point a run at it:
+                plain run rounds up. Point a run at it, with the emulator's token.
+
+                Examples:
                   roundup emulator --port 8080 &
-                  STARLING_ACCESS_TOKEN=\(Seed.demoToken) roundup run --api-base-url http://127.0.0.1:8080 \\
-                    --state-dir /tmp/roundup-try
+                  export STARLING_ACCESS_TOKEN=\(Seed.demoToken)
+                  roundup run --api-base-url http://127.0.0.1:8080 --state-dir /tmp/try
                 """
         )
 

@@ -21,7 +21,7 @@ extension Roundup {
                 blocks on a terminal, and # when the output is not a terminal or NO_COLOR is set.
 
                 Examples:
-                  roundup history                    # every recorded week, newest first, with totals
+                  roundup history                    # every week, newest first, and totals
                   roundup history --weeks 4          # the last four weeks
                   roundup history --year 2026        # the weeks that ended in 2026
                   roundup history --since 2026-06-01 --moved-only --bars month
@@ -55,7 +55,10 @@ extension Roundup {
         @Flag(help: "Print the history as JSON.")
         var json = false
 
-        @Flag(help: "Print one CSV row per account-week: weekEnd, account, currency, amount, goal, status.")
+        @Flag(
+            help: ArgumentHelp(
+                "Print one CSV row per account-week: "
+                    + RoundUpReports.History.csvColumns.joined(separator: ", ") + "."))
         var csv = false
 
         @OptionGroup var colour: ColourOptions

@@ -30,7 +30,7 @@ struct Roundup: AsyncParsableCommand {
               roundup run --dry-run        # what last week would move; moves nothing
               roundup run --catch-up       # what cron and systemd run every Monday
               roundup history              # what has been saved, week by week
-              roundup resolve              # weeks held for a person, and how to settle them
+              roundup resolve              # held and unconfirmed weeks, and how to settle
 
             Exit codes: 0 ok, 64 usage, 65 bad data from the bank, 69 bank unavailable, 74 output could not \
             be written, 75 temporary (try again), 77 token rejected or missing scopes, 78 bad configuration \

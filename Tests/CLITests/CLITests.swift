@@ -28,6 +28,22 @@ import Testing
         #expect(!runHelp.stdout.contains("--token"))
     }
 
+    /// Every help's examples fit the 80 columns help is wrapped to: no command line is split,
+    /// so a line pasted from the help runs the command it shows. A wrapped line of help starts
+    /// at the margin; an example line is indented.
+    @Test(arguments: [[], ["run"], ["check"], ["status"], ["history"], ["resolve"], ["demo"], ["emulator"]])
+    func noHelpExampleIsSplitOverTwoLines(command: [String]) async throws {
+        let result = try await roundup(["help"] + command, environment: environment.merging(["COLUMNS": "80"]) { $1 })
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.hasSuffix("Examples:") }) else { return }
+        let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
+        #expect(!examples.isEmpty)
+        for line in examples {
+            #expect(line.hasPrefix("  ") && line.count <= 80, "split or too wide: \(line)")
+        }
+    }
+
     @Test(arguments: ["2026-13-01", "15/11/2026", "tomorrow", "2026-02-30"])
     func aBadDateIsAUsageError(date: String) async throws {
         let result = try await roundup(["run", "--end-date", date], environment: withToken())
@@ -137,11 +153,22 @@ import Testing
         let first = try await roundup(["demo"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(summaryRow(first.stdout, "Personal (GBP)")?.last == "transferred")
-        #expect(first.stdout.contains("| Personal (GBP) | 7 | 2.98 GBP | 2.98 GBP | Round-ups | transferred |"))
-        #expect(first.stdout.contains("# Round-up for the week"))
-        #expect(first.stdout.contains("| Tesco | card | 23.75 | 0.25 |"))
+        // The demo ends with the summary and what to open next: the report, the chart, the history.
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        let reportLine = try #require(lines.first { $0.hasPrefix("Report: ") }, "\(first.stdout)")
+        let reportPath = String(reportLine.dropFirst("Report: ".count))
+        #expect(lines.contains("  less \(reportPath)   # the week's whole report"), "\(first.stdout)")
+        #expect(lines.contains { $0.hasPrefix("  xdg-open ") && $0.contains("/reports/savings.html") })
+        #expect(!first.stdout.contains("# Round-up for the week"), "the whole report is in its file, not here")
+        let report = try String(contentsOfFile: reportPath, encoding: .utf8)
+        #expect(report.contains("| Personal (GBP) | 7 | 2.98 GBP | 2.98 GBP | Round-ups | transferred |"))
+        #expect(report.contains("| Tesco | card | 23.75 | 0.25 |"))
         // Each payment says where it came from: the water bill is a direct debit.
-        #expect(first.stdout.contains("| Thames Water | direct debit | 38.62 | 0.38 |"), "\(first.stdout)")
+        #expect(report.contains("| Thames Water | direct debit | 38.62 | 0.38 |"), "\(report)")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: reportPath.replacingOccurrences(
+                    of: #"/roundup-[^/]+$"#, with: "/savings.html", options: .regularExpression)))
         let second = try await roundup(["demo"], environment: environment)
         #expect(second.status == 0)
         #expect(second.stdout.contains("already transferred"))

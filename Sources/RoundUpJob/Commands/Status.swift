@@ -55,7 +55,7 @@ public enum JobHealth {
         }
     }
 
-    /// The status table: what `status` judges, each with its level, as the README and the
+    /// The status table: what `status` judges, each with its level, as docs/operating.md and the
     /// man page give it. Status is the worst of the rows that hold.
     public static let table: [(finding: String, level: String)] = [
         ("no ledger in the state directory, or no run recorded in it", "UNKNOWN"),
