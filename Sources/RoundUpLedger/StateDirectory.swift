@@ -87,6 +87,17 @@ public struct StateDirectory: Sendable {
         }
     }
 
+    /// Why a run would refuse `path` as its state directory (another user's, or others can
+    /// write to it), in the run's own words; nil when it would take it. For `roundup check`.
+    public static func refusal(of path: String) -> String? {
+        do throws(CommandFailure) {
+            try refuseIfOthersCanWrite(path)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// A state directory that others can write to, or that another user owns, could have
     /// its ledger replaced or its lock taken: refused.
     private static func refuseIfOthersCanWrite(_ path: String) throws(CommandFailure) {

@@ -16,12 +16,12 @@ extension Roundup {
                 runs the job for this state directory: a crontab line (with a cron daemon running) or \
                 roundup.timer (enabled and active); scheduler: external where something outside the machine \
                 does. Exit codes follow the monitoring-plugin convention, so any monitor can run it:
-                  0 OK        the last run succeeded and nothing waits for a person
-                  1 WARNING   the last run failed in a way that may pass, a transfer is unconfirmed, a week \
-                has waited less than a day, the newest week went unrecorded a day after it ended, or nothing \
-                schedules the job
-                  2 CRITICAL  the last run needs a person, a week has waited more than a day, or no run has \
-                succeeded for 8 days
+                  0 OK        the last run succeeded, and nothing waits for a person
+                  1 WARNING   the last run failed in a way that may pass; a week is
+                              unconfirmed, or held for less than a day; the newest
+                              week went unrecorded; or nothing schedules the job
+                  2 CRITICAL  the last run needs a person; a week has been held
+                              more than a day; or no run succeeded for 8 days
                   3 UNKNOWN   no ledger, or no run recorded yet
 
                 Examples:

@@ -183,6 +183,15 @@ import Testing
             #expect(refused.status == 78)
             #expect(refused.stderr.contains("can be written by others (mode 777)"))
             #expect(refused.stderr.contains("chmod 700 \(stateDirectory)"))
+            // check says so too, in the run's words, before any run is refused.
+            let check = try await roundup(
+                ["check", "--state-dir", stateDirectory, "--api-base-url", server.baseURL], environment: environment)
+            #expect(check.status != 0)
+            #expect(
+                check.stdout.contains(
+                    "FIX   the state directory \(stateDirectory) can be written by others (mode 777)"),
+                "\(check.stdout)")
+            #expect(check.stdout.contains("chmod 700 \(stateDirectory)"))
             let uids = await server.bank.transfers.map(\.transferUid)
             robustnessLine(
                 "umask 022, a readable ledger, a state directory others can write to",

@@ -158,6 +158,11 @@ extension Check {
             list.problem(.configuration, "state directory: \(problem)")
             return
         }
+        // An existing directory is held to the rule a run holds it to, in the run's words.
+        if !asTheService, let refusal = StateDirectory.refusal(of: path) {
+            list.problem(.configuration, refusal)
+            return
+        }
         var existing = URL(fileURLWithPath: path)
         while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
             existing.deleteLastPathComponent()

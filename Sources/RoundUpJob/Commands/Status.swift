@@ -236,6 +236,8 @@ public enum JobHealth {
             }
             let when = "\(finding.local(record.startedAt)), " + (took.map { "took \($0)" } ?? "not finished")
             guard let summary = record.summary else {
+                // A run that never finished has nothing to count yet.
+                guard record.endedAt != nil else { return when }
                 let code = record.exitCode.map { "exit \($0): " } ?? ""
                 return "\(when); \(code)\(record.accountsDone) account-week(s) done, \(record.accountsHeld) held, "
                     + "\(record.accountsFailed) failed or unconfirmed"
