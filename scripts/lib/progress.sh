@@ -22,7 +22,8 @@ stage_log() { echo "$progress_logs/$1.log"; }
 step() { progress_step=$((progress_step + 1)); say "[$progress_step/$progress_total] $*"; }
 # Any other command that fails ends the script (set -e) naming the step it was in.
 set -o errtrace
-trap 'say "FAILED at step $progress_step of $progress_total: \`$BASH_COMMAND\` (line $LINENO of $0)"' ERR
+# (Said once, by the script's own shell, not again by a subshell it ran the command in.)
+trap '[ "$BASH_SUBSHELL" -ne 0 ] || say "FAILED at step $progress_step of $progress_total: \`$BASH_COMMAND\` (line $LINENO of $0)"' ERR
 
 stage() {
   local name="$1" what="$2" log status
