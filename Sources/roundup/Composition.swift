@@ -124,6 +124,20 @@ struct Composition {
 }
 
 extension Composition {
+    /// `roundup export`: the transfers whose money arrived, for the saver's books.
+    func export(_ flags: SettingFlags, query: History.Query, format: Export.Format, output: String?) -> CommandResult {
+        switch settings(flags) {
+        case .success(let loaded):
+            Export.run(
+                stateDirectory: loaded.settings.state.directory, query: query, format: format,
+                zone: loaded.settings.rules.timeZone, now: clock(), output: output)
+        case .failure(let error):
+            .failure(error.failure)
+        }
+    }
+}
+
+extension Composition {
     /// `roundup resolve` with no week named: the weeks that wait for a person.
     func resolveList(_ flags: SettingFlags) -> CommandResult {
         switch settings(flags) {

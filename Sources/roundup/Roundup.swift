@@ -38,7 +38,7 @@ struct Roundup: AsyncParsableCommand {
             """,
         version: roundupVersion,
         subcommands: [
-            Run.self, Check.self, Status.self, History.self, Resolve.self, Demo.self, Emulator.self,
+            Run.self, Check.self, Status.self, History.self, Export.self, Resolve.self, Demo.self, Emulator.self,
             ManualSections.self,
         ]
     )

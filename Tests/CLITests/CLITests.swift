@@ -31,7 +31,7 @@ import Testing
     /// Every help's examples fit the 80 columns help is wrapped to: no command line is split,
     /// so a line pasted from the help runs the command it shows. A wrapped line of help starts
     /// at the margin; an example line is indented.
-    @Test(arguments: [[], ["run"], ["check"], ["status"], ["history"], ["resolve"], ["demo"], ["emulator"]])
+    @Test(arguments: [[], ["run"], ["check"], ["status"], ["history"], ["export"], ["resolve"], ["demo"], ["emulator"]])
     func noHelpExampleIsSplitOverTwoLines(command: [String]) async throws {
         let result = try await roundup(["help"] + command, environment: environment.merging(["COLUMNS": "80"]) { $1 })
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,5 +1,5 @@
 public import Foundation
-import RoundUp
+public import RoundUp
 import RoundUpLedger
 import RoundUpOutput
 public import RoundUpReports
@@ -12,15 +12,11 @@ extension History {
         stateDirectory: String, query: Query = Query(), format: Format = .table(bars: .week),
         style: TextStyle = .plain, zone: TimeZone = .gmt
     ) -> CommandResult {
-        let path = Ledger.path(in: stateDirectory)
-        var entries: [LedgerEntry] = []
-        if FileManager.default.fileExists(atPath: path) {
-            do {
-                entries = try Ledger.readOnlyCopy(of: path).entries()
-            } catch {
-                return .failure(
-                    CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
-            }
+        let entries: [LedgerEntry]
+        do throws(CommandFailure) {
+            entries = try ledgerEntries(in: stateDirectory)
+        } catch {
+            return .failure(error)
         }
         let selected = query.select(entries)
         // Newest week first; within a week, accounts by name.
@@ -46,5 +42,56 @@ extension History {
                 status: .ok,
                 output: table(document, savings: savings, bars: bars, style: style, ledgerHasWeeks: !entries.isEmpty))
         }
+    }
+
+    /// Every week the ledger in `stateDirectory` holds, read from a copy; none without a ledger.
+    static func ledgerEntries(in stateDirectory: String) throws(CommandFailure) -> [LedgerEntry] {
+        let path = Ledger.path(in: stateDirectory)
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        do {
+            return try Ledger.readOnlyCopy(of: path).entries()
+        } catch {
+            throw CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))")
+        }
+    }
+}
+
+extension Export {
+    /// `roundup export`: the transfers of the ledger in `stateDirectory` that `query`
+    /// selects, in `format`, dated in `zone`; to stdout, or written whole to `output`.
+    public static func run(
+        stateDirectory: String, query: History.Query, format: Format, zone: TimeZone, now: Instant,
+        output: String?
+    ) -> CommandResult {
+        let entries: [LedgerEntry]
+        do throws(CommandFailure) {
+            entries = try History.ledgerEntries(in: stateDirectory)
+        } catch {
+            return .failure(error)
+        }
+        let rows = query.select(entries).map { History.row(for: $0, in: zone) }
+        let text = Export.text(Export.transfers(rows), format: format, now: now)
+        guard let output else { return CommandResult(status: .ok, output: text) }
+        do throws(FileRefusal) {
+            try write(text, to: output, stateDirectory: stateDirectory)
+        } catch {
+            return .failure(CommandFailure(.ioError, "could not write the export to \(output): \(error)"))
+        }
+        return CommandResult(status: .ok, output: "")
+    }
+
+    /// Writes `text` to `path` whole (a temporary name, then a rename), mode 0600, through
+    /// `WriteDirectory`: a link at its name is replaced, never written through. Never in
+    /// the state directory, where it would replace the ledger.
+    static func write(_ text: String, to path: String, stateDirectory: String) throws(FileRefusal) {
+        let url = URL(fileURLWithPath: path)
+        let directory = try WriteDirectory(url.deletingLastPathComponent().path, sharing: .shared, create: false)
+        if directory.isSame(as: stateDirectory) {
+            throw FileRefusal(
+                .refused, "it is in the state directory \(stateDirectory), where it could replace the ledger")
+        }
+        let file = try directory.create(url.lastPathComponent, mode: 0o600)
+        try file.write(text)
+        try file.commit()
     }
 }

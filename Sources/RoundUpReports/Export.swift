@@ -1,0 +1,261 @@
+import Foundation
+public import RoundUp
+import RoundUpVocabulary
+
+/// `roundup export`: every transfer whose money arrived in a goal, for the books savers
+/// keep: a journal hledger and ledger-cli read, a Beancount file, or an OFX statement.
+/// Each moves the amount from the account's main balance to the goal, on the local date
+/// the money moved, described by the transfer's reference. Text from the bank (account
+/// and goal names) is made safe for each format, so that no name can write an entry of
+/// its own. Pure: it takes the history's rows and the time of the export.
+public enum Export {
+    public enum Format: String, Sendable, CaseIterable {
+        case ledger, beancount, ofx
+    }
+
+    /// One transfer into a goal, as the books take it.
+    public struct Transfer: Sendable, Equatable {
+        public var movedOn: LocalDate
+        public var weekEnd: LocalDate
+        public var accountUid: String
+        public var accountName: String?
+        public var goalUid: String?
+        public var goalName: String?
+        public var currency: Currency
+        public var minorUnits: Int64
+        /// The reference the transfer carried: `Round-up w/e 22 Nov 2026`.
+        public var reference: String
+        public var transferUid: String
+
+        var amount: String { Money(minorUnits: minorUnits, currency: currency).formattedAmount }
+        var accountLabel: String { accountName ?? accountUid }
+        var goalLabel: String { goalName ?? goalUid ?? "savings goal" }
+    }
+
+    /// The transfers of `rows` whose money arrived in the goal (not held back, held,
+    /// unconfirmed or abandoned), oldest first; a row the ledger gives no date, uid or
+    /// known currency for cannot be booked and is left out.
+    public static func transfers(_ rows: [History.Row]) -> [Transfer] {
+        rows.compactMap { row -> Transfer? in
+            guard row.status == .transferred, let moved = row.movedOn.flatMap(LocalDate.init(iso:)),
+                let weekEnd = LocalDate(iso: row.weekEnd), let uid = row.transferUid,
+                let currency = Currency(code: row.currency)
+            else { return nil }
+            return Transfer(
+                movedOn: moved, weekEnd: weekEnd, accountUid: row.accountUid, accountName: row.accountName,
+                goalUid: row.goalUid, goalName: row.goalName, currency: currency, minorUnits: row.minorUnits,
+                reference: row.reference ?? TransferReference.forWeek(endingOn: weekEnd), transferUid: uid)
+        }
+        .sorted { ($0.movedOn, $0.weekEnd, $0.accountLabel) < ($1.movedOn, $1.weekEnd, $1.accountLabel) }
+    }
+
+    /// The export of `transfers` in `format`; `now` dates an OFX statement.
+    public static func text(_ transfers: [Transfer], format: Format, now: Instant) -> String {
+        switch format {
+        case .ledger: ledger(transfers)
+        case .beancount: beancount(transfers)
+        case .ofx: ofx(transfers, now: now)
+        }
+    }
+
+    /// Each account and goal's name in the books: `Assets:Starling:Personal` and
+    /// `Assets:Starling:Personal:Round-ups`, made unique where two names come out alike.
+    struct Names {
+        var accounts: [String: String] = [:]
+        var goals: [String: String] = [:]
+
+        init(_ transfers: [Transfer], component: (String) -> String) {
+            var taken = Set<String>()
+            func unique(_ name: String, uid: String, under parent: String) -> String {
+                var full = parent + ":" + name
+                if taken.contains(full) { full += "-" + String(uid.prefix(8)) }
+                taken.insert(full)
+                return full
+            }
+            for transfer in transfers where accounts[transfer.accountUid] == nil {
+                accounts[transfer.accountUid] = unique(
+                    component(transfer.accountLabel), uid: transfer.accountUid, under: "Assets:Starling")
+            }
+            for transfer in transfers {
+                let key = transfer.accountUid + "/" + (transfer.goalUid ?? transfer.goalLabel)
+                guard goals[key] == nil, let parent = accounts[transfer.accountUid] else { continue }
+                goals[key] = unique(
+                    component(transfer.goalLabel), uid: transfer.goalUid ?? transfer.transferUid, under: parent)
+            }
+        }
+
+        func account(_ transfer: Transfer) -> String { accounts[transfer.accountUid]! }
+        func goal(_ transfer: Transfer) -> String {
+            goals[transfer.accountUid + "/" + (transfer.goalUid ?? transfer.goalLabel)]!
+        }
+    }
+
+    /// One line of bank text, with control characters and line breaks made spaces.
+    static func oneLine(_ text: String) -> String {
+        String(
+            text.unicodeScalars.map { scalar -> Character in
+                scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                    || scalar == "\u{2028}" || scalar == "\u{2029}" ? " " : Character(scalar)
+            }
+        ).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+}
+
+// MARK: - hledger and ledger-cli
+
+extension Export {
+    /// A name as one part of a ledger account: letters, digits, single spaces and a few
+    /// marks; `:` (the separator), `;` (a comment), brackets and parentheses (virtual
+    /// postings) and the rest become `-`.
+    static func ledgerComponent(_ name: String) -> String {
+        let kept = oneLine(name).map { character -> Character in
+            character.isLetter || character.isNumber || " -_.&'/".contains(character) ? character : "-"
+        }
+        let text = String(kept).trimmingCharacters(in: .init(charactersIn: " -"))
+        return text.isEmpty ? "Unnamed" : text
+    }
+
+    static func ledger(_ transfers: [Transfer]) -> String {
+        let names = Names(transfers, component: ledgerComponent)
+        var lines = [
+            "; roundup export: each transfer from an account's main balance into a savings goal.",
+            "; Each account's goals are its sub-accounts, so the account's total does not change.", "",
+        ]
+        // Each amount carries its currency's own decimals, so a commodity needs no format.
+        for code in Set(transfers.map(\.currency.code)).sorted() { lines.append("commodity \(code)") }
+        for name in Set(names.accounts.values).union(names.goals.values).sorted() { lines.append("account \(name)") }
+        lines += ["tag transfer", "tag week", ""]
+        for transfer in transfers {
+            let amount = transfer.amount
+            lines.append("\(transfer.movedOn) * \(oneLine(transfer.reference))")
+            lines.append("    ; transfer: \(oneLine(transfer.transferUid))")
+            lines.append("    ; week: \(transfer.weekEnd)")
+            lines.append("    \(names.goal(transfer))  \(amount) \(transfer.currency.code)")
+            lines.append("    \(names.account(transfer))  -\(amount) \(transfer.currency.code)")
+            lines.append("")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+// MARK: - Beancount
+
+extension Export {
+    /// A name as one part of a Beancount account: ASCII letters, digits and dashes, starting
+    /// with a capital letter or a digit; the original name is kept in the `open`'s metadata.
+    static func beancountComponent(_ name: String) -> String {
+        let latin = oneLine(name).applyingTransform(.toLatin, reverse: false) ?? name
+        let plain = latin.applyingTransform(.stripDiacritics, reverse: false) ?? latin
+        var text = ""
+        for scalar in plain.unicodeScalars {
+            let ascii = scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar))
+            text += ascii ? String(scalar) : (text.hasSuffix("-") || text.isEmpty ? "" : "-")
+        }
+        while text.hasSuffix("-") { text.removeLast() }
+        guard let first = text.first else { return "Unnamed" }
+        return first.uppercased() + text.dropFirst()
+    }
+
+    /// `text` as a Beancount string: quoted, with `"` and `\` escaped, on one line.
+    static func beancountString(_ text: String) -> String {
+        "\"" + oneLine(text).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            + "\""
+    }
+
+    static func beancount(_ transfers: [Transfer]) -> String {
+        let names = Names(transfers, component: beancountComponent)
+        var lines = [
+            "; roundup export: each transfer from an account's main balance into a savings goal.",
+            "; Each account's goals are its sub-accounts, so the account's total does not change.", "",
+        ]
+        var opened = Set<String>()
+        for transfer in transfers {
+            for (name, original, uid) in [
+                (names.account(transfer), transfer.accountLabel, transfer.accountUid),
+                (names.goal(transfer), transfer.goalLabel, transfer.goalUid ?? ""),
+            ] where !opened.contains(name) {
+                opened.insert(name)
+                lines.append("\(transfer.movedOn) open \(name) \(transfer.currency.code)")
+                lines.append("  name: \(beancountString(original))")
+                if !uid.isEmpty { lines.append("  uid: \(beancountString(uid))") }
+            }
+        }
+        lines.append("")
+        for transfer in transfers {
+            lines.append("\(transfer.movedOn) * \(beancountString(transfer.reference))")
+            lines.append("  transfer: \(beancountString(transfer.transferUid))")
+            lines.append("  week: \(transfer.weekEnd)")
+            lines.append("  \(names.goal(transfer))  \(transfer.amount) \(transfer.currency.code)")
+            lines.append("  \(names.account(transfer))  -\(transfer.amount) \(transfer.currency.code)")
+            lines.append("")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+// MARK: - OFX 2.2
+
+extension Export {
+    /// `text` as XML character data, on one line.
+    static func xml(_ text: String) -> String {
+        oneLine(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// An OFX date: `20261123` for a day, `20261126070000.000[0:GMT]` for an instant.
+    static func ofxDate(_ date: LocalDate) -> String {
+        String(format: "%04d%02d%02d", date.year, date.month, date.day)
+    }
+
+    /// An account's OFX id, at most 22 characters: the last 22 of its uid without dashes,
+    /// where a uid's own characters differ (uids may share a beginning).
+    static func ofxAccountID(_ uid: String) -> String {
+        String(uid.filter { $0 != "-" }.suffix(22))
+    }
+
+    static func ofx(_ transfers: [Transfer], now: Instant) -> String {
+        let stamp = now.iso8601.filter(\.isNumber).prefix(14) + ".000[0:GMT]"
+        var lines = [
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>",
+            "<?OFX OFXHEADER=\"200\" VERSION=\"220\" SECURITY=\"NONE\" OLDFILEUID=\"NONE\" NEWFILEUID=\"NONE\"?>",
+            "<OFX>",
+            "<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>"
+                + "<DTSERVER>\(stamp)</DTSERVER><LANGUAGE>ENG</LANGUAGE></SONRS></SIGNONMSGSRSV1>",
+            "<BANKMSGSRSV1>",
+        ]
+        // One statement per account and currency, for the account's main balance.
+        let accounts = Dictionary(grouping: transfers) { $0.accountUid + "/" + $0.currency.code }
+        for key in accounts.keys.sorted() {
+            let statement = accounts[key]!
+            let first = statement[0]
+            let total = statement.reduce(Int64(0)) { Savings.add($0, $1.minorUnits) }
+            let moved = Money(minorUnits: total, currency: first.currency).formattedAmount
+            lines += [
+                "<STMTTRNRS><TRNUID>\(xml(first.accountUid))</TRNUID>"
+                    + "<STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>",
+                "<STMTRS><CURDEF>\(first.currency.code)</CURDEF>",
+                "<BANKACCTFROM><BANKID>STARLING</BANKID><ACCTID>\(xml(ofxAccountID(first.accountUid)))</ACCTID>"
+                    + "<ACCTTYPE>CHECKING</ACCTTYPE></BANKACCTFROM>",
+                "<BANKTRANLIST><DTSTART>\(ofxDate(statement.map(\.movedOn).min()!))</DTSTART>"
+                    + "<DTEND>\(ofxDate(statement.map(\.movedOn).max()!))</DTEND>",
+            ]
+            for transfer in statement {
+                lines.append(
+                    "<STMTTRN><TRNTYPE>XFER</TRNTYPE><DTPOSTED>\(ofxDate(transfer.movedOn))</DTPOSTED>"
+                        + "<TRNAMT>-\(transfer.amount)</TRNAMT><FITID>\(xml(transfer.transferUid))</FITID>"
+                        + "<NAME>\(xml(String(oneLine(transfer.goalLabel).prefix(32))))</NAME>"
+                        + "<MEMO>\(xml(String(oneLine(transfer.reference).prefix(255))))</MEMO></STMTTRN>")
+            }
+            // OFX requires a balance; roundup keeps none, so it gives what left the main
+            // balance for these transfers, as of the statement's end (docs/exports.md).
+            lines += [
+                "</BANKTRANLIST>",
+                "<LEDGERBAL><BALAMT>-\(moved)</BALAMT><DTASOF>\(ofxDate(statement.map(\.movedOn).max()!))</DTASOF>"
+                    + "</LEDGERBAL>",
+                "</STMTRS></STMTTRNRS>",
+            ]
+        }
+        lines += ["</BANKMSGSRSV1>", "</OFX>", ""]
+        return lines.joined(separator: "\n")
+    }
+}

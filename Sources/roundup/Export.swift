@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import RoundUp
+import RoundUpJob
+import RoundUpReports
+
+extension Roundup {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Write the transfers into savings goals for your books: hledger, ledger-cli, Beancount, OFX.",
+            discussion: """
+                Reads the state directory only: no token, no request to the bank. Writes each transfer whose \
+                money arrived (not held back, held, unconfirmed or abandoned), oldest first, as a move from \
+                the account's main balance to its goal, dated the day the money moved (in timeZone) and \
+                described by its reference. ledger: a journal hledger and ledger-cli read, its accounts and \
+                commodities declared. beancount: a file bean-check accepts, names made valid, the originals \
+                kept as metadata. ofx: OFX 2.2 for Actual, GnuCash, Moneydance or another OFX importer, one \
+                statement per account, each transfer's FITID its transfer uid, so importing twice adds nothing.
+
+                Examples:
+                  roundup export --format ledger > savings.journal
+                  roundup export --format beancount --year 2026 --output savings.beancount
+                  roundup export --format ofx --since 2026-06-01 --output roundup.ofx
+                """
+        )
+
+        @OptionGroup var locations: LocationOptions
+
+        @Option(help: ArgumentHelp("What to write: ledger, beancount or ofx.", valueName: "ledger|beancount|ofx"))
+        var format: ExportFormat
+
+        @Option(
+            help: ArgumentHelp("Only transfers of weeks that ended on or after this day.", valueName: "YYYY-MM-DD"),
+            transform: LocalDate.fromArgument)
+        var since: LocalDate?
+
+        @Option(help: ArgumentHelp("Only transfers of weeks that ended in this year.", valueName: "YYYY"))
+        var year: Int?
+
+        @Option(
+            help: ArgumentHelp("Write it to this file (whole, or not at all) instead of stdout.", valueName: "file"))
+        var output: String?
+
+        func validate() throws {
+            if let year, !LocalDate.arguableYears.contains(year) {
+                throw ValidationError(
+                    "--year takes a year from \(LocalDate.arguableYears.lowerBound) to "
+                        + "\(LocalDate.arguableYears.upperBound), not \(year)")
+            }
+        }
+
+        func run() throws {
+            let query = RoundUpReports.History.Query(since: since, year: year)
+            try finish(Composition.live.export(locations.flags, query: query, format: format.format, output: output))
+        }
+    }
+}
+
+/// `--format ledger|beancount|ofx`.
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+    case ledger, beancount, ofx
+
+    var format: RoundUpReports.Export.Format {
+        switch self {
+        case .ledger: .ledger
+        case .beancount: .beancount
+        case .ofx: .ofx
+        }
+    }
+}
