@@ -56,10 +56,18 @@ package struct SavingsChart {
             """
     }
 
-    /// The page: a heading, the chart inline, and the month and goal figures as tables.
+    /// The page: a heading, the chart inline, and the week, month and goal figures as
+    /// tables, for screen readers and for copying.
     package var html: String {
         var tables = ""
         for series in savings.series {
+            tables += "<h2>\(Self.escape(series.currency)) per week</h2>\n<table>\n"
+            tables += "<tr><th>Week ending</th><th>Saved</th></tr>\n"
+            for week in series.weeks.reversed() {
+                tables += "<tr><td>\(Self.escape(week.label))</td><td class=\"n\">"
+                tables += "\(Self.escape(series.amount(week.minorUnits))) \(Self.escape(series.currency))</td></tr>\n"
+            }
+            tables += "</table>\n"
             tables += "<h2>\(Self.escape(series.currency)) per month</h2>\n<table>\n"
             tables += "<tr><th>Month</th><th>Saved</th></tr>\n"
             for month in series.months.reversed() {
