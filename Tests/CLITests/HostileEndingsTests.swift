@@ -115,9 +115,10 @@ import Testing
             }
             try await Task.sleep(for: .seconds(1))
             for number in [SIGHUP, SIGTERM, SIGINT] { kill(child.pid, number) }
-            // A request already on its way when the signals came may still land; what the
-            // bank sees from here on, after the stalled feeds come back, was sent after them.
-            try await Task.sleep(for: .milliseconds(300))
+            // A request already on its way when the signals came may still land (on a loaded
+            // machine, most of a second later); what the bank sees from here on, once the
+            // feeds stalled for 3 s come back, was sent after them.
+            try await Task.sleep(for: .seconds(1))
             let arrivals = await server.bank.arrivals
             let ending = await ending(of: child)
             let text = try String(contentsOfFile: said, encoding: .utf8)
