@@ -37,7 +37,7 @@ public enum Export {
     /// known currency for cannot be booked and is left out.
     public static func transfers(_ rows: [History.Row]) -> [Transfer] {
         rows.compactMap { row -> Transfer? in
-            guard row.status == .transferred, let moved = row.movedOn.flatMap(LocalDate.init(iso:)),
+            guard row.status == .transferred, row.minorUnits > 0, let moved = row.movedOn.flatMap(LocalDate.init(iso:)),
                 let weekEnd = LocalDate(iso: row.weekEnd), let uid = row.transferUid,
                 let currency = Currency(code: row.currency)
             else { return nil }
@@ -47,6 +47,21 @@ public enum Export {
                 reference: row.reference ?? TransferReference.forWeek(endingOn: weekEnd), transferUid: uid)
         }
         .sorted { ($0.movedOn, $0.weekEnd, $0.accountLabel) < ($1.movedOn, $1.weekEnd, $1.accountLabel) }
+    }
+
+    /// The transferred weeks of `rows` that cannot be booked, each in words: the ledger gives
+    /// no date the money moved, no transfer uid, or a currency roundup does not know.
+    public static func unbookable(_ rows: [History.Row]) -> [String] {
+        rows.compactMap { row -> String? in
+            guard row.status == .transferred, row.minorUnits > 0 else { return nil }
+            var missing: [String] = []
+            if row.movedOn.flatMap(LocalDate.init(iso:)) == nil { missing.append("no date the money moved") }
+            if row.transferUid == nil { missing.append("no transfer uid") }
+            if Currency(code: row.currency) == nil { missing.append("the unknown currency '\(oneLine(row.currency))'") }
+            guard !missing.isEmpty else { return nil }
+            return "the week ending \(row.weekEnd) of \(oneLine(row.accountName ?? row.accountUid)) is left out: the "
+                + "ledger gives it \(missing.joined(separator: ", "))"
+        }
     }
 
     /// The export of `transfers` in `format`; `now` dates an OFX statement.
@@ -66,9 +81,15 @@ public enum Export {
 
         init(_ transfers: [Transfer], component: (String) -> String) {
             var taken = Set<String>()
+            // A name made unique by its uid (itself made safe), then by a counter, however
+            // many come out alike; each part kept short, as ledger-cli reads 4096 bytes a line.
             func unique(_ name: String, uid: String, under parent: String) -> String {
-                var full = parent + ":" + name
-                if taken.contains(full) { full += "-" + String(uid.prefix(8)) }
+                let short = String(name.prefix(Export.longestName)).trimmingCharacters(in: .whitespaces)
+                let base = parent + ":" + (short.isEmpty ? name : short)
+                let candidates =
+                    [base, base + "-" + component(String(uid.prefix(8))), base + "-" + component(uid)]
+                    + (2...1_000).map { base + "-\($0)" }
+                let full = candidates.first { !taken.contains($0) } ?? base + "-" + component(uid) + "-0"
                 taken.insert(full)
                 return full
             }
@@ -88,6 +109,19 @@ public enum Export {
         func goal(_ transfer: Transfer) -> String {
             goals[transfer.accountUid + "/" + (transfer.goalUid ?? transfer.goalLabel)]!
         }
+    }
+
+    /// The most characters of a name one part of an account takes.
+    static let longestName = 64
+
+    /// The first `limit` Unicode scalars of `text`, never splitting a character.
+    static func prefix(_ text: String, scalars limit: Int) -> String {
+        var count = 0
+        return String(
+            text.prefix { character in
+                count += character.unicodeScalars.count
+                return count <= limit
+            })
     }
 
     /// One line of bank text, with control characters and line breaks made spaces.
@@ -198,7 +232,10 @@ extension Export {
 extension Export {
     /// `text` as XML character data, on one line.
     static func xml(_ text: String) -> String {
-        oneLine(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        // Only the characters XML 1.0 allows: no U+FFFE or U+FFFF (no controls: oneLine).
+        var allowed = String.UnicodeScalarView()
+        allowed.append(contentsOf: oneLine(text).unicodeScalars.filter { $0.value != 0xFFFE && $0.value != 0xFFFF })
+        return String(allowed).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")
     }
 
@@ -243,8 +280,8 @@ extension Export {
                 lines.append(
                     "<STMTTRN><TRNTYPE>XFER</TRNTYPE><DTPOSTED>\(ofxDate(transfer.movedOn))</DTPOSTED>"
                         + "<TRNAMT>-\(transfer.amount)</TRNAMT><FITID>\(xml(transfer.transferUid))</FITID>"
-                        + "<NAME>\(xml(String(oneLine(transfer.goalLabel).prefix(32))))</NAME>"
-                        + "<MEMO>\(xml(String(oneLine(transfer.reference).prefix(255))))</MEMO></STMTTRN>")
+                        + "<NAME>\(xml(prefix(oneLine(transfer.goalLabel), scalars: 32)))</NAME>"
+                        + "<MEMO>\(xml(prefix(oneLine(transfer.reference), scalars: 255)))</MEMO></STMTTRN>")
             }
             // OFX requires a balance; roundup keeps none, so it gives what left the main
             // balance for these transfers, as of the statement's end (docs/exports.md).

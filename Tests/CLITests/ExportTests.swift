@@ -27,6 +27,15 @@ import Testing
             ("Ünïcode Café", "EUR", "Vacances d'été", 3_20),
             ("2026 Savings", "JPY", "1st goal", 1203),
             ("Line\nBreak: [x] (y)", "KWD", "Goal: one [a] (b)", 1_250),
+            // Three accounts of one name (their uids share a beginning), two currencies: three
+            // accounts in the books, never one.
+            ("Current", "GBP", "Round-ups", 2_10), ("Current", "EUR", "Round-ups", 2_20),
+            ("Current", "GBP", "Round-ups", 2_30),
+            // A name too long for a line of ledger-cli's, and a goal's XML cannot hold as it is.
+            (
+                String(repeating: "L", count: 3_000), "GBP", "a\u{FFFF}b\u{FFFE} " + String(repeating: "🇬🇧", count: 40),
+                1_10
+            ),
         ]
         for (index, (name, currency, goal, spend)) in named.enumerated() {
             let account = bank.account(currency, name: name)
@@ -60,6 +69,7 @@ import Testing
         let document = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])
         let moved = try #require(document["totals"] as? [String: String])
         #expect(moved.keys.sorted() == ["EUR", "GBP", "JPY", "KWD"], "\(moved)")
+        let transfers = 2 * 9
 
         guard FileManager.default.isExecutableFile(atPath: Self.venv),
             FileManager.default.isExecutableFile(atPath: "/usr/bin/hledger"),
@@ -79,7 +89,7 @@ import Testing
             let text = try String(contentsOfFile: file, encoding: .utf8)
             // No name from the bank writes an entry of its own: every entry is a transfer's.
             let entries = text.split(separator: "\n").filter { $0.firstMatch(of: /^\d{4}-\d\d-\d\d \*/) != nil }
-            #expect(format == "ofx" || entries.count == 10, "\(text)")
+            #expect(format == "ofx" || entries.count == transfers, "\(text)")
             for tool in tools {
                 let read = try await run(Self.venv, [Self.totals, tool, file], environment: ["PATH": "/usr/bin:/bin"])
                 #expect(read.status == 0, "\(tool): \(read.stderr)\n\(text)")
@@ -95,21 +105,51 @@ import Testing
         #expect(beancount.contains("Assets:Starling:2026-Savings:1st-goal"), "\(beancount)")
         // Twice exported, once imported: every transfer's FITID is its transfer uid.
         let ofx = try String(contentsOfFile: home.path + "/export.ofx", encoding: .utf8)
-        #expect(ofx.matches(of: /<FITID>[0-9a-f-]{36}<\/FITID>/).count == 10)
+        #expect(ofx.matches(of: /<FITID>[0-9a-f-]{36}<\/FITID>/).count == transfers)
+        // OFX's 32 characters of a name are counted in code points, never splitting a flag.
+        for name in ofx.matches(of: /<NAME>([^<]*)<\/NAME>/) {
+            #expect(name.output.1.unicodeScalars.count <= 32, "\(name.output.1)")
+        }
+        // Each account is its own in the books, the three named Current included.
+        let journal = try String(contentsOfFile: home.path + "/export.ledger", encoding: .utf8)
+        let accounts = journal.split(separator: "\n").filter {
+            $0.firstMatch(of: /^account Assets:Starling:[^:]+$/) != nil
+        }
+        #expect(accounts.count == 9, "\(accounts)")
         // To stdout alike, and only weeks the query selects.
         let newest = try await roundup(
             ["export", "--format", "ledger", "--since", "2026-11-15", "--config", config], environment: environment)
         #expect(newest.status == 0)
-        #expect(newest.stdout.components(separatedBy: "\n    ; transfer: ").count - 1 == 5, "\(newest.stdout)")
+        #expect(newest.stdout.components(separatedBy: "\n    ; transfer: ").count - 1 == 9, "\(newest.stdout)")
+        // `-` is standard output too; a device is never replaced.
+        let dash = try await roundup(
+            ["export", "--format", "ofx", "--output", "-", "--config", config], environment: environment)
+        #expect(dash.status == 0 && dash.stdout.hasPrefix("<?xml"), "\(dash.stderr)")
+        let device = try await roundup(
+            ["export", "--format", "ofx", "--output", "/dev/null", "--config", config], environment: environment)
+        #expect(device.status == 74 && device.stderr.contains("not a plain file"), "\(device.stderr)")
     }
 
     /// An export never replaces the ledger: not into the state directory, and a file it
-    /// cannot write is exit 74, naming it.
+    /// cannot write is exit 74, naming it. No ledger is said, and a good export is never
+    /// replaced by an empty one.
     @Test func anExportIsNeverWrittenOverTheLedger() async throws {
         let home = try TemporaryDirectory()
         let state = home.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        let books = home.path + "/books.journal"
+        try "a good export\n".write(toFile: books, atomically: true, encoding: .utf8)
+        let none = try await roundup(
+            ["export", "--format", "ledger", "--state-dir", home.path + "/mistyped", "--output", books],
+            environment: environment)
+        #expect(none.status == 64 && none.stderr.contains("no ledger in"), "\(none.stderr)")
+        #expect(try String(contentsOfFile: books, encoding: .utf8) == "a good export\n")
+        // A ledger with weeks in it: the demo's.
+        let demo = try await roundup(["demo"], environment: environment)
+        #expect(demo.status == 0, "\(demo.stderr)")
+        try FileManager.default.removeItem(atPath: state)
+        try FileManager.default.moveItem(atPath: home.path + "/.local/state/roundup/demo", toPath: state)
         let refused = try await roundup(
             ["export", "--format", "ofx", "--state-dir", state, "--output", state + "/ledger.sqlite"],
             environment: environment)

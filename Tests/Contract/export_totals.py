@@ -63,6 +63,12 @@ def beancount(path):
 
 def ofx(path):
     from ofxtools.Parser import OFXTree
+    from xml.dom import minidom
+
+    try:
+        minidom.parse(path)  # well-formed XML, as an importer that parses XML needs it
+    except Exception as error:
+        sys.exit(f"the OFX file is not well-formed XML: {error}")
 
     tree = OFXTree()
     tree.parse(path)

@@ -63,6 +63,15 @@ extension Export {
         stateDirectory: String, query: History.Query, format: Format, zone: TimeZone, now: Instant,
         output: String?
     ) -> CommandResult {
+        // No ledger (a mistyped --state-dir, say) is said, never an empty export that could
+        // replace a good one.
+        guard FileManager.default.fileExists(atPath: Ledger.path(in: stateDirectory)) else {
+            return .failure(
+                CommandFailure(
+                    .usage,
+                    "no ledger in \(stateDirectory): there is nothing to export (a run that is not a dry run records "
+                        + "each week; --state-dir names another ledger)"))
+        }
         let entries: [LedgerEntry]
         do throws(CommandFailure) {
             entries = try History.ledgerEntries(in: stateDirectory)
@@ -71,13 +80,15 @@ extension Export {
         }
         let rows = query.select(entries).map { History.row(for: $0, in: zone) }
         let text = Export.text(Export.transfers(rows), format: format, now: now)
-        guard let output else { return CommandResult(status: .ok, output: text) }
+        // A week that moved money but cannot be booked is named, never left out unsaid.
+        let said = Export.unbookable(rows).map { Diagnostic(.note, $0) }
+        guard let output, output != "-" else { return CommandResult(status: .ok, output: text, said: said) }
         do throws(FileRefusal) {
             try write(text, to: output, stateDirectory: stateDirectory)
         } catch {
             return .failure(CommandFailure(.ioError, "could not write the export to \(output): \(error)"))
         }
-        return CommandResult(status: .ok, output: "")
+        return CommandResult(status: .ok, output: "", said: said)
     }
 
     /// Writes `text` to `path` whole (a temporary name, then a rename), mode 0600, through
@@ -85,6 +96,13 @@ extension Export {
     /// the state directory, where it would replace the ledger.
     static func write(_ text: String, to path: String, stateDirectory: String) throws(FileRefusal) {
         let url = URL(fileURLWithPath: path)
+        // What the name leads to must be a plain file, or nothing yet: never a device such
+        // as /dev/stdout, which the rename would replace (leave --output out for stdout).
+        var target = stat()
+        if stat(path, &target) == 0, target.st_mode & S_IFMT != S_IFREG {
+            throw FileRefusal(
+                .refused, "it is not a plain file; leave --output out (or give -) to write to standard output")
+        }
         let directory = try WriteDirectory(url.deletingLastPathComponent().path, sharing: .shared, create: false)
         if directory.isSame(as: stateDirectory) {
             throw FileRefusal(

@@ -1,0 +1,42 @@
+import Testing
+
+@testable import RoundUp
+@testable import RoundUpReports
+@testable import RoundUpVocabulary
+
+/// `Export` without a binary: which weeks are booked, which are named as left out, and the
+/// limits each format's text is cut to.
+@Suite struct ExportFormatTests {
+    static func row(
+        _ status: WeekFate, minorUnits: Int64 = 298, currency: String = "GBP", movedOn: String? = "2026-11-23",
+        transferUid: String? = "5f1e2d3c-0000-4000-8000-000000000001"
+    ) -> History.Row {
+        History.Row(
+            weekStart: "2026-11-16", weekEnd: "2026-11-22", accountUid: "a", accountName: "Personal",
+            currency: currency, amount: "2.98", minorUnits: minorUnits, goalName: "Round-ups", goalUid: "g",
+            transferUid: transferUid, reference: "Round-up w/e 22 Nov 2026", movedOn: movedOn, status: status,
+            lastError: nil, note: nil, confirmation: nil, feedItemUid: nil, reason: nil, resolution: nil,
+            updatedAt: nil, forecast: nil)
+    }
+
+    @Test func onlyMoneyThatArrivedIsBookedAndWhatCannotBeIsNamed() {
+        let rows = [
+            Self.row(.transferred), Self.row(.heldBack), Self.row(.unconfirmed), Self.row(.held),
+            Self.row(.abandoned), Self.row(.nothingToMove, minorUnits: 0), Self.row(.transferred, minorUnits: 0),
+            Self.row(.transferred, currency: "XYZ"), Self.row(.transferred, transferUid: nil),
+            Self.row(.transferred, movedOn: nil),
+        ]
+        #expect(Export.transfers(rows).count == 1)
+        let named = Export.unbookable(rows)
+        #expect(named.count == 3, "\(named)")
+        #expect(named.contains { $0.contains("the unknown currency 'XYZ'") })
+        #expect(named.contains { $0.contains("no transfer uid") })
+        #expect(named.contains { $0.contains("no date the money moved") })
+    }
+
+    @Test func ofxTextIsCutByCodePointsAndKeepsToXML() {
+        #expect(Export.prefix(String(repeating: "🇬🇧", count: 40), scalars: 32).unicodeScalars.count == 32)
+        #expect(Export.prefix("e\u{301}e\u{301}e", scalars: 4) == "e\u{301}e\u{301}")
+        #expect(Export.xml("a\u{FFFF}<b>&\u{FFFE}") == "a&lt;b&gt;&amp;")
+    }
+}
