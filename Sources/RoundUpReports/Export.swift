@@ -135,6 +135,23 @@ public enum Export {
     }
 }
 
+// MARK: - Plain-text double entry
+
+extension Export {
+    /// A transfer as hledger, ledger-cli and Beancount write a transaction: its date and
+    /// `description`, its `tags` (each already in the format's words), the goal's posting
+    /// and the main balance's, each line after the first indented by `indent`.
+    static func entry(_ transfer: Transfer, names: Names, indent: String, description: String, tags: [String])
+        -> [String]
+    {
+        let (amount, code) = (transfer.amount, transfer.currency.code)
+        return ["\(transfer.movedOn) * \(description)"] + tags.map { indent + $0 } + [
+            "\(indent)\(names.goal(transfer))  \(amount) \(code)",
+            "\(indent)\(names.account(transfer))  -\(amount) \(code)", "",
+        ]
+    }
+}
+
 // MARK: - hledger and ledger-cli
 
 extension Export {
@@ -160,13 +177,9 @@ extension Export {
         for name in Set(names.accounts.values).union(names.goals.values).sorted() { lines.append("account \(name)") }
         lines += ["tag transfer", "tag week", ""]
         for transfer in transfers {
-            let amount = transfer.amount
-            lines.append("\(transfer.movedOn) * \(oneLine(transfer.reference))")
-            lines.append("    ; transfer: \(oneLine(transfer.transferUid))")
-            lines.append("    ; week: \(transfer.weekEnd)")
-            lines.append("    \(names.goal(transfer))  \(amount) \(transfer.currency.code)")
-            lines.append("    \(names.account(transfer))  -\(amount) \(transfer.currency.code)")
-            lines.append("")
+            lines += entry(
+                transfer, names: names, indent: "    ", description: oneLine(transfer.reference),
+                tags: ["; transfer: \(oneLine(transfer.transferUid))", "; week: \(transfer.weekEnd)"])
         }
         return lines.joined(separator: "\n")
     }
@@ -216,12 +229,9 @@ extension Export {
         }
         lines.append("")
         for transfer in transfers {
-            lines.append("\(transfer.movedOn) * \(beancountString(transfer.reference))")
-            lines.append("  transfer: \(beancountString(transfer.transferUid))")
-            lines.append("  week: \(transfer.weekEnd)")
-            lines.append("  \(names.goal(transfer))  \(transfer.amount) \(transfer.currency.code)")
-            lines.append("  \(names.account(transfer))  -\(transfer.amount) \(transfer.currency.code)")
-            lines.append("")
+            lines += entry(
+                transfer, names: names, indent: "  ", description: beancountString(transfer.reference),
+                tags: ["transfer: \(beancountString(transfer.transferUid))", "week: \(transfer.weekEnd)"])
         }
         return lines.joined(separator: "\n")
     }

@@ -61,21 +61,23 @@ package struct SavingsChart {
     package var html: String {
         var tables = ""
         for series in savings.series {
-            tables += "<h2>\(Self.escape(series.currency)) per week</h2>\n<table>\n"
-            tables += "<tr><th>Week ending</th><th>Saved</th></tr>\n"
-            for week in series.weeks.reversed() {
-                tables += "<tr><td>\(Self.escape(week.label))</td><td class=\"n\">"
-                tables += "\(Self.escape(series.amount(week.minorUnits))) \(Self.escape(series.currency))</td></tr>\n"
+            // Newest first; the months end with the total.
+            for (per, heading, periods, total) in [
+                ("week", "Week ending", series.weeks, false), ("month", "Month", series.months, true),
+            ] {
+                tables += "<h2>\(Self.escape(series.currency)) per \(per)</h2>\n<table>\n"
+                tables += "<tr><th>\(heading)</th><th>Saved</th></tr>\n"
+                for period in periods.reversed() {
+                    tables += "<tr><td>\(Self.escape(period.label))</td><td class=\"n\">"
+                    tables +=
+                        "\(Self.escape(series.amount(period.minorUnits))) \(Self.escape(series.currency))</td></tr>\n"
+                }
+                if total {
+                    tables += "<tr><th>Total</th><th class=\"n\">\(Self.escape(series.amount(series.total))) "
+                    tables += "\(Self.escape(series.currency))</th></tr>\n"
+                }
+                tables += "</table>\n"
             }
-            tables += "</table>\n"
-            tables += "<h2>\(Self.escape(series.currency)) per month</h2>\n<table>\n"
-            tables += "<tr><th>Month</th><th>Saved</th></tr>\n"
-            for month in series.months.reversed() {
-                tables += "<tr><td>\(Self.escape(month.label))</td><td class=\"n\">"
-                tables += "\(Self.escape(series.amount(month.minorUnits))) \(Self.escape(series.currency))</td></tr>\n"
-            }
-            tables += "<tr><th>Total</th><th class=\"n\">\(Self.escape(series.amount(series.total))) "
-            tables += "\(Self.escape(series.currency))</th></tr>\n</table>\n"
         }
         if !goals.isEmpty {
             tables += "<h2>Goals</h2>\n<table>\n<tr><th>Goal</th><th>Saved</th><th>Target</th></tr>\n"

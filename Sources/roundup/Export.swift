@@ -30,28 +30,14 @@ extension Roundup {
         @Option(help: ArgumentHelp("What to write: ledger, beancount or ofx.", valueName: "ledger|beancount|ofx"))
         var format: ExportFormat
 
-        @Option(
-            help: ArgumentHelp("Only transfers of weeks that ended on or after this day.", valueName: "YYYY-MM-DD"),
-            transform: LocalDate.fromArgument)
-        var since: LocalDate?
-
-        @Option(help: ArgumentHelp("Only transfers of weeks that ended in this year.", valueName: "YYYY"))
-        var year: Int?
+        @OptionGroup var period: PeriodOptions
 
         @Option(
             help: ArgumentHelp("Write it to this file (whole, or not at all) instead of stdout.", valueName: "file"))
         var output: String?
 
-        func validate() throws {
-            if let year, !LocalDate.arguableYears.contains(year) {
-                throw ValidationError(
-                    "--year takes a year from \(LocalDate.arguableYears.lowerBound) to "
-                        + "\(LocalDate.arguableYears.upperBound), not \(year)")
-            }
-        }
-
         func run() throws {
-            let query = RoundUpReports.History.Query(since: since, year: year)
+            let query = RoundUpReports.History.Query(since: period.since, year: period.year)
             try finish(Composition.live.export(locations.flags, query: query, format: format.format, output: output))
         }
     }

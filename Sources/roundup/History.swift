@@ -38,13 +38,7 @@ extension Roundup {
         )
         var weeks: Int?
 
-        @Option(
-            help: ArgumentHelp("Show only weeks that ended on or after this day.", valueName: "YYYY-MM-DD"),
-            transform: LocalDate.fromArgument)
-        var since: LocalDate?
-
-        @Option(help: ArgumentHelp("Show only weeks that ended in this year.", valueName: "YYYY"))
-        var year: Int?
+        @OptionGroup var period: PeriodOptions
 
         @Flag(help: "Show only weeks whose money arrived in the goal.")
         var movedOnly = false
@@ -67,16 +61,12 @@ extension Roundup {
             if let weeks, weeks < 1 {
                 throw ValidationError("--weeks takes a whole number of weeks, 1 or more, not \(weeks)")
             }
-            if let year, !LocalDate.arguableYears.contains(year) {
-                throw ValidationError(
-                    "--year takes a year from \(LocalDate.arguableYears.lowerBound) to "
-                        + "\(LocalDate.arguableYears.upperBound), not \(year)")
-            }
             if json, csv { throw ValidationError("choose one of --json and --csv") }
         }
 
         func run() throws {
-            let query = RoundUpReports.History.Query(since: since, year: year, movedOnly: movedOnly, weeks: weeks)
+            let query = RoundUpReports.History.Query(
+                since: period.since, year: period.year, movedOnly: movedOnly, weeks: weeks)
             let format: RoundUpReports.History.Format = json ? .json : csv ? .csv : .table(bars: bars.bars)
             let result = Composition.live.history(
                 locations.flags, query: query, format: format,

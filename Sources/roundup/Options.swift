@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import RoundUp
 import RoundUpJob
 import RoundUpOutput
 import RoundUpReports
@@ -225,4 +226,23 @@ func makeLogger(level: Logger.Level) -> Logger {
     var logger = Logger(label: "roundup") { label in PrintableLogHandler(StreamLogHandler.standardError(label: label)) }
     logger.logLevel = level
     return logger
+}
+
+/// `--since` and `--year`: the weeks a reading of the ledger keeps (`history`, `export`).
+struct PeriodOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp("Only weeks that ended on or after this day.", valueName: "YYYY-MM-DD"),
+        transform: LocalDate.fromArgument)
+    var since: LocalDate?
+
+    @Option(help: ArgumentHelp("Only weeks that ended in this year.", valueName: "YYYY"))
+    var year: Int?
+
+    func validate() throws {
+        if let year, !LocalDate.arguableYears.contains(year) {
+            throw ValidationError(
+                "--year takes a year from \(LocalDate.arguableYears.lowerBound) to "
+                    + "\(LocalDate.arguableYears.upperBound), not \(year)")
+        }
+    }
 }
