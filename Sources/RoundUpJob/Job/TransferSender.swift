@@ -121,7 +121,9 @@ struct TransferSender: Sendable {
                 "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.transferUid ?? ""))"
             )
             try await send(entry, account: account)
-            return .transferred("moved \(into)\(intent.reduced)")
+            // A goal this run made is said where the dry run said it would make it.
+            let made = intent.goal.created ? ", a goal this run created" : ""
+            return .transferred("moved \(into)\(made)\(intent.reduced)")
         }
     }
 
