@@ -33,35 +33,33 @@ public enum Export {
     }
 
     /// The transfers of `rows` whose money arrived in the goal (not held back, held,
-    /// unconfirmed or abandoned), oldest first; a row the ledger gives no date, uid or
-    /// known currency for cannot be booked and is left out.
-    public static func transfers(_ rows: [History.Row]) -> [Transfer] {
-        rows.compactMap { row -> Transfer? in
-            guard row.status == .transferred, row.minorUnits > 0, let moved = row.movedOn.flatMap(LocalDate.init(iso:)),
-                let weekEnd = LocalDate(iso: row.weekEnd), let uid = row.transferUid,
-                let currency = Currency(code: row.currency)
-            else { return nil }
-            return Transfer(
-                movedOn: moved, weekEnd: weekEnd, accountUid: row.accountUid, accountName: row.accountName,
-                goalUid: row.goalUid, goalName: row.goalName, currency: currency, minorUnits: row.minorUnits,
-                reference: row.reference ?? TransferReference.forWeek(endingOn: weekEnd), transferUid: uid)
+    /// unconfirmed or abandoned), oldest first; and, in words, each such week that cannot be
+    /// booked, as the ledger gives it no date the money moved, no transfer uid or a currency
+    /// roundup does not know.
+    public static func book(_ rows: [History.Row]) -> (transfers: [Transfer], leftOut: [String]) {
+        var transfers: [Transfer] = []
+        var leftOut: [String] = []
+        for row in rows where row.status == .transferred && row.minorUnits > 0 {
+            let moved = row.movedOn.flatMap(LocalDate.init(iso:))
+            let currency = Currency(code: row.currency)
+            guard let moved, let weekEnd = LocalDate(iso: row.weekEnd), let uid = row.transferUid, let currency else {
+                let missing = [
+                    moved == nil ? "no date the money moved" : nil, row.transferUid == nil ? "no transfer uid" : nil,
+                    currency == nil ? "the unknown currency '\(oneLine(row.currency))'" : nil,
+                ].compactMap { $0 }
+                leftOut.append(
+                    "the week ending \(row.weekEnd) of \(oneLine(row.accountName ?? row.accountUid)) is left out: the "
+                        + "ledger gives it \(missing.joined(separator: ", "))")
+                continue
+            }
+            transfers.append(
+                Transfer(
+                    movedOn: moved, weekEnd: weekEnd, accountUid: row.accountUid, accountName: row.accountName,
+                    goalUid: row.goalUid, goalName: row.goalName, currency: currency, minorUnits: row.minorUnits,
+                    reference: row.reference ?? TransferReference.forWeek(endingOn: weekEnd), transferUid: uid))
         }
-        .sorted { ($0.movedOn, $0.weekEnd, $0.accountLabel) < ($1.movedOn, $1.weekEnd, $1.accountLabel) }
-    }
-
-    /// The transferred weeks of `rows` that cannot be booked, each in words: the ledger gives
-    /// no date the money moved, no transfer uid, or a currency roundup does not know.
-    public static func unbookable(_ rows: [History.Row]) -> [String] {
-        rows.compactMap { row -> String? in
-            guard row.status == .transferred, row.minorUnits > 0 else { return nil }
-            var missing: [String] = []
-            if row.movedOn.flatMap(LocalDate.init(iso:)) == nil { missing.append("no date the money moved") }
-            if row.transferUid == nil { missing.append("no transfer uid") }
-            if Currency(code: row.currency) == nil { missing.append("the unknown currency '\(oneLine(row.currency))'") }
-            guard !missing.isEmpty else { return nil }
-            return "the week ending \(row.weekEnd) of \(oneLine(row.accountName ?? row.accountUid)) is left out: the "
-                + "ledger gives it \(missing.joined(separator: ", "))"
-        }
+        transfers.sort { ($0.movedOn, $0.weekEnd, $0.accountLabel) < ($1.movedOn, $1.weekEnd, $1.accountLabel) }
+        return (transfers, leftOut)
     }
 
     /// The export of `transfers` in `format`; `now` dates an OFX statement.
@@ -86,10 +84,10 @@ public enum Export {
             func unique(_ name: String, uid: String, under parent: String) -> String {
                 let short = String(name.prefix(Export.longestName)).trimmingCharacters(in: .whitespaces)
                 let base = parent + ":" + (short.isEmpty ? name : short)
-                let candidates =
-                    [base, base + "-" + component(String(uid.prefix(8))), base + "-" + component(uid)]
-                    + (2...1_000).map { base + "-\($0)" }
-                let full = candidates.first { !taken.contains($0) } ?? base + "-" + component(uid) + "-0"
+                let byUid = [base, base + "-" + component(String(uid.prefix(8))), base + "-" + component(uid)]
+                let full =
+                    byUid.first { !taken.contains($0) }
+                    ?? (2...).lazy.map { byUid[2] + "-\($0)" }.first { !taken.contains($0) }!
                 taken.insert(full)
                 return full
             }
@@ -240,13 +238,10 @@ extension Export {
 // MARK: - OFX 2.2
 
 extension Export {
-    /// `text` as XML character data, on one line.
-    static func xml(_ text: String) -> String {
-        // Only the characters XML 1.0 allows: no U+FFFE or U+FFFF (no controls: oneLine).
-        var allowed = String.UnicodeScalarView()
-        allowed.append(contentsOf: oneLine(text).unicodeScalars.filter { $0.value != 0xFFFE && $0.value != 0xFFFF })
-        return String(allowed).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+    /// Bank text as an OFX element's content: one line, printable as everywhere a person
+    /// reads it, at most `limit` code points of it (as OFX counts them), then escaped.
+    static func xml(_ text: String, limit: Int = .max) -> String {
+        XMLText.escape(prefix(printable(oneLine(text)), scalars: limit))
     }
 
     /// An OFX date: `20261123` for a day, `20261126070000.000[0:GMT]` for an instant.
@@ -290,8 +285,8 @@ extension Export {
                 lines.append(
                     "<STMTTRN><TRNTYPE>XFER</TRNTYPE><DTPOSTED>\(ofxDate(transfer.movedOn))</DTPOSTED>"
                         + "<TRNAMT>-\(transfer.amount)</TRNAMT><FITID>\(xml(transfer.transferUid))</FITID>"
-                        + "<NAME>\(xml(prefix(oneLine(transfer.goalLabel), scalars: 32)))</NAME>"
-                        + "<MEMO>\(xml(prefix(oneLine(transfer.reference), scalars: 255)))</MEMO></STMTTRN>")
+                        + "<NAME>\(xml(transfer.goalLabel, limit: 32))</NAME>"
+                        + "<MEMO>\(xml(transfer.reference, limit: 255))</MEMO></STMTTRN>")
             }
             // OFX requires a balance; roundup keeps none, so it gives what left the main
             // balance for these transfers, as of the statement's end (docs/exports.md).

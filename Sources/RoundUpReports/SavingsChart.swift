@@ -245,20 +245,7 @@ package struct SavingsChart {
 
     /// Text made printable, then escaped for XML and HTML: no markup and no control
     /// character from the bank reaches the file.
-    package static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in printable(text).unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    package static func escape(_ text: String) -> String { XMLText.escape(printable(text)) }
 
     package init(savings: Savings, goals: [GoalProgress]) {
         self.savings = savings

@@ -26,8 +26,9 @@ import Testing
             Self.row(.transferred, currency: "XYZ"), Self.row(.transferred, transferUid: nil),
             Self.row(.transferred, movedOn: nil),
         ]
-        #expect(Export.transfers(rows).count == 1)
-        let named = Export.unbookable(rows)
+        let booked = Export.book(rows)
+        #expect(booked.transfers.count == 1)
+        let named = booked.leftOut
         #expect(named.count == 3, "\(named)")
         #expect(named.contains { $0.contains("the unknown currency 'XYZ'") })
         #expect(named.contains { $0.contains("no transfer uid") })
@@ -38,5 +39,8 @@ import Testing
         #expect(Export.prefix(String(repeating: "🇬🇧", count: 40), scalars: 32).unicodeScalars.count == 32)
         #expect(Export.prefix("e\u{301}e\u{301}e", scalars: 4) == "e\u{301}e\u{301}")
         #expect(Export.xml("a\u{FFFF}<b>&\u{FFFE}") == "a&lt;b&gt;&amp;")
+        #expect(Export.xml(String(repeating: "🇬🇧", count: 40), limit: 32).unicodeScalars.count == 32)
+        // The savings chart's text keeps to XML's characters too, and to printable text.
+        #expect(SavingsChart.escape("a\u{FFFF}\u{1B}[2J'") == "a\\u001b[2J&#39;")
     }
 }

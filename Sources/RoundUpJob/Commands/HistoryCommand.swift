@@ -79,9 +79,10 @@ extension Export {
             return .failure(error)
         }
         let rows = query.select(entries).map { History.row(for: $0, in: zone) }
-        let text = Export.text(Export.transfers(rows), format: format, now: now)
+        let booked = Export.book(rows)
+        let text = Export.text(booked.transfers, format: format, now: now)
         // A week that moved money but cannot be booked is named, never left out unsaid.
-        let said = Export.unbookable(rows).map { Diagnostic(.note, $0) }
+        let said = booked.leftOut.map { Diagnostic(.note, $0) }
         guard let output, output != "-" else { return CommandResult(status: .ok, output: text, said: said) }
         do throws(FileRefusal) {
             try write(text, to: output, stateDirectory: stateDirectory)
