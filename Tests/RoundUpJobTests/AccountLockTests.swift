@@ -36,6 +36,8 @@ import Testing
         #expect(holder.pid != nil && holder.uid != nil)
         withExtendedLifetime(first) {}
         _ = consume first
-        #expect((try? await AccountLock.acquire(name, wait: .zero).get()) != nil)
+        // Let go, it is free again: taken within a second's tries (on a loaded machine the
+        // first try may come before the holder's socket is gone).
+        #expect((try? await AccountLock.acquire(name, wait: .seconds(1)).get()) != nil)
     }
 }
