@@ -76,6 +76,9 @@ public struct CountedTransaction: Hashable, Sendable {
 /// A feed item the week did not count, and why.
 public struct LeftOutTransaction: Hashable, Sendable {
     public let uid: String
+    /// For a payment left out for want of an identity, what the bank sent as its uid when
+    /// that is not a UUID (`Transaction.unreadableUid`).
+    public let unreadableUid: String?
     public let settlementTime: Instant?
     public let counterPartyName: String?
     public let amount: Money
@@ -85,10 +88,11 @@ public struct LeftOutTransaction: Hashable, Sendable {
 
     public init(
         uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, reason: Exclusion,
-        source: PaymentSource? = nil
+        source: PaymentSource? = nil, unreadableUid: String? = nil
     ) {
         self.source = source
         self.uid = uid
+        self.unreadableUid = unreadableUid
         self.settlementTime = settlementTime
         self.counterPartyName = counterPartyName
         self.amount = amount
@@ -144,7 +148,7 @@ public struct RoundUpPlan: Sendable {
                     uid: transaction.uid, settlementTime: transaction.settlementTime,
                     counterPartyName: transaction.counterPartyName,
                     amount: Money(minorUnits: transaction.minorUnits, currency: currency), reason: reason,
-                    source: transaction.paymentSource))
+                    source: transaction.paymentSource, unreadableUid: transaction.unreadableUid))
         }
         var seen = Set<String>(minimumCapacity: feed.count)
         var sum = Decimal(0)

@@ -30,7 +30,11 @@ extension Account {
 /// A settled-feed item, as the selection rule and the plan see it. Enumerated fields keep
 /// the bank's raw strings, so that values the bank adds later pass through unharmed.
 public struct Transaction: Hashable, Sendable {
+    /// The payment's identity (`Uid.identity`): its feed item uid, empty when it has none.
     public let uid: String
+    /// What the bank sent as the uid when it is not a UUID (`Uid.unreadable`): named in the
+    /// warning that leaves the payment out, never used as an identity.
+    public let unreadableUid: String?
     public let categoryUid: String
     public let minorUnits: Int64
     public let currencyCode: String
@@ -51,9 +55,10 @@ public struct Transaction: Hashable, Sendable {
         direction: String, status: String, source: String? = nil, sourceSubType: String? = nil,
         counterPartyType: String? = nil,
         counterPartyName: String? = nil, spendingCategory: String? = nil,
-        settlementTime: Instant?, isRoundedUpByBank: Bool = false
+        settlementTime: Instant?, isRoundedUpByBank: Bool = false, unreadableUid: String? = nil
     ) {
         self.uid = uid
+        self.unreadableUid = unreadableUid
         self.categoryUid = categoryUid
         self.minorUnits = minorUnits
         self.currencyCode = currencyCode

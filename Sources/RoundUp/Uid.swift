@@ -1,12 +1,59 @@
-/// The one spelling of a uid inside the job: lower-case.
+/// The bank's uids: UUIDs, in one spelling.
 ///
-/// The bank's uids are UUIDs, whose hex digits are the same in either case, and its own
-/// pattern for them accepts both. A uid is brought to this spelling once, where it comes in
-/// (the config, a flag, a ledger row, a bank answer), so that everything inside compares
-/// one form. Only ASCII letters change: a uid is ASCII, and anything else in one is left
-/// as it is rather than folded by rules a UUID does not have.
+/// The bank describes every uid it sends (feed items, accounts, categories, goals, transfers,
+/// mandates, standing orders) as `format: uuid`. A uid is read as one where it comes in from
+/// the bank (`uuid`): white space around it is trimmed, and what is left must be a UUID's
+/// 32 hexadecimal digits in its 8-4-4-4-12 groups, in ASCII, or it is not a uid at all. Its
+/// spelling inside the job is then the parsed value in lower case, so that two uids are one
+/// exactly when they name one UUID, never because Unicode calls two texts equivalent
+/// (`café` written with one scalar or with two), and never two because of an invisible
+/// character or a fullwidth digit.
 public enum Uid {
-    /// `uid` with its ASCII capitals made small; `uid` itself, not a copy, when it has none.
+    /// `text` as a UUID, lower-case, once white space (ASCII and Unicode) around it is
+    /// trimmed; nil when what is left is not a UUID. `text` itself, not a copy, when it is
+    /// already one in lower case.
+    public static func uuid(_ text: String) -> String? {
+        switch shape(of: text.utf8) {
+        case .lowerCase: return text
+        case .withCapitals:
+            let lowered: String = canonical(text)
+            return lowered
+        case .notAUUID: break
+        }
+        // Rare: white space around it, or not a UUID at all.
+        var trimmed = Substring(text)
+        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+        guard trimmed.utf8.count != text.utf8.count, shape(of: trimmed.utf8) != .notAUUID else { return nil }
+        let lowered: String = canonical(String(trimmed))
+        return lowered
+    }
+
+    private enum Shape { case lowerCase, withCapitals, notAUUID }
+
+    /// Whether `bytes` are a UUID: 36 of them, hyphens at 8, 13, 18 and 23, ASCII
+    /// hexadecimal digits elsewhere.
+    private static func shape(of bytes: some Collection<UInt8>) -> Shape {
+        guard bytes.count == 36 else { return .notAUUID }
+        var capitals = false
+        for (offset, byte) in bytes.enumerated() {
+            switch offset {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return .notAUUID }
+            default:
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): break
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): capitals = true
+                default: return .notAUUID
+                }
+            }
+        }
+        return capitals ? .withCapitals : .lowerCase
+    }
+
+    /// A uid that is already in the job's spelling (from the ledger, or made by the job
+    /// itself) with any ASCII capitals made small; `uid` itself, not a copy, when it has
+    /// none. Only ASCII letters change: this never makes a uid of something that is not one.
     public static func canonical(_ uid: String) -> String {
         let isCapital = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
         guard uid.utf8.contains(where: isCapital) else { return uid }
@@ -16,19 +63,41 @@ public enum Uid {
     /// `uid` canonical, or nil.
     public static func canonical(_ uid: String?) -> String? { uid.map { canonical($0) } }
 
-    /// A payment's identity: its feed item uid without the white space around it, in the
-    /// one spelling (`canonical`), so that `AB12…`, `ab12…` and ` ab12… ` are one payment.
-    /// Empty when the bank sent no uid, or one of white space alone: no identity.
+    /// A payment's identity: its feed item uid as a UUID (`uuid`), so that `AB12…`,
+    /// `ab12…` and ` ab12… ` are one payment. Empty when the bank sent no uid, or one that
+    /// is not a UUID: no identity, and the payment is left out (`no-identity`).
     public static func identity(_ feedItemUid: String?) -> String {
-        guard let feedItemUid else { return "" }
-        // Bytes outside ASCII's printable range, or a space, at either end: trimmed the slow way.
-        let plain = { (byte: UInt8) in byte > 0x20 && byte < 0x7F }
-        if let first = feedItemUid.utf8.first, let last = feedItemUid.utf8.last, plain(first), plain(last) {
-            return canonical(feedItemUid)
+        feedItemUid.flatMap(uuid) ?? ""
+    }
+
+    /// What the bank sent as a feed item's uid when it is not a UUID, kept to be named in
+    /// the warning that leaves the payment out (at most `shownLimit` characters of it, as
+    /// `shown` writes them); nil when it sent none or a UUID.
+    public static func unreadable(_ feedItemUid: String?) -> String? {
+        guard let feedItemUid, uuid(feedItemUid) == nil else { return nil }
+        return shown(feedItemUid)
+    }
+
+    /// How many of a text's characters `shown` keeps.
+    public static let shownLimit = 40
+
+    /// Text that should have been a uid, as a person can read it and tell apart from any
+    /// other: in double quotes, each scalar outside printable ASCII written as its escape
+    /// (`caf\u00e9-1` and `cafe\u0301-1` stay two), cut after `shownLimit` scalars.
+    public static func shown(_ text: String) -> String {
+        var result = "\""
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            guard index < shownLimit else {
+                result += "…"
+                break
+            }
+            if scalar.value >= 0x20, scalar.value < 0x7F, scalar != "\"", scalar != "\\" {
+                result.unicodeScalars.append(scalar)
+            } else {
+                let digits = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+            }
         }
-        var trimmed = Substring(feedItemUid)
-        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
-        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
-        return canonical(String(trimmed))
+        return result + "\""
     }
 }

@@ -55,7 +55,8 @@ public enum Manual {
         [
             (
                 "~/.config/roundup/config.yaml",
-                "The config file: $XDG_CONFIG_HOME/roundup/config.yaml, the one default place."
+                "The config file: $XDG_CONFIG_HOME/roundup/config.yaml, the one default place. Refused (78) when "
+                    + "another user owns it (root may), or others could rewrite it or a directory on the way to it."
             ),
             (
                 "~/.local/state/roundup/",

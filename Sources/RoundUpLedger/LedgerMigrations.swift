@@ -143,12 +143,23 @@ extension Ledger {
             let account = Uid.canonical(try read.requiredText(Column("accountUid")))
             let weekEnd = try read.requiredText(Column("weekEnd"))
             for (uid, roundUp) in CountedPayments.decode(try read.requiredText(Column("payments"))) {
-                let identity = Uid.identity(uid)
+                let identity = v12Identity(uid)
                 guard !identity.isEmpty else { continue }
                 try insert.execute(arguments: [account, identity, weekEnd, roundUp])
             }
         }
         try db.execute(sql: "DROP TABLE counted")
+    }
+
+    /// A payment's identity as v12 wrote it, kept as it was so that the migration moves an
+    /// old ledger the same way whatever later versions make of a uid: trimmed of white space
+    /// and with ASCII capitals made small. (A run now also requires a UUID, `Uid.identity`;
+    /// for a UUID the two agree.)
+    private static func v12Identity(_ uid: String) -> String {
+        var trimmed = Substring(uid)
+        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+        return Uid.canonical(String(trimmed))
     }
 
     /// Payments the ledger has counted in more than one week: only ever by a roundup before

@@ -17,10 +17,89 @@ package enum SafePath {
     /// not exist yet would be made in the directory before it, whose rule then applies too:
     /// under a directory anyone may write to, what the job creates could be renamed away.
     package static func problem(with path: String) -> String? {
+        finding(path).map { $0.words(writing: true) }
+    }
+
+    /// Why a file the job reads and trusts (its config, its token file), open as
+    /// `descriptor` at `path`, could have been written by another user, in words with what
+    /// fixes it; nil when it could not. `what` names it ("the config file"). The directories
+    /// on the way to it are held to the rule `problem(with:)` gives, and so is the file
+    /// itself: it must belong to this user or to root, and neither others nor a group not
+    /// the user's own may write to it. Another user who could rewrite the config could point
+    /// `apiBaseURL` at a listener of theirs, which would then be sent the token.
+    package static func readProblem(_ what: String, at path: String, descriptor: Int32) -> String? {
+        var file = stat()
+        guard fstat(descriptor, &file) == 0 else { return "cannot read \(what) \(path): \(errorText(errno))" }
+        let mode = String(file.st_mode & 0o7777, radix: 8)
+        if file.st_uid != 0, file.st_uid != geteuid() {
+            return "\(what) \(path) belongs to another user (uid \(file.st_uid)), who could rewrite it; use one "
+                + "of your own (or root's)"
+        }
+        if file.st_mode & 0o002 != 0 {
+            return "\(what) \(path) can be written by anyone (mode \(mode)), who could rewrite it; run: "
+                + "chmod go-w \(path)"
+        }
+        if file.st_mode & 0o020 != 0, file.st_gid != getegid() {
+            return "\(what) \(path) can be written by its group (gid \(file.st_gid), mode \(mode)), whose members "
+                + "could rewrite it; run: chmod go-w \(path)"
+        }
+        return finding(path).map { "\(what) \($0.words(writing: false))" }
+    }
+
+    /// What makes `path` unsafe, of the path as given, else of where it leads.
+    private static func finding(_ path: String) -> Finding? {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        if let problem = check(absolute, as: path) { return problem }
-        guard let resolved = resolved(path) else { return nil }
-        return resolved == absolute ? nil : check(resolved, as: "\(path) (which leads to \(resolved))")
+        if let finding = check(absolute, as: path) { return finding }
+        guard let resolved = resolved(path), resolved != absolute else { return nil }
+        return check(resolved, as: "\(path) (which leads to \(resolved))")
+    }
+
+    /// One reason a path is unsafe, said in `words` for a place the job writes or a file it reads.
+    private struct Finding {
+        enum Kind {
+            /// `directory` (mode `mode`) can be written by anyone, and `part` in it does not exist yet.
+            case couldBeRenamedAway
+            /// `part` belongs to another user, `id`.
+            case anotherUsers
+            /// `directory` (mode `mode`) can be written by anyone, who could replace `part` in it.
+            case replaceable
+            /// `part`, a directory, can be written by its group, `id`, not the user's own.
+            case groupWritable
+        }
+
+        let kind: Kind
+        let shown: String
+        let directory: String
+        let part: String
+        let mode: mode_t
+        let id: UInt32
+
+        func words(writing: Bool) -> String {
+            let mode = String(self.mode & 0o7777, radix: 8)
+            switch (kind, writing) {
+            case (.couldBeRenamedAway, _):
+                return "\(shown): \(directory) can be written by anyone (mode \(mode)), who could rename away \(part) "
+                    + "once it is created; use another directory"
+            case (.anotherUsers, true):
+                return "\(shown): \(part) belongs to another user (uid \(id)), who could redirect what roundup "
+                    + "writes there; use a directory whose every part is yours or root's"
+            case (.anotherUsers, false):
+                return "\(shown): \(part) belongs to another user (uid \(id)), who could put another file in its "
+                    + "place; keep it where every directory on the way is yours or root's"
+            case (.replaceable, true):
+                return "\(shown): \(directory) can be written by anyone (mode \(mode)), who could replace \(part); "
+                    + "use another directory"
+            case (.replaceable, false):
+                return "\(shown): \(directory) can be written by anyone (mode \(mode)), who could replace \(part); "
+                    + "run: chmod go-w \(directory) (or keep it in a directory of your own)"
+            case (.groupWritable, true):
+                return "\(shown): \(part) can be written by its group (gid \(id), mode \(mode)), whose members "
+                    + "could replace what is in it; use another directory"
+            case (.groupWritable, false):
+                return "\(shown): \(part) can be written by its group (gid \(id), mode \(mode)), whose members "
+                    + "could replace what is in it; run: chmod go-w \(part) (or keep it in a directory of your own)"
+            }
+        }
     }
 
     /// Where `path` leads once the links of the part of it that exists are followed, as the
@@ -45,37 +124,36 @@ package enum SafePath {
     }
 
     /// Checks each existing part of `absolute` (no `.` or `..`), without following links.
-    private static func check(_ absolute: String, as shown: String) -> String? {
+    private static func check(_ absolute: String, as shown: String) -> Finding? {
         let parts = absolute.split(separator: "/").map(String.init)
         var prefix = ""
         var parentMode: mode_t = 0
         var parentIsDirectory = false
         for (index, part) in ([""] + parts).enumerated() {
             prefix = index == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
+            let parent = String(prefix.dropLast(part.count + 1)).nonEmptyPath
             let openParent = parentIsDirectory && parentMode & 0o002 != 0 && parentMode & S_ISVTX == 0
             var status = stat()
             guard lstat(prefix, &status) == 0 else {
                 guard openParent else { return nil }
-                return "\(shown): \(String(prefix.dropLast(part.count + 1)).nonEmptyPath) can be written by anyone "
-                    + "(mode \(String(parentMode & 0o7777, radix: 8))), who could rename away \(prefix) once it is "
-                    + "created; use another directory"
+                return Finding(
+                    kind: .couldBeRenamedAway, shown: shown, directory: parent, part: prefix, mode: parentMode, id: 0)
             }
             let owner = status.st_uid
             if owner != 0, owner != geteuid() {
-                return "\(shown): \(prefix) belongs to another user (uid \(owner)), who could redirect what roundup "
-                    + "writes there; use a directory whose every part is yours or root's"
+                return Finding(kind: .anotherUsers, shown: shown, directory: parent, part: prefix, mode: 0, id: owner)
             }
             if openParent {
-                return "\(shown): \(String(prefix.dropLast(part.count + 1)).nonEmptyPath) can be written by anyone "
-                    + "(mode \(String(parentMode & 0o7777, radix: 8))), who could replace \(prefix); use another directory"
+                return Finding(
+                    kind: .replaceable, shown: shown, directory: parent, part: prefix, mode: parentMode, id: 0)
             }
             let isDirectory = status.st_mode & S_IFMT == S_IFDIR
             if isDirectory, status.st_mode & 0o020 != 0, status.st_mode & S_ISVTX == 0, status.st_gid != getegid(),
                 index < parts.count
             {
-                return "\(shown): \(prefix) can be written by its group (gid \(status.st_gid), mode "
-                    + "\(String(status.st_mode & 0o7777, radix: 8))), whose members could replace what is in it; "
-                    + "use another directory"
+                return Finding(
+                    kind: .groupWritable, shown: shown, directory: parent, part: prefix, mode: status.st_mode,
+                    id: status.st_gid)
             }
             parentMode = status.st_mode
             parentIsDirectory = isDirectory

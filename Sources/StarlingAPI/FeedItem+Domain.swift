@@ -19,7 +19,7 @@ extension FeedItem {
             direction: direction, status: status, source: source, sourceSubType: sourceSubType,
             counterPartyType: counterPartyType,
             counterPartyName: counterPartyName, spendingCategory: spendingCategory, settlementTime: settled,
-            isRoundedUpByBank: hasBankRoundUp)
+            isRoundedUpByBank: hasBankRoundUp, unreadableUid: unreadableUid)
     }
 }
 

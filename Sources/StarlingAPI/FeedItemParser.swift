@@ -55,8 +55,11 @@ extension JSONCursor {
                 guard uid == nil, let value = cursor.plainString() else { return false }
                 uid = value
             } else if cursor.key(start, end, is: "categoryUid") {
-                guard categoryUid == nil, let value = cursor.internedString(&categories) else { return false }
-                categoryUid = Uid.canonical(value)
+                // One that is not a UUID: JSONDecoder says why the feed is refused.
+                guard categoryUid == nil, let value = cursor.internedString(&categories).flatMap(Uid.uuid) else {
+                    return false
+                }
+                categoryUid = value
             } else if cursor.key(start, end, is: "amount") {
                 guard amount == nil, let value = cursor.amount() else { return false }
                 amount = value
@@ -83,7 +86,8 @@ extension JSONCursor {
                 counterPartyType = value
             } else if cursor.key(start, end, is: "counterPartyUid") {
                 guard counterPartyUid == nil, let value = cursor.optionalPlainString() else { return false }
-                counterPartyUid = value.map { Uid.canonical($0) }
+                if let value, Uid.uuid(value) == nil { return false }
+                counterPartyUid = value.flatMap(Uid.uuid)
             } else if cursor.key(start, end, is: "counterPartyName") {
                 guard counterPartyName == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyName = value
@@ -121,6 +125,6 @@ extension JSONCursor {
             sourceSubType: sourceSubType ?? nil, counterPartyType: counterPartyType ?? nil,
             counterPartyUid: counterPartyUid ?? nil,
             counterPartyName: counterPartyName ?? nil, spendingCategory: spendingCategory ?? nil,
-            hasBankRoundUp: roundUp ?? false, reference: reference ?? nil)
+            hasBankRoundUp: roundUp ?? false, reference: reference ?? nil, unreadableUid: Uid.unreadable(uid))
     }
 }

@@ -70,6 +70,58 @@ public struct ScheduledSavingsPayment: Decodable, Sendable, Equatable {
     public let reference: String?
 }
 
+// The uids of what is scheduled are read as every other uid of the bank's (`decodeUid`):
+// one that is not a UUID makes the answer bad data.
+
+extension StandingOrder {
+    enum CodingKeys: String, CodingKey {
+        case paymentOrderUid, amount, reference, standingOrderRecurrence, nextDate, cancelledAt, categoryUid
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        paymentOrderUid = try container.decodeUidIfPresent(forKey: .paymentOrderUid)
+        amount = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .amount)
+        reference = try container.decodeIfPresent(String.self, forKey: .reference)
+        standingOrderRecurrence = try container.decodeIfPresent(WireRecurrence.self, forKey: .standingOrderRecurrence)
+        nextDate = try container.decodeIfPresent(String.self, forKey: .nextDate)
+        cancelledAt = try container.decodeIfPresent(String.self, forKey: .cancelledAt)
+        categoryUid = try container.decodeUidIfPresent(forKey: .categoryUid)
+    }
+}
+
+extension DirectDebitMandate {
+    enum CodingKeys: String, CodingKey {
+        case uid, reference, status, nextDate, originatorName, lastPayment, categoryUid
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uid = try container.decodeUidIfPresent(forKey: .uid)
+        reference = try container.decodeIfPresent(String.self, forKey: .reference)
+        status = try container.decodeIfPresent(String.self, forKey: .status)
+        nextDate = try container.decodeIfPresent(String.self, forKey: .nextDate)
+        originatorName = try container.decodeIfPresent(String.self, forKey: .originatorName)
+        lastPayment = try container.decodeIfPresent(LastPayment.self, forKey: .lastPayment)
+        categoryUid = try container.decodeUidIfPresent(forKey: .categoryUid)
+    }
+}
+
+extension ScheduledSavingsPayment {
+    enum CodingKeys: String, CodingKey {
+        case transferUid, recurrenceRule, currencyAndAmount, nextPaymentDate, reference
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        transferUid = try container.decodeUidIfPresent(forKey: .transferUid)
+        recurrenceRule = try container.decodeIfPresent(WireRecurrence.self, forKey: .recurrenceRule)
+        currencyAndAmount = try container.decode(CurrencyAndAmount.self, forKey: .currencyAndAmount)
+        nextPaymentDate = try container.decode(String.self, forKey: .nextPaymentDate)
+        reference = try container.decodeIfPresent(String.self, forKey: .reference)
+    }
+}
+
 /// A scheduled item as the forecast takes it: a payment, nothing (not from the main
 /// balance, cancelled), or why it cannot be placed.
 public enum SchedulePlacement: Sendable, Equatable {
@@ -96,21 +148,20 @@ extension WireRecurrence {
     }
 }
 
-/// Who pays an item with `categoryUid` in `account`: its main balance (its default category,
-/// or no category in particular), another category (a space), or a uid that cannot be read,
-/// which the forecast cannot place.
+/// Who pays an item with `categoryUid` (a UUID, as decoding left it) in `account`: its main
+/// balance (its default category, or no category in particular), another category (a
+/// space), or the nil uid, which names no category and so cannot be placed.
 enum Payer {
     case mainBalance, space, unreadable
 
+    static let nilUid = "00000000-0000-0000-0000-000000000000"
+
     init(_ categoryUid: String?, of account: Account) {
-        let trimmed = categoryUid?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        if trimmed.isEmpty || Uid.canonical(trimmed) == account.defaultCategory {
+        guard let categoryUid, categoryUid != account.defaultCategory else {
             self = .mainBalance
-        } else {
-            // The nil uid names no category.
-            let uid = UUID(uuidString: trimmed)
-            self = uid == nil || uid?.uuidString == "00000000-0000-0000-0000-000000000000" ? .unreadable : .space
+            return
         }
+        self = categoryUid == Payer.nilUid ? .unreadable : .space
     }
 }
 

@@ -1,7 +1,8 @@
 // The bank's JSON bodies, decoded tolerantly: unknown fields are ignored, and enumerated
 // values (status, source, spending category…) stay strings, because the bank keeps adding
-// new ones. Only what the job relies on is required. Account, category and goal uids are
-// read in their one spelling (`Uid.canonical`), whatever case the bank wrote them in.
+// new ones. Only what the job relies on is required. Every uid is read as a UUID, in its one
+// spelling (`Uid.uuid`), whatever case the bank wrote it in; one that is not a UUID is bad
+// data (`decodeUid`), save a feed item's own uid, whose payment is then left out.
 
 import RoundUp
 
@@ -22,6 +23,18 @@ public struct TokenIdentity: Decodable, Sendable {
     public let scopes: [String]
     public let expiresAt: String?
     public let authenticated: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case accountHolderUid, scopes, expiresAt, authenticated
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accountHolderUid = try container.decodeUidIfPresent(forKey: .accountHolderUid)
+        scopes = try container.decode([String].self, forKey: .scopes)
+        expiresAt = try container.decodeIfPresent(String.self, forKey: .expiresAt)
+        authenticated = try container.decodeIfPresent(Bool.self, forKey: .authenticated)
+    }
 }
 
 /// One entry of `GET /api/v2/accounts`.
@@ -38,8 +51,8 @@ public struct BankAccount: Decodable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        accountUid = Uid.canonical(try container.decode(String.self, forKey: .accountUid))
-        defaultCategory = Uid.canonical(try container.decode(String.self, forKey: .defaultCategory))
+        accountUid = try container.decodeUid(forKey: .accountUid)
+        defaultCategory = try container.decodeUid(forKey: .defaultCategory)
         currency = try container.decode(String.self, forKey: .currency)
         name = try container.decodeIfPresent(String.self, forKey: .name)
         accountType = try container.decodeIfPresent(String.self, forKey: .accountType)
@@ -55,9 +68,11 @@ struct AccountList: Decodable {
 /// `Equatable` so that the stream's own parser and `JSONDecoder` can be checked to read an
 /// item alike.
 public struct FeedItem: Decodable, Equatable, Sendable {
-    /// The item's identity as `Uid.identity` gives it: trimmed and lower-cased, empty when
-    /// the bank sent none.
+    /// The item's identity as `Uid.identity` gives it: a UUID, lower-cased, empty when the
+    /// bank sent none or one that is not a UUID.
     public let feedItemUid: String
+    /// What the bank sent as the item's uid when that is not a UUID (`Uid.unreadable`).
+    public let unreadableUid: String?
     public let categoryUid: String
     public let amount: CurrencyAndAmount
     public let direction: String
@@ -91,9 +106,10 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         transactionTime: String?, settlementTime: String?, source: String?, sourceSubType: String?,
         counterPartyType: String?,
         counterPartyUid: String?, counterPartyName: String?, spendingCategory: String?, hasBankRoundUp: Bool,
-        reference: String?
+        reference: String?, unreadableUid: String?
     ) {
         self.feedItemUid = feedItemUid
+        self.unreadableUid = unreadableUid
         self.categoryUid = categoryUid
         self.amount = amount
         self.direction = direction
@@ -114,8 +130,10 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         // A payment's identity (`Uid.identity`); an item without one is left out by the plan,
         // not a reason to refuse the whole feed.
-        feedItemUid = Uid.identity((try? container.decodeIfPresent(String.self, forKey: .feedItemUid)) ?? nil)
-        categoryUid = Uid.canonical(try container.decode(String.self, forKey: .categoryUid))
+        let uid = (try? container.decodeIfPresent(String.self, forKey: .feedItemUid)) ?? nil
+        feedItemUid = Uid.identity(uid)
+        unreadableUid = Uid.unreadable(uid)
+        categoryUid = try container.decodeUid(forKey: .categoryUid)
         amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
         direction = try container.decode(String.self, forKey: .direction)
         status = try container.decode(String.self, forKey: .status)
@@ -124,7 +142,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         source = try container.decodeIfPresent(String.self, forKey: .source)
         sourceSubType = try container.decodeIfPresent(String.self, forKey: .sourceSubType)
         counterPartyType = try container.decodeIfPresent(String.self, forKey: .counterPartyType)
-        counterPartyUid = Uid.canonical(try container.decodeIfPresent(String.self, forKey: .counterPartyUid))
+        counterPartyUid = try container.decodeUidIfPresent(forKey: .counterPartyUid)
         counterPartyName = try container.decodeIfPresent(String.self, forKey: .counterPartyName)
         spendingCategory = try container.decodeIfPresent(String.self, forKey: .spendingCategory)
         hasBankRoundUp = try !container.isAbsentOrNull(.roundUp)
@@ -179,7 +197,7 @@ public struct SavingsGoal: Decodable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        savingsGoalUid = Uid.canonical(try container.decode(String.self, forKey: .savingsGoalUid))
+        savingsGoalUid = try container.decodeUid(forKey: .savingsGoalUid)
         name = try container.decode(String.self, forKey: .name)
         target = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .target)
         totalSaved = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .totalSaved)
@@ -224,6 +242,14 @@ struct RoundUpGoalResponse: Decodable {
 
 struct RoundUpGoalDetails: Decodable {
     let roundUpGoalUid: String?
+
+    enum CodingKeys: String, CodingKey {
+        case roundUpGoalUid
+    }
+
+    init(from decoder: any Decoder) throws {
+        roundUpGoalUid = try decoder.container(keyedBy: CodingKeys.self).decodeUidIfPresent(forKey: .roundUpGoalUid)
+    }
 }
 
 struct SavingsGoalList: Decodable {
@@ -246,7 +272,7 @@ struct CreateSavingsGoalResponse: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        savingsGoalUid = Uid.canonical(try container.decode(String.self, forKey: .savingsGoalUid))
+        savingsGoalUid = try container.decodeUid(forKey: .savingsGoalUid)
         success = try container.decodeIfPresent(Bool.self, forKey: .success)
     }
 }
@@ -294,6 +320,16 @@ struct ConfirmationOfFunds: Decodable {
 public struct TransferResponse: Decodable, Sendable {
     public let transferUid: String
     public let success: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case transferUid, success
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        transferUid = try container.decodeUid(forKey: .transferUid)
+        success = try container.decodeIfPresent(Bool.self, forKey: .success)
+    }
 }
 
 /// Either of the bank's error shapes:

@@ -85,6 +85,10 @@ extension Roundup {
                 throw ValidationError(
                     "say what to do with the week: --check, --retry, --redirect GOAL or --abandon REASON")
             }
+            if let account, Uid.uuid(account) == nil {
+                throw ValidationError(
+                    "--account \(Uid.shown(account)) is not an account uid (a UUID, as `roundup resolve` lists them)")
+            }
         }
 
         func run() async throws {
@@ -93,7 +97,7 @@ extension Roundup {
                 try finish(composition.resolveList(settings.flags()))
             }
             let result = await composition.resolve(
-                resolution, accountUid: Uid.canonical(account), weekEnd: endDate, flags: settings.flags(),
+                resolution, accountUid: Uid.uuid(account) ?? account, weekEnd: endDate, flags: settings.flags(),
                 logger: logging.logger)
             try finish(result)
         }

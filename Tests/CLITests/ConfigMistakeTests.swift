@@ -25,8 +25,21 @@ import Testing
         ("timeZone: GMT+5\n", "time zone 'GMT+5' is a fixed offset"),
         ("timeZone: Etc/GMT+5\n", "use a region name such as America/"),
         (
-            "goals:\n  ACC00000-0000-4000-8000-000000000001: a\n  acc00000-0000-4000-8000-000000000001: b\n",
+            "goals:\n  ACC00000-0000-4000-8000-000000000001: 90c00000-0000-4000-8000-0000000000a1\n"
+                + "  acc00000-0000-4000-8000-000000000001: 90c00000-0000-4000-8000-0000000000b2\n",
             "goals: names the account acc00000-0000-4000-8000-000000000001 twice (uids are the same in either case)"
+        ),
+        (
+            "goals:\n  Personal: 90c00000-0000-4000-8000-0000000000a1\n",
+            #"goals: "Personal" is not an account uid"#
+        ),
+        (
+            "goals:\n  acc00000-0000-4000-8000-000000000001: Round-ups\n",
+            #"goals: the goal for acc00000-0000-4000-8000-000000000001, "Round-ups", is not a goal uid"#
+        ),
+        (
+            "goals:\n  \"acc00000-0000-4000-8000-00000000000\\uFF11\": 90c00000-0000-4000-8000-0000000000a1\n",
+            #"goals: "acc00000-0000-4000-8000-00000000000\uff11" is not an account uid"#
         ),
     ])
     func aValueTheBankOrTheCalendarDoesNotKnowIsRefused(text: String, message: String) async throws {
@@ -42,7 +55,8 @@ import Testing
     @Test func aGoalForAnAccountTheTokenCannotSeeStopsTheRunBeforeAnyTransfer() async throws {
         let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
         try await withEmulator(state) { server in
-            let path = try config("timeZone: UTC\ngoals:\n  00000000-0000-4000-8000-00000000dead: some-goal\n")
+            let path = try config(
+                "timeZone: UTC\ngoals:\n  00000000-0000-4000-8000-00000000dead: 90c00000-0000-4000-8000-0000000000a1\n")
             let run = try await roundup(
                 ["run", "--end-date", "2026-11-15", "--config", path, "--api-base-url", server.baseURL],
                 environment: environment)

@@ -97,6 +97,53 @@ import Testing
         }
     }
 
+    /// Uids are UUIDs, compared as such: two payments whose uids Unicode calls equivalent
+    /// (`café` with one scalar and with two) are not one repeated payment, and neither is
+    /// a payment with no identity at all: both are left out as `no-identity`, with a
+    /// warning naming each as it was sent. A UUID with a zero-width space, a byte-order
+    /// mark or a fullwidth digit in it is no UUID either, while the same UUID with white
+    /// space around it is the one payment.
+    @Test func uidsThatAreNotUUIDsAreNoIdentity() async throws {
+        let home = try TemporaryDirectory()
+        var (bank, gbp) = Self.bank(token: "not-uuids")
+        bank.spend(gbp, 1_90, settled: Self.on("2026-11-12")) { $0.feedItemUid = "caf\u{e9}-1" }
+        bank.spend(gbp, 1_90, settled: Self.on("2026-11-12")) { $0.feedItemUid = "cafe\u{301}-1" }
+        let real = namedUid("the one real payment")
+        bank.spend(gbp, 2_21, settled: Self.on("2026-11-19")) { $0.feedItemUid = real }
+        bank.spend(gbp, 2_21, settled: Self.on("2026-11-19")) { $0.feedItemUid = "\u{2003}\(real.uppercased())\n" }
+        bank.spend(gbp, 2_21, settled: Self.on("2026-11-19")) { $0.feedItemUid = real + "\u{200b}" }
+        bank.spend(gbp, 2_21, settled: Self.on("2026-11-19")) { $0.feedItemUid = "\u{feff}" + real }
+        let fullwidth = "\u{ff11}" + real.dropFirst()
+        bank.spend(gbp, 2_21, settled: Self.on("2026-11-19")) { $0.feedItemUid = fullwidth }
+        // Uids that are not UUIDs are off the bank's description on purpose.
+        try await withEmulator(bank.state, contract: .requestsOnly) { server in
+            let first = try await Self.run(server, home, ["--end-date", "2026-11-15", "--json"])
+            #expect(first.status == 0, "\(first.stderr)")
+            let account = try Self.account(in: first)
+            let leftOut = try #require(account["leftOut"] as? [String: Any], "\(account)")
+            #expect(leftOut["no-identity"] as? Int == 2, "\(leftOut)")
+            #expect(leftOut["repeated"] == nil, "\(leftOut)")
+            #expect(
+                first.stderr.contains(
+                    #"2 payment(s) in the bank's answer have no feed item uid (2 sent one that is not a UUID: "caf\u00e9-1", "cafe\u0301-1")"#
+                ), "\(first.stderr)")
+            #expect(await Self.moved(server) == [], "nothing moved for payments with no identity")
+            let second = try await Self.run(server, home, ["--end-date", "2026-11-22", "--json"])
+            #expect(second.status == 0, "\(second.stderr)")
+            let next = try #require(try Self.account(in: second)["leftOut"] as? [String: Any])
+            #expect(next["no-identity"] as? Int == 3, "\(next)")
+            #expect(next["repeated"] as? Int == 1, "\(next)")
+            #expect(second.stderr.contains(#""\uff11"#), "the fullwidth digit is named as sent: \(second.stderr)")
+            #expect(second.stderr.contains(#"\u200b""#) && second.stderr.contains(#""\ufeff"#), "\(second.stderr)")
+            let moved = await Self.moved(server)
+            #expect(moved == [79])
+            robustnessLine(
+                "payment uids that are not UUIDs: café in two Unicode spellings, a zero-width space, a byte-order mark, a fullwidth digit",
+                "each left out as no-identity and named in the warning, the real UUID padded and in capitals counted once: 0.00, then 0.79 moved",
+                moneyExactlyOnce: moved == [79])
+        }
+    }
+
     /// After a week is counted, the bank starts writing uids in capitals; a window by hand
     /// that overlaps the week leaves out what the week counted.
     @Test func aBankThatLaterWritesCapitalsCountsNothingAgain() async throws {

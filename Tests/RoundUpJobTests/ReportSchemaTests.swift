@@ -173,7 +173,9 @@ import Testing
     @Test func theNativeRoundUpWordsAreTheOnesTheReportIsBuiltWith() throws {
         let account = try JSONDecoder().decode(
             BankAccount.self,
-            from: Data(#"{"accountUid":"a","defaultCategory":"c","currency":"GBP","name":"Personal"}"#.utf8))
+            from: Data(
+                #"{"accountUid":"a0000000-0000-4000-8000-0000000000a1","defaultCategory":"ca7e0000-0000-4000-8000-00000000000c","currency":"GBP","name":"Personal"}"#
+                    .utf8))
         func built(_ state: NativeRoundUpState) -> AccountReport {
             AccountReport(
                 account: account, outcome: .nothingToMove("nothing"), findings: AccountFindings(nativeRoundUp: state))

@@ -103,19 +103,21 @@ func fixture(_ name: String) throws -> Data {
         let item = try JSONDecoder().decode(
             FeedItem.self,
             from: Data(
-                #"{"feedItemUid":"F1","categoryUid":"CA7E0000-0000-4000-8000-00000000000B","amount":{"currency":"GBP","minorUnits":1},"direction":"OUT","status":"SETTLED","counterPartyUid":"90C00000-0000-4000-8000-0000000000B2"}"#
+                #"{"feedItemUid":"F1000000-0000-4000-8000-0000000000A1","categoryUid":"CA7E0000-0000-4000-8000-00000000000B","amount":{"currency":"GBP","minorUnits":1},"direction":"OUT","status":"SETTLED","counterPartyUid":"90C00000-0000-4000-8000-0000000000B2"}"#
                     .utf8))
         #expect(item.categoryUid == "ca7e0000-0000-4000-8000-00000000000b")
         #expect(item.counterPartyUid == "90c00000-0000-4000-8000-0000000000b2")
-        // A feed item's uid is the payment's identity: lower-cased and trimmed, so that one
-        // payment in two spellings is one payment.
-        #expect(item.feedItemUid == "f1")
+        // A feed item's uid is the payment's identity: a UUID, lower-cased and trimmed, so
+        // that one payment in two spellings is one payment; anything else is none.
+        let f1 = "f1000000-0000-4000-8000-0000000000a1"
+        #expect(item.feedItemUid == f1)
         for (sent, identity) in [
-            (#""feedItemUid":" F1\t","#, "f1"), (#""feedItemUid":"   ","#, ""), (#""feedItemUid":null,"#, ""), ("", ""),
-            (#""feedItemUid":7,"#, ""),
+            (#""feedItemUid":" F1000000-0000-4000-8000-0000000000A1\t","#, f1), (#""feedItemUid":"   ","#, ""),
+            (#""feedItemUid":null,"#, ""), ("", ""), (#""feedItemUid":7,"#, ""), (#""feedItemUid":"F1","#, ""),
+            (#""feedItemUid":"f1000000000040008000-0000000000a1","#, ""),
         ] {
             let body =
-                "{\(sent)\"categoryUid\":\"c\",\"amount\":{\"currency\":\"GBP\",\"minorUnits\":1},"
+                "{\(sent)\"categoryUid\":\"ca7e0000-0000-4000-8000-00000000000b\",\"amount\":{\"currency\":\"GBP\",\"minorUnits\":1},"
                 + "\"direction\":\"OUT\",\"status\":\"SETTLED\"}"
             let decoded = try JSONDecoder().decode(FeedItem.self, from: Data(body.utf8))
             #expect(decoded.feedItemUid == identity, "\(body)")
@@ -132,15 +134,15 @@ func fixture(_ name: String) throws -> Data {
 
     @Test(arguments: [
         (
-            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED"}]}"#,
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"ca7e0000-0000-4000-8000-00000000000b","direction":"OUT","status":"SETTLED"}]}"#,
             "feedItems[0].amount is missing"
         ),
         (
-            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":"12"}}]}"#,
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"ca7e0000-0000-4000-8000-00000000000b","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":"12"}}]}"#,
             "feedItems[0].amount.minorUnits is not a whole number"
         ),
         (
-            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":99999999999999999999}}]}"#,
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"ca7e0000-0000-4000-8000-00000000000b","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":99999999999999999999}}]}"#,
             "a number is out of range"
         ),
         (#"{"feedItems":"#, "the body is not valid JSON"),
@@ -158,7 +160,7 @@ func fixture(_ name: String) throws -> Data {
 
     @Test func aMalformedSettlementTimeIsReported() throws {
         let body =
-            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"c","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":12},"settlementTime":"yesterday"}]}"#
+            #"{"feedItems":[{"feedItemUid":"x","categoryUid":"ca7e0000-0000-4000-8000-00000000000b","direction":"OUT","status":"SETTLED","amount":{"currency":"GBP","minorUnits":12},"settlementTime":"yesterday"}]}"#
         let item = try JSONDecoder().decode(FeedItemList.self, from: Data(body.utf8)).feedItems[0]
         #expect(throws: BankError.self) { try item.transaction() }
     }
@@ -187,4 +189,80 @@ func fixture(_ name: String) throws -> Data {
         #expect(AccessToken("two words") == nil)
         #expect(AccessToken("line\r\nInjected: header") == nil)
     }
+
+    /// Every uid of the bank's is a UUID; any but a feed item's own that is not one makes
+    /// the answer bad data, naming the field, however close it comes. The same answer with a
+    /// UUID in that place decodes, so each case is refused for its uid alone.
+    @Test(arguments: [
+        (
+            "accounts",
+            #"{"accounts":[{"accountUid":"UID","defaultCategory":"\#(DecodingTests.uuid)","currency":"GBP"}]}"#,
+            "accounts[0].accountUid"
+        ),
+        (
+            "accounts",
+            #"{"accounts":[{"accountUid":"\#(DecodingTests.uuid)","defaultCategory":"UID","currency":"GBP"}]}"#,
+            "accounts[0].defaultCategory"
+        ),
+        (
+            "goals", #"{"savingsGoalList":[{"savingsGoalUid":"UID","name":"Holiday"}]}"#,
+            "savingsGoalList[0].savingsGoalUid"
+        ),
+        ("created goal", #"{"savingsGoalUid":"UID","success":true}"#, "savingsGoalUid"),
+        ("transfer", #"{"transferUid":"UID","success":true}"#, "transferUid"),
+        ("identity", #"{"accountHolderUid":"UID","scopes":[]}"#, "accountHolderUid"),
+        (
+            "round-up", #"{"active":true,"roundUpGoalDetails":{"roundUpGoalUid":"UID"}}"#,
+            "roundUpGoalDetails.roundUpGoalUid"
+        ),
+        ("standing order", #"{"paymentOrderUid":"UID"}"#, "paymentOrderUid"),
+        ("standing order", #"{"categoryUid":"UID"}"#, "categoryUid"),
+        ("mandate", #"{"uid":"UID"}"#, "uid"),
+        ("mandate", #"{"categoryUid":"UID"}"#, "categoryUid"),
+        (
+            "recurring transfer",
+            #"{"transferUid":"UID","currencyAndAmount":{"currency":"GBP","minorUnits":1},"nextPaymentDate":"2026-12-01"}"#,
+            "transferUid"
+        ),
+        (
+            "feed item",
+            #"{"feedItemUid":"\#(DecodingTests.uuid)","categoryUid":"UID","amount":{"currency":"GBP","minorUnits":1},"direction":"OUT","status":"SETTLED"}"#,
+            "categoryUid"
+        ),
+        (
+            "feed item",
+            #"{"feedItemUid":"\#(DecodingTests.uuid)","categoryUid":"\#(DecodingTests.uuid)","amount":{"currency":"GBP","minorUnits":1},"direction":"OUT","status":"SETTLED","counterPartyUid":"UID"}"#,
+            "counterPartyUid"
+        ),
+    ])
+    func aUidThatIsNotAUUIDIsBadData(kind: String, template: String, field: String) throws {
+        let decode: (String) throws -> Void = { text in
+            let data = Data(text.utf8)
+            switch kind {
+            case "accounts": _ = try JSONDecoder().decode(AccountList.self, from: data)
+            case "goals": _ = try JSONDecoder().decode(SavingsGoalList.self, from: data)
+            case "created goal": _ = try JSONDecoder().decode(CreateSavingsGoalResponse.self, from: data)
+            case "transfer": _ = try JSONDecoder().decode(TransferResponse.self, from: data)
+            case "identity": _ = try JSONDecoder().decode(TokenIdentity.self, from: data)
+            case "round-up": _ = try JSONDecoder().decode(RoundUpGoalResponse.self, from: data)
+            case "standing order": _ = try JSONDecoder().decode(StandingOrder.self, from: data)
+            case "mandate": _ = try JSONDecoder().decode(DirectDebitMandate.self, from: data)
+            case "recurring transfer": _ = try JSONDecoder().decode(ScheduledSavingsPayment.self, from: data)
+            default: _ = try JSONDecoder().decode(FeedItem.self, from: data)
+            }
+        }
+        try decode(template.replacing("UID", with: " \(Self.uuid.uppercased())" + #"\n"#))
+        for bad in ["", "x", "caf\u{E9}-1", Self.uuid + "\u{200B}", "\u{FEFF}" + Self.uuid, "{\(Self.uuid)}"] {
+            let body = template.replacing("UID", with: bad)
+            do {
+                try decode(body)
+                Issue.record("took \(Uid.shown(bad)) as a uid: \(body)")
+            } catch {
+                let words = describe(error, body: Array(body.utf8))
+                #expect(words == "\(field): \(Uid.shown(bad)) is not a UUID", "\(body)")
+            }
+        }
+    }
+
+    static let uuid = "aaaaaaaa-0000-4000-8000-00000000000a"
 }

@@ -92,7 +92,7 @@ import Testing
     @Test func aHugeItemArrivingInSmallPiecesDecodesAlike() throws {
         let name = String(repeating: "x", count: 2_000_000)
         let body = Array(
-            (#"{"feedItems":[{"feedItemUid":"u","categoryUid":"c","direction":"OUT","status":"SETTLED","#
+            (#"{"feedItems":[{"feedItemUid":"u","categoryUid":"ca7e0000-0000-4000-8000-00000000000c","direction":"OUT","status":"SETTLED","#
                 + #""amount":{"currency":"GBP","minorUnits":125},"counterPartyName":"\#(name)"}]}"#).utf8)
         let result = Self.streamed(body, pieces: Array(repeating: 16_384, count: 200))
         #expect(result == Self.reference(body))
@@ -160,14 +160,15 @@ import Testing
     /// one whose fields would not decode does not stop it.
     @Test func aSearchForTransfersKeepsEachTransferAndPassesOverPayments() throws {
         let payment =
-            #"{"feedItemUid":"p1","categoryUid":"c","amount":{"currency":"GBP","minorUnits":150},"direction":"OUT","status":"SETTLED","source":"MASTER_CARD"}"#
-        let odd = #"{"feedItemUid":"p2","categoryUid":"c","amount":"much","direction":"OUT","status":"SETTLED"}"#
+            #"{"feedItemUid":"p1","categoryUid":"ca7e0000-0000-4000-8000-00000000000c","amount":{"currency":"GBP","minorUnits":150},"direction":"OUT","status":"SETTLED","source":"MASTER_CARD"}"#
+        let odd =
+            #"{"feedItemUid":"p2","categoryUid":"ca7e0000-0000-4000-8000-00000000000c","amount":"much","direction":"OUT","status":"SETTLED"}"#
         let transfer =
-            #"{"feedItemUid":"T1","categoryUid":"c","amount":{"currency":"GBP","minorUnits":107},"direction":"OUT","status":"UPCOMING","source":"INTERNAL_TRANSFER","counterPartyUid":"g1","reference":"Round-up w/e 15 Nov 2026"}"#
+            #"{"feedItemUid":"7E000000-0000-4000-8000-0000000000A1","categoryUid":"ca7e0000-0000-4000-8000-00000000000c","amount":{"currency":"GBP","minorUnits":107},"direction":"OUT","status":"UPCOMING","source":"INTERNAL_TRANSFER","counterPartyUid":"90c00000-0000-4000-8000-0000000000a1","reference":"Round-up w/e 15 Nov 2026"}"#
         let escaped =
-            #"{"feedItemUid":"t2","categoryUid":"c","amount":{"currency":"GBP","minorUnits":50},"direction":"OUT","status":"SETTLED","source":"INTERNAL_TRANSFER","counterPartyUid":"g1"}"#
+            #"{"feedItemUid":"7e000000-0000-4000-8000-0000000000a2","categoryUid":"ca7e0000-0000-4000-8000-00000000000c","amount":{"currency":"GBP","minorUnits":50},"direction":"OUT","status":"SETTLED","source":"INTERNAL_TRANSFER","counterPartyUid":"90c00000-0000-4000-8000-0000000000a1"}"#
         let incoming =
-            #"{"feedItemUid":"t3","categoryUid":"c","amount":{"currency":"GBP","minorUnits":50},"direction":"IN","status":"SETTLED","source":"INTERNAL_TRANSFER"}"#
+            #"{"feedItemUid":"t3","categoryUid":"ca7e0000-0000-4000-8000-00000000000c","amount":{"currency":"GBP","minorUnits":50},"direction":"IN","status":"SETTLED","source":"INTERNAL_TRANSFER"}"#
         let body =
             Array(#"{"feedItems":["#.utf8)
             + Array([payment, odd, transfer, escaped, incoming].joined(separator: ",").utf8)
@@ -183,7 +184,10 @@ import Testing
             }
             try decoder.checkStructure(endpoint: "GET transfers")
             let kept = decoder.transfersOut()
-            #expect(kept.map(\.feedItemUid) == ["t1", "t2"], "\(pieces)")
+            #expect(
+                kept.map(\.feedItemUid) == [
+                    "7e000000-0000-4000-8000-0000000000a1", "7e000000-0000-4000-8000-0000000000a2",
+                ], "\(pieces)")
             #expect(kept.first?.reference == "Round-up w/e 15 Nov 2026")
             #expect(kept.first?.status == "UPCOMING")
         }

@@ -53,10 +53,14 @@ import Testing
         return found
     }
 
+    /// The uids of `item`: its own and its category's.
+    static let uid = "f0000000-0000-4000-8000-0000000000a1"
+    static let category = "ca7e0000-0000-4000-8000-0000000000c1"
+
     /// An item the parser takes; tests change one thing in it.
     static let item =
-        #"{"feedItemUid":"u1","categoryUid":"c1","amount":{"currency":"GBP","minorUnits":1234},"direction":"OUT","#
-        + #""status":"SETTLED","settlementTime":"2026-11-10T09:00:00.000Z","source":"MASTER_CARD","#
+        #"{"feedItemUid":"\#(uid)","categoryUid":"\#(category)","amount":{"currency":"GBP","minorUnits":1234},"#
+        + #""direction":"OUT","status":"SETTLED","settlementTime":"2026-11-10T09:00:00.000Z","source":"MASTER_CARD","#
         + #""counterPartyName":"Shop"}"#
 
     /// `item` with `extra` members added at its end.
@@ -105,18 +109,23 @@ import Testing
     /// parser fails: the fixture must give it a value, which the parser then has to read.
     @Test func theEveryFieldFixtureFillsEveryProperty() throws {
         let reference = try JSONDecoder().decode(FeedItem.self, from: fixture("feed-item-every-field"))
+        // (`unreadableUid` is what the uid itself says when it is not a UUID, which this
+        // item's is: `aUidThatIsNotAUUIDIsReadAlikeAndKept` reads one.)
         #expect(
-            Self.unfilled(reference) == [],
+            Self.unfilled(reference) == ["unreadableUid"],
             "give these a value in Fixtures/feed-item-every-field.json (a flag: true), and read them in FeedItemParser"
         )
         let partial = FeedItem(
-            feedItemUid: "u", categoryUid: "c", amount: CurrencyAndAmount(currency: "GBP", minorUnits: 1),
+            feedItemUid: Self.uid, categoryUid: Self.category,
+            amount: CurrencyAndAmount(currency: "GBP", minorUnits: 1),
             direction: "OUT", status: "SETTLED", transactionTime: "t", settlementTime: nil, source: "s",
             sourceSubType: "ONLINE",
             counterPartyType: "t", counterPartyUid: nil, counterPartyName: "n", spendingCategory: "c",
-            hasBankRoundUp: false, reference: nil)
+            hasBankRoundUp: false, reference: nil, unreadableUid: nil)
         #expect(
-            Self.unfilled(partial) == ["settlementTime", "counterPartyUid", "hasBankRoundUp", "reference"],
+            Self.unfilled(partial) == [
+                "unreadableUid", "settlementTime", "counterPartyUid", "hasBankRoundUp", "reference",
+            ],
             "the check itself sees what is missing")
     }
 
@@ -134,27 +143,58 @@ import Testing
         #expect(parsed == Self.decoded(text), "\(text)")
     }
 
-    /// Category and goal uids in capitals are read in lower case, as `JSONDecoder` reads
-    /// them, also when the category was seen before in another spelling.
+    /// Item, category and goal uids in capitals are read in lower case, as `JSONDecoder`
+    /// reads them, also when the category was seen before in another spelling.
     @Test func upperCaseUidsAreReadInLowerCaseAsJSONDecoderReadsThem() throws {
-        let upper = Self.item.replacing(#""categoryUid":"c1""#, with: #""categoryUid":"CA7E-C1""#)
-        let text = String(upper.dropLast()) + #","counterPartyUid":"90C0-B2"}"#
+        let upper = Self.item.replacing(Self.category, with: Self.category.uppercased())
+            .replacing(Self.uid, with: Self.uid.uppercased())
+        let text = String(upper.dropLast()) + #","counterPartyUid":"90C0B200-0000-4000-8000-0000000000F1"}"#
         var categories: [String] = []
-        _ = try #require(
-            Self.fast(Array(Self.item.replacing(#""c1""#, with: #""ca7e-c1""#).utf8), categories: &categories))
+        _ = try #require(Self.fast(Array(Self.item.utf8), categories: &categories))
         for _ in 1...2 {
             let parsed = try #require(Self.fast(Array(text.utf8), categories: &categories))
             #expect(parsed == Self.decoded(text))
-            #expect(parsed.categoryUid == "ca7e-c1")
-            #expect(parsed.counterPartyUid == "90c0-b2")
+            #expect(parsed.feedItemUid == Self.uid)
+            #expect(parsed.categoryUid == Self.category)
+            #expect(parsed.counterPartyUid == "90c0b200-0000-4000-8000-0000000000f1")
         }
+    }
+
+    /// A feed item's own uid that is not a UUID is no identity, and both readers keep what
+    /// was sent, for the warning; white space around a UUID is not part of it.
+    @Test(
+        arguments: [
+            ("u1", #""u1""#), (" ", #"" ""#), ("a b/c'd~", #""a b/c'd~""#), (#"caf\u00e9-1"#, #""caf\u00e9-1""#),
+            (#"cafe\u0301-1"#, #""cafe\u0301-1""#), (uid + #"\u200b"#, #"""# + uid + #"\u200b""#),
+            (#"\u00a0"# + uid + #"\n"#, nil),
+        ] as [(String, String?)])
+    func aUidThatIsNotAUUIDIsReadAlikeAndKept(sent: String, kept: String?) throws {
+        let text = Self.item.replacing(Self.uid, with: sent)
+        let decoded = try #require(Self.decoded(text), "\(text)")
+        #expect(decoded.feedItemUid == (kept == nil ? Self.uid : ""), "\(text)")
+        #expect(decoded.unreadableUid == kept, "\(text)")
+        if let parsed = Self.fast(text) { #expect(parsed == decoded, "\(text)") }
+    }
+
+    /// Any other uid that is not a UUID is left to `JSONDecoder`, which refuses the item
+    /// naming the field.
+    @Test(arguments: [
+        (category, "c1"), (category, ""), (category, #"ca7e0000-0000-4000-8000-0000000000c\u0031 x"#),
+        (category, "ca7e0000-0000-4000-8000-0000000000c１"), (category, "{ca7e0000-0000-4000-8000-0000000000c1}"),
+        (#""Shop""#, #""Shop","counterPartyUid":"goal-1""#),
+    ])
+    func anotherUidThatIsNotAUUIDRefusesTheItem(old: String, new: String) throws {
+        let text = Self.item.replacing(old, with: new)
+        #expect(text != Self.item)
+        #expect(Self.fast(text) == nil, "\(text)")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FeedItem.self, from: Data(text.utf8)) }
     }
 
     @Test func valuesAndSpacingAreReadAsJSONDecoderReadsThem() throws {
         let changes = [
             ("1234", "0"), ("1234", "-1234"), ("1234", "9223372036854775807"), ("1234", "-9223372036854775808"),
             (#""2026-11-10T09:00:00.000Z""#, "null"), (#""MASTER_CARD""#, "null"), (#""Shop""#, " null"),
-            (#""SETTLED""#, #""""#), (#""u1""#, #""a b/c'd~""#),
+            (#""SETTLED""#, #""""#), (Self.uid, "a b/c'd~"), (Self.uid, " \(Self.uid.uppercased())  "),
         ]
         for (old, new) in changes {
             let text = Self.item.replacingOccurrences(of: old, with: new)
@@ -185,7 +225,7 @@ import Testing
 
     @Test func equalCategoryUidsAreOneString() throws {
         let uid = "22222222-2222-4222-8222-000000000001"
-        let text = Self.item.replacingOccurrences(of: #""c1""#, with: "\"\(uid)\"")
+        let text = Self.item.replacingOccurrences(of: Self.category, with: uid)
         var categories: [String] = []
         let first = try #require(Self.fast(Array(text.utf8), categories: &categories))
         let second = try #require(Self.fast(Array(text.utf8), categories: &categories))
@@ -212,7 +252,8 @@ import Testing
     /// or refuse it in its own words: each is `item` with one change.
     @Test(arguments: [
         // Escapes, in a value or a key.
-        (#""Shop""#, #""Sh\u006fp""#), (#""u1""#, #""u\/1""#), (#""MASTER_CARD""#, #""MASTER\u005fCARD""#),
+        (#""Shop""#, #""Sh\u006fp""#), (uid, uid.replacing("-", with: #"\u002d"#, maxReplacements: 1)),
+        (#""MASTER_CARD""#, #""MASTER\u005fCARD""#),
         (#""GBP""#, #""\u0047BP""#), (#""status""#, #""st\u0061tus""#), (#""direction""#, #""\u0078":1,"direction""#),
         (#""minorUnits""#, #""\u006dinorUnits""#),
         // A byte outside ASCII, in a value the item reads or in a key.

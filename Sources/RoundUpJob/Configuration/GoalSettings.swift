@@ -31,17 +31,28 @@ extension GoalSettings {
             activationWait: .seconds(try file.bounded(file.goalWaitSeconds, "goalWaitSeconds", 0...600) ?? 60))
     }
 
-    /// `goals:` with every uid in its one spelling. Two keys naming one account in
-    /// different cases are a mistake, even when they agree.
+    /// `goals:` with every uid a UUID in its one spelling (`Uid.uuid`), as the bank's are.
+    /// Two keys naming one account in different cases are a mistake, even when they agree.
     private static func goalUids(_ written: [String: String]) throws(SettingsError) -> [String: String] {
         var result: [String: String] = [:]
         for (account, goal) in written.sorted(by: { $0.key < $1.key }) {
-            let key = Uid.canonical(account)
+            guard let key = Uid.uuid(account) else {
+                throw SettingsError(
+                    origin: .file,
+                    message: "goals: \(Uid.shown(account)) is not an account uid: each key is an account's uid, a UUID "
+                        + "as `roundup check` lists them")
+            }
+            guard let value = Uid.uuid(goal) else {
+                throw SettingsError(
+                    origin: .file,
+                    message: "goals: the goal for \(key), \(Uid.shown(goal)), is not a goal uid (a UUID); to choose "
+                        + "a goal by name, set savingsGoal")
+            }
             guard result[key] == nil else {
                 throw SettingsError(
                     origin: .file, message: "goals: names the account \(key) twice (uids are the same in either case)")
             }
-            result[key] = Uid.canonical(goal)
+            result[key] = value
         }
         return result
     }

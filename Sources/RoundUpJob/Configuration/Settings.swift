@@ -1,4 +1,5 @@
 import Foundation
+import RoundUpOutput
 public import RoundUpVocabulary
 
 /// Everything a run is told, in groups, each resolved on its own from flags, then
@@ -156,14 +157,52 @@ extension Settings {
             }
             path = standard
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SettingsError(
-                origin: flags.configFile != nil ? .flag : .environment, message: "cannot read the config file \(path)")
+        let text = try readConfig(path, origin: flags.configFile != nil ? .flag : .environment)
+        return (text, path)
+    }
+
+    /// The most of a config file that is read: a config is a few kilobytes.
+    static let configFileLimit = 1024 * 1024
+
+    /// The text of the config file at `path`, once it is known that no other user could
+    /// have written it (`SafePath.readProblem`): whoever can rewrite the config can point
+    /// `apiBaseURL` at a listener of theirs, which would then be sent the token. `origin`
+    /// is where the path came from, for a file that cannot be opened at all.
+    static func readConfig(_ path: String, origin: SettingsError.Origin) throws(SettingsError) -> String {
+        // Not blocking on a FIFO: anything but a plain file is refused once open.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            throw SettingsError(origin: origin, message: "cannot read the config file \(path)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw SettingsError(origin: .file, message: "the config file \(path) is not a plain file")
+        }
+        if let problem = SafePath.readProblem("the config file", at: path, descriptor: descriptor) {
+            throw SettingsError(origin: .file, message: problem)
+        }
+        guard info.st_size <= configFileLimit else {
+            throw SettingsError(
+                origin: .file,
+                message: "the config file \(path) holds \(info.st_size) bytes, more than the \(configFileLimit / 1024) "
+                    + "KiB a config file may; is it the right file?")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        let data: Data?
+        do {
+            data = try handle.read(upToCount: configFileLimit + 1)
+        } catch {
+            throw SettingsError(origin: .file, message: "cannot read the config file \(path): \(error)")
+        }
+        guard (data?.count ?? 0) <= configFileLimit else {
+            throw SettingsError(
+                origin: .file, message: "the config file \(path) grew past \(configFileLimit / 1024) KiB while read")
+        }
+        guard let text = String(data: data ?? Data(), encoding: .utf8) else {
             throw SettingsError(origin: .file, message: "the config file \(path) is not UTF-8 text")
         }
-        return (text, path)
+        return text
     }
 
     /// Resolves the settings. `configText` is the config file's contents, when there is one.

@@ -1,5 +1,6 @@
 import Foundation
 public import RoundUp
+import RoundUpOutput
 import StarlingAPI
 
 /// Where the access token came from, in words for `roundup check`.
@@ -106,6 +107,10 @@ public struct TokenLoader: Sendable {
             return .failure(TokenError(message: "the token file \(path) is not a plain file"))
         }
         if let refusal = refusal(path, descriptor: descriptor, file: info) { return .failure(refusal) }
+        // The directories on the way to it, as for the config: no one else may swap the file.
+        if let problem = SafePath.readProblem("the token file", at: path, descriptor: descriptor) {
+            return .failure(TokenError(message: problem))
+        }
         guard info.st_size <= tokenFileLimit else {
             return .failure(
                 TokenError(

@@ -268,8 +268,14 @@ struct AccountWork: Sendable {
             throw AccountFailure(.dataError, "\(error.description); nothing was moved for this account")
         }
         if let unknown = plan.leftOut[.noIdentity] {
+            // Named as sent, the first few: a hostile answer could hold thousands.
+            let sent = plan.leftOutItems.filter { $0.reason == .noIdentity }.compactMap(\.unreadableUid)
+            let more = sent.count > 5 ? " and \(sent.count - 5) more" : ""
+            let named =
+                sent.isEmpty
+                ? "" : " (\(sent.count) sent one that is not a UUID: \(sent.prefix(5).joined(separator: ", "))\(more))"
             logger.warning(
-                "\(account.label): \(unknown) payment(s) in the bank's answer have no feed item uid, so nothing could keep them from being counted twice: left out (no-identity in the report)"
+                "\(account.label): \(unknown) payment(s) in the bank's answer have no feed item uid\(named), so nothing could keep them from being counted twice: left out (no-identity in the report)"
             )
         }
         // The plan has what it needs of the feed; a busy week's feed is large.

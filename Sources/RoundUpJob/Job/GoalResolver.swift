@@ -100,7 +100,7 @@ public struct GoalResolver: Sendable {
         let goals = try await AccountFailure.bankCall { () async throws(BankError) in
             try await liveGoals(of: account)
         }
-        let byUid = goals.first { $0.savingsGoalUid == Uid.canonical(wanted) }
+        let byUid = Uid.uuid(wanted).flatMap { uid in goals.first { $0.savingsGoalUid == uid } }
         guard let goal = byUid ?? goals.first(where: { $0.isNamed(wanted) }) else {
             throw AccountFailure(
                 .configuration,
