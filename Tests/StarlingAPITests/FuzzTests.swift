@@ -50,18 +50,20 @@ struct CannedTransport: HTTPTransport {
             decoded += 1
         } catch { check(error) }
         do throws(BankError) {
-            _ = try await client.savingsGoals(accountUid: "a")
+            _ = try await client.savingsGoals(accountUid: namedUid("a"))
             decoded += 1
         } catch { check(error) }
         do throws(BankError) {
             let amount = CurrencyAndAmount(currency: "GBP", minorUnits: 1)
             _ = try await client.addMoney(
-                accountUid: "a", goalUid: "g", transferUid: "t", amount: amount, reference: nil)
+                accountUid: namedUid("a"), goalUid: namedUid("g"), transferUid: namedUid("t"), amount: amount,
+                reference: nil)
             decoded += 1
         } catch { check(error) }
         let week = Week(endingOn: LocalDate(iso: "2026-11-15")!, in: TimeZone(identifier: "Europe/London")!)
         do throws(BankError) {
-            let transactions = try await client.settledTransactions(accountUid: "a", from: week.start, to: week.end)
+            let transactions = try await client.settledTransactions(
+                accountUid: namedUid("a"), from: week.start, to: week.end)
             decoded += 1
             let account = Account(
                 uid: "a", defaultCategory: "22222222-2222-4222-8222-000000000001", currencyCode: "GBP")
