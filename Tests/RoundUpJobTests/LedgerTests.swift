@@ -85,7 +85,7 @@ import Testing
             goalName: "Round-ups", transferUid: "t1", lastError: "never written by a decision", accountName: "Personal",
             note: "1.00 held back by the minimum balance")
         decision.confirmation = .feed
-        decision.feedItemUid = "f1"
+        decision.feedItemUid = namedUid("f1")
         decision.reason = String(repeating: "r", count: 1200)
         decision.resolution = "never written by a decision"
         decision.earlierGoalUids = ["never", "written"]
@@ -120,7 +120,7 @@ import Testing
             goalName: "Rainy day", transferUid: "t3", lastError: "HTTP 503", accountName: "Personal",
             note: "1.00 held back by the minimum balance")
         expected.confirmation = .feed
-        expected.feedItemUid = "f1"
+        expected.feedItemUid = namedUid("f1")
         expected.reason = String(repeating: "s", count: 1000)
         expected.otherWeekEnd = LocalDate(iso: "2026-11-11")
         expected.sharedMinorUnits = 50

@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+import TestSupport
 
 @testable import RoundUpJob
 @testable import RoundUpReports
@@ -17,12 +18,13 @@ enum ReportFixtures {
     static let generatedAt = Instant(iso8601: "2026-11-16T06:00:01.000Z")!
 
     static let transaction = TransactionReport(
-        feedItemUid: "feed-1", settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
+        feedItemUid: namedUid("feed-1"), settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
         counterParty: "Café \"Le Bon\" <b>", amount: Money(minorUnits: 435, currency: pounds),
         roundUp: Money(minorUnits: 65, currency: pounds), source: PaymentSource.card.rawValue)
 
     static let leftOut = LeftOutReport(
-        feedItemUid: "feed-3", settlementTime: Instant(iso8601: "2026-11-12T09:00:00.000Z"), counterParty: "Acme <Ltd>",
+        feedItemUid: namedUid("feed-3"), settlementTime: Instant(iso8601: "2026-11-12T09:00:00.000Z"),
+        counterParty: "Acme <Ltd>",
         amount: Money(minorUnits: 215_000, currency: pounds), reason: "incoming",
         source: PaymentSource.bankTransfer.rawValue)
 
@@ -73,7 +75,7 @@ enum ReportFixtures {
         exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
 
     static let bareTransaction = TransactionReport(
-        feedItemUid: "feed-2", settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"),
+        feedItemUid: namedUid("feed-2"), settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"),
         amount: Money(minorUnits: 100, currency: pounds), roundUp: Money(minorUnits: 0, currency: pounds))
 
     static let bareGoal = GoalReport(name: "Round-ups")

@@ -21,9 +21,10 @@ import Testing
             weekEnd: weekEnd, amount: Money(minorUnits: minorUnits, currency: gbp), goalUids: goals, since: since)
     }
 
-    static func item(_ uid: String, _ minorUnits: Int64, at time: String, goal: String = goal) -> FeedTransfer {
+    /// A transfer in the feed, its uid made from `name` (`namedUid`).
+    static func item(_ name: String, _ minorUnits: Int64, at time: String, goal: String = goal) -> FeedTransfer {
         FeedTransfer(
-            feedItemUid: uid, goalUid: goal, currency: "GBP", minorUnits: minorUnits,
+            feedItemUid: namedUid(name), goalUid: goal, currency: "GBP", minorUnits: minorUnits,
             time: Instant(iso8601: time)!)
     }
 
@@ -166,7 +167,7 @@ import Testing
         let feed = [Self.item("f1", 703, at: "2026-11-16T06:00:01Z")]
         let claimed = Self.other(
             .done, 703, weekEnd: "2026-11-08", created: "2026-11-16T06:00:00Z", updated: "2026-11-16T06:00:02Z",
-            feedItemUid: "f1")
+            feedItemUid: namedUid("f1"))
         #expect(TransferCheck.decide(Self.week(703), feed: feed, ledger: [claimed], margin: Self.margin) == .absent)
     }
 
