@@ -20,12 +20,14 @@ public enum Uid {
             return lowered
         case .notAUUID: break
         }
-        // Rare: white space around it, or not a UUID at all.
-        var trimmed = Substring(text)
-        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
-        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
-        guard trimmed.utf8.count != text.utf8.count, shape(of: trimmed.utf8) != .notAUUID else { return nil }
-        let lowered: String = canonical(String(trimmed))
+        // Rare: white space around it, or not a UUID at all. Trimmed a scalar at a time: a
+        // space with a mark joined to it is not white space alone.
+        var trimmed = Substring(text).unicodeScalars
+        while trimmed.first?.properties.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.properties.isWhitespace == true { trimmed.removeLast() }
+        let left = String(trimmed)
+        guard left.utf8.count != text.utf8.count, shape(of: left.utf8) != .notAUUID else { return nil }
+        let lowered: String = canonical(left)
         return lowered
     }
 
@@ -77,6 +79,9 @@ public enum Uid {
         guard let feedItemUid, uuid(feedItemUid) == nil else { return nil }
         return shown(feedItemUid)
     }
+
+    /// What names a feed item's uid that is there but not text (a number, a list).
+    public static let notText = "(not text)"
 
     /// How many of a text's characters `shown` keeps.
     public static let shownLimit = 40

@@ -43,15 +43,90 @@ package enum SafePath {
             return "\(what) \(path) can be written by its group (gid \(file.st_gid), mode \(mode)), whose members "
                 + "could rewrite it; run: chmod go-w \(path)"
         }
+        if let other = AccessList.othersWhoMayWrite(descriptor: descriptor) {
+            return "\(what) \(path) has an access control list that lets \(other) write to it, who could rewrite "
+                + "it; run: setfacl -b \(path)"
+        }
         return finding(path).map { "\(what) \($0.words(writing: false))" }
     }
 
-    /// What makes `path` unsafe, of the path as given, else of where it leads.
+    /// What makes `path` unsafe: of the path as given, of where it leads, and of every
+    /// directory and link the kernel passes through on the way there (`walk`), links in the
+    /// middle of the way included.
     private static func finding(_ path: String) -> Finding? {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         if let finding = check(absolute, as: path) { return finding }
-        guard let resolved = resolved(path), resolved != absolute else { return nil }
-        return check(resolved, as: "\(path) (which leads to \(resolved))")
+        if let resolved = resolved(path), resolved != absolute,
+            let finding = check(resolved, as: "\(path) (which leads to \(resolved))")
+        {
+            return finding
+        }
+        return walk(path)
+    }
+
+    /// Follows `path` as the kernel does, a part at a time: each link read and its target
+    /// followed in turn (a `..` after it goes up from where it led), each directory entered
+    /// and each link passed held to `check`'s rule, and to `AccessList`'s. Stops at a part
+    /// that does not exist yet, at the end, or after 40 links (where the kernel gives up).
+    private static func walk(_ path: String) -> Finding? {
+        let start = path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath + "/"
+        var pending = (start + path).split(separator: "/").map(String.init)
+        var current = "/"
+        var currentStatus = stat()
+        guard lstat("/", &currentStatus) == 0 else { return nil }
+        var links = 0
+        while !pending.isEmpty {
+            let part = pending.removeFirst()
+            if part.isEmpty || part == "." { continue }
+            if part == ".." {
+                current = (current as NSString).deletingLastPathComponent.nonEmptyPath
+                guard lstat(current, &currentStatus) == 0 else { return nil }
+                continue
+            }
+            let next = current == "/" ? "/" + part : current + "/" + part
+            let parentMode = currentStatus.st_mode
+            let openParent = parentMode & 0o002 != 0 && parentMode & S_ISVTX == 0
+            var status = stat()
+            guard lstat(next, &status) == 0 else {
+                guard openParent else { return nil }
+                return Finding(
+                    kind: .couldBeRenamedAway, shown: path, directory: current, part: next, mode: parentMode, id: 0)
+            }
+            if status.st_uid != 0, status.st_uid != geteuid() {
+                return Finding(
+                    kind: .anotherUsers, shown: path, directory: current, part: next, mode: 0, id: status.st_uid)
+            }
+            if openParent {
+                return Finding(kind: .replaceable, shown: path, directory: current, part: next, mode: parentMode, id: 0)
+            }
+            if status.st_mode & S_IFMT == S_IFLNK {
+                links += 1
+                guard links <= 40, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: next) else {
+                    return nil
+                }
+                if target.hasPrefix("/") {
+                    current = "/"
+                    guard lstat("/", &currentStatus) == 0 else { return nil }
+                }
+                pending = target.split(separator: "/").map(String.init) + pending
+                continue
+            }
+            let isDirectory = status.st_mode & S_IFMT == S_IFDIR
+            if isDirectory, !pending.isEmpty, status.st_mode & 0o022 == 0o020, status.st_mode & S_ISVTX == 0,
+                status.st_gid != getegid()
+            {
+                return Finding(
+                    kind: .groupWritable, shown: path, directory: current, part: next, mode: status.st_mode,
+                    id: status.st_gid)
+            }
+            if isDirectory, let other = AccessList.othersWhoMayWrite(path: next) {
+                return Finding(
+                    kind: .accessList, shown: path, directory: current, part: next, mode: 0, id: 0, who: other)
+            }
+            current = next
+            currentStatus = status
+        }
+        return nil
     }
 
     /// One reason a path is unsafe, said in `words` for a place the job writes or a file it reads.
@@ -65,6 +140,8 @@ package enum SafePath {
             case replaceable
             /// `part`, a directory, can be written by its group, `id`, not the user's own.
             case groupWritable
+            /// `part`, a directory, has an access control list that lets `who` write to it.
+            case accessList
         }
 
         let kind: Kind
@@ -73,6 +150,7 @@ package enum SafePath {
         let part: String
         let mode: mode_t
         let id: UInt32
+        var who = ""
 
         func words(writing: Bool) -> String {
             let mode = String(self.mode & 0o7777, radix: 8)
@@ -98,6 +176,9 @@ package enum SafePath {
             case (.groupWritable, false):
                 return "\(shown): \(part) can be written by its group (gid \(id), mode \(mode)), whose members "
                     + "could replace what is in it; run: chmod go-w \(part) (or keep it in a directory of your own)"
+            case (.accessList, _):
+                return "\(shown): \(part) has an access control list that lets \(who) write to it, who could "
+                    + "replace what is in it; run: setfacl -b \(part)" + (writing ? ", or use another directory" : "")
             }
         }
     }
@@ -148,8 +229,9 @@ package enum SafePath {
                     kind: .replaceable, shown: shown, directory: parent, part: prefix, mode: parentMode, id: 0)
             }
             let isDirectory = status.st_mode & S_IFMT == S_IFDIR
-            if isDirectory, status.st_mode & 0o020 != 0, status.st_mode & S_ISVTX == 0, status.st_gid != getegid(),
-                index < parts.count
+            // (One anyone may write to is said so by the part after it.)
+            if isDirectory, status.st_mode & 0o022 == 0o020, status.st_mode & S_ISVTX == 0,
+                status.st_gid != getegid(), index < parts.count
             {
                 return Finding(
                     kind: .groupWritable, shown: shown, directory: parent, part: prefix, mode: status.st_mode,
@@ -164,4 +246,66 @@ package enum SafePath {
 
 extension String {
     fileprivate var nonEmptyPath: String { isEmpty ? "/" : self }
+}
+
+/// A file's or directory's POSIX access control list, as the kernel keeps it in the
+/// `system.posix_acl_access` attribute: the mode's bits do not show who else a named entry
+/// lets write (with one, the group bits show the list's mask instead).
+enum AccessList {
+    /// Who other than this user, root and the user's own group the list at `path` lets
+    /// write ("user 1002", "group 50"), or nil.
+    static func othersWhoMayWrite(path: String) -> String? {
+        guard let getxattr = getxattr else { return nil }
+        return read { getxattr(path, name, $0, $1) }
+    }
+
+    /// The same, for the file open as `descriptor`.
+    static func othersWhoMayWrite(descriptor: Int32) -> String? {
+        guard let fgetxattr = fgetxattr else { return nil }
+        return read { fgetxattr(descriptor, name, $0, $1) }
+    }
+
+    private static let name = "system.posix_acl_access"
+
+    // The C library's calls for extended attributes, which Swift's Glibc module does not
+    // bring in: found by name, as the dynamic linker would.
+    private typealias GetByPath =
+        @convention(c) (
+            UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int
+        ) -> Int
+    private typealias GetByDescriptor =
+        @convention(c) (
+            Int32, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int
+        ) -> Int
+    private static let getxattr: GetByPath? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getxattr").map {
+        unsafeBitCast($0, to: GetByPath.self)
+    }
+    private static let fgetxattr: GetByDescriptor? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fgetxattr").map {
+        unsafeBitCast($0, to: GetByDescriptor.self)
+    }
+
+    /// Reads the list through `get` and names the first entry other than the user's own that
+    /// may write, once the list's mask allows it. The format: a 4-byte version (2), then
+    /// 8-byte entries of tag (2 bytes), permissions (2 bytes), id (4 bytes), little-endian.
+    private static func read(_ get: (UnsafeMutableRawPointer?, Int) -> Int) -> String? {
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { get($0.baseAddress, $0.count) }
+        guard count >= 4 else { return nil }
+        func number(_ at: Int, _ size: Int) -> UInt32 {
+            (0..<size).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) }
+        }
+        var writers: [String] = []
+        var maskAllowsWrite = true
+        for at in stride(from: 4, to: count - 7, by: 8) {
+            let (tag, permissions, id) = (number(at, 2), number(at + 2, 2), number(at + 4, 4))
+            let writes = permissions & 0o2 != 0
+            switch tag {
+            case 0x02 where writes && id != geteuid() && id != 0: writers.append("user \(id)")
+            case 0x08 where writes && id != getegid(): writers.append("group \(id)")
+            case 0x10: maskAllowsWrite = writes
+            default: break
+            }
+        }
+        return maskAllowsWrite ? writers.first : nil
+    }
 }

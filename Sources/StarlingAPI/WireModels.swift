@@ -132,7 +132,10 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         // not a reason to refuse the whole feed.
         let uid = (try? container.decodeIfPresent(String.self, forKey: .feedItemUid)) ?? nil
         feedItemUid = Uid.identity(uid)
-        unreadableUid = Uid.unreadable(uid)
+        // A uid that is there but not text (a number, a list) is named as such.
+        let present = try !container.isAbsentOrNull(.feedItemUid)
+        let notText = uid == nil && present
+        unreadableUid = notText ? Uid.notText : Uid.unreadable(uid)
         categoryUid = try container.decodeUid(forKey: .categoryUid)
         amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
         direction = try container.decode(String.self, forKey: .direction)

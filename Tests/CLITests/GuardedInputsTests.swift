@@ -57,6 +57,8 @@ import Testing
         let asRoot = geteuid() == 0
         try await withEmulator(bank().state) { server in
             var cases: [(name: String, path: String, words: String)] = []
+            var hops: [String] = []
+            defer { for hop in hops { unlink(hop) } }
             let writable = home.path + "/writable/config.yaml"
             try config(at: writable, for: server, mode: 0o666)
             cases.append(
@@ -85,6 +87,53 @@ import Testing
                 chown(group, 0, Self.someoneElse)
                 cases.append(
                     ("writable by another group", group, "can be written by its group (gid \(Self.someoneElse)"))
+                let foreignOpen = home.path + "/foreign-open/config.yaml"
+                try config(at: foreignOpen, for: server, mode: 0o600, directoryMode: 0o777)
+                chown(home.path + "/foreign-open", 0, Self.someoneElse)
+                cases.append(
+                    (
+                        "in a directory of mode 777 of another group", foreignOpen,
+                        "\(home.path)/foreign-open can be written by anyone (mode 777)"
+                    ))
+                // A link of the saver's, to a link in another user's directory, to a config of
+                // the saver's: the other user could point their link anywhere.
+                let theirHop = home.path + "/their-hop"
+                try FileManager.default.createDirectory(atPath: theirHop, withIntermediateDirectories: true)
+                let good = home.path + "/mine/config.yaml"
+                try config(at: good, for: server, mode: 0o600)
+                try FileManager.default.createSymbolicLink(atPath: theirHop + "/hop", withDestinationPath: good)
+                lchown(theirHop + "/hop", Self.someoneElse, Self.someoneElse)
+                chown(theirHop, Self.someoneElse, Self.someoneElse)
+                try FileManager.default.createSymbolicLink(
+                    atPath: home.path + "/mine/linked.yaml", withDestinationPath: theirHop + "/hop")
+                cases.append(
+                    (
+                        "through another user's link in the middle of the way", home.path + "/mine/linked.yaml",
+                        "\(theirHop) belongs to another user (uid \(Self.someoneElse))"
+                    ))
+                // The same, with the other user's link in /tmp, where anyone may make one.
+                let tmpHop = "/tmp/roundup-hop-\(UUID().uuidString)"
+                try FileManager.default.createSymbolicLink(atPath: tmpHop, withDestinationPath: good)
+                lchown(tmpHop, Self.someoneElse, Self.someoneElse)
+                hops.append(tmpHop)
+                try FileManager.default.createSymbolicLink(
+                    atPath: home.path + "/mine/via-tmp.yaml", withDestinationPath: tmpHop)
+                cases.append(
+                    (
+                        "through another user's link in /tmp", home.path + "/mine/via-tmp.yaml",
+                        "\(tmpHop) belongs to another user (uid \(Self.someoneElse))"
+                    ))
+                let listed = home.path + "/listed/config.yaml"
+                try config(at: listed, for: server, mode: 0o600)
+                if Self.grantWrite(to: Self.someoneElse, on: listed) {
+                    cases.append(
+                        (
+                            "with an access control list that lets another user write", listed,
+                            "has an access control list that lets user \(Self.someoneElse) write to it"
+                        ))
+                } else {
+                    print("GuardedInputsTests: this file system keeps no access control lists, so none is tried")
+                }
                 let theirDirectory = home.path + "/their-directory/config.yaml"
                 try config(at: theirDirectory, for: server, mode: 0o644)
                 chown(home.path + "/their-directory", Self.someoneElse, Self.someoneElse)
@@ -110,6 +159,26 @@ import Testing
                 "exits \(Set(exits).sorted().map(String.init).joined(separator: ", ")) for \(cases.count) files × 3 commands, before any request: the token went nowhere",
                 moneyExactlyOnce: await server.bank.transfers.isEmpty)
         }
+    }
+
+    /// Gives `user` write access to `path` through a POSIX access control list, as
+    /// `setfacl -m u:USER:rw` does (written with Python's standard library: the attribute's
+    /// own format); false when the file system keeps none.
+    static func grantWrite(to user: uid_t, on path: String) -> Bool {
+        let script = """
+            import os, struct, sys
+            entries = [(1, 6, 0xFFFFFFFF), (2, 6, int(sys.argv[2])), (4, 4, 0xFFFFFFFF), (0x10, 6, 0xFFFFFFFF),
+                (0x20, 0, 0xFFFFFFFF)]
+            value = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *entry) for entry in entries)
+            os.setxattr(sys.argv[1], "system.posix_acl_access", value)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path, String(user)]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     /// A config in a sticky directory anyone may write to, as /tmp, is the user's own to

@@ -43,6 +43,8 @@ import Testing
         "aaaaaaaa-0000-4000-8000-00000000000aa", "aaaaaaaa-0000-4000-8000_00000000000a",
         "gaaaaaaa-0000-4000-8000-00000000000a", "aaaaaaaa-0000-4000-8000-00000000000a x",
         "aaaaaaaa-0000-4000-8000\u{2010}00000000000a", "aaaaaaaa-0000-4000-8000-00000000000\u{0}",
+        "aaaaaaaa-0000-4000-8000-00000000000a \u{200D}", "aaaaaaaa-0000-4000-8000-00000000000a \u{301}",
+        "\u{301} aaaaaaaa-0000-4000-8000-00000000000a",
     ])
     func anythingElseIsNoUid(text: String) {
         #expect(Uid.uuid(text) == nil, "\(Uid.shown(text))")

@@ -48,6 +48,10 @@ public enum Check {
             list.ok(
                 "as roundup.service runs: config \(SystemService.configFile), token \(SystemService.tokenFile), state "
                     + "\(SystemService.stateDirectory), environment file \(SystemService.environmentFile)")
+            if let problem = SystemService.environmentFileProblem() {
+                list.problem(.configuration, "environment file: \(problem)")
+                return list.result
+            }
         }
         let settings: Settings
         let configPath: String?

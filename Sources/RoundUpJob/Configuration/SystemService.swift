@@ -1,5 +1,6 @@
 import Foundation
 import RoundUpLedger
+import RoundUpOutput
 
 /// Where `roundup.service`, as shipped, has the job find its files: the config in
 /// `/etc/roundup`, the token handed over as the credential `starling-token` from
@@ -33,10 +34,24 @@ public enum SystemService {
         return environment
     }
 
+    /// Why the environment file could have been written by another user than root, as the
+    /// config file is judged (`SafePath.readProblem`); nil when it could not, or is not
+    /// there. What it sets wins over the config (`ROUNDUP_API_BASE_URL` among them), and
+    /// systemd reads it for the service whoever owns it.
+    public static func environmentFileProblem() -> String? {
+        let descriptor = open(environmentFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        return SafePath.readProblem("the environment file", at: environmentFile, descriptor: descriptor)
+    }
+
     /// `NAME=value` lines of the environment file, as systemd reads them: blank lines and
     /// lines starting `#` or `;` are skipped, and one pair of quotes around a value goes.
+    /// Nothing of a file another user could have written (`environmentFileProblem`).
     static func environmentFileVariables() -> [String: String] {
-        guard let text = try? String(contentsOfFile: environmentFile, encoding: .utf8) else { return [:] }
+        guard environmentFileProblem() == nil,
+            let text = try? String(contentsOfFile: environmentFile, encoding: .utf8)
+        else { return [:] }
         var variables: [String: String] = [:]
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = raw.trimmingCharacters(in: .whitespaces)
