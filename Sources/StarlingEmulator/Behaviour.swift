@@ -21,6 +21,9 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// Whether a transfer's feed items carry the reference it was sent with. Off by
     /// default: the bank does not document whether they do, so the job must not need it.
     public var feedReference: Bool
+    /// How the bank rewords a reference it shows in the feed (with `feedReference`): the
+    /// bank does not document that it shows it as it was sent.
+    public var referenceRewording: ReferenceRewording
     /// Which of the fields of the round-up answer, all optional in the spec, are sent.
     public var roundUpAnswer: RoundUpAnswer
     /// Whether every uid in an answer is written in capitals, as the spec's pattern for
@@ -34,8 +37,9 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
         rateLimit: RateLimit? = nil, feedReference: Bool = false, roundUpAnswer: RoundUpAnswer = .full,
-        upperCaseUids: Bool = false, transfersUpcoming: Bool = false
+        upperCaseUids: Bool = false, transfersUpcoming: Bool = false, referenceRewording: ReferenceRewording = .none
     ) {
+        self.referenceRewording = referenceRewording
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset
         self.goalActivationDelay = goalActivationDelay
@@ -44,6 +48,35 @@ public struct EmulatorBehaviour: Sendable, Hashable {
         self.roundUpAnswer = roundUpAnswer
         self.upperCaseUids = upperCaseUids
         self.transfersUpcoming = transfersUpcoming
+    }
+}
+
+/// The ways a bank may show a transfer's reference otherwise than it was sent.
+public enum ReferenceRewording: String, Sendable, Hashable, CaseIterable {
+    /// As it was sent.
+    case none
+    /// With words of the bank's before it: `Savings: Round-up w/e 22 Nov 2026`.
+    case prefixed
+    /// With the goal's name after it: `Round-up w/e 22 Nov 2026 / Round-ups`.
+    case suffixed
+    /// Cut to 22 characters, within its year: `Round-up w/e 22 Nov 20`.
+    case cutTo22
+    /// The hyphen as a space, in capitals: `ROUND UP W/E 22 NOV 2026`.
+    case hyphenAsSpace
+    /// The week's end as a date, `2026-11-22`, in words of the bank's.
+    case isoDate
+
+    /// `reference` reworded this way.
+    public func apply(to reference: String) -> String {
+        switch self {
+        case .none: reference
+        case .prefixed: "Savings: " + reference
+        case .suffixed: reference + " / Round-ups"
+        case .cutTo22: String(reference.prefix(22))
+        case .hyphenAsSpace: reference.replacing("-", with: " ").uppercased()
+        case .isoDate:
+            TransferReference.weekEnd(namedBy: reference).map { "Transfer to savings \($0.description)" } ?? reference
+        }
     }
 }
 

@@ -335,6 +335,33 @@ import Testing
         }
     }
 
+    /// The same, however the bank shows the first ledger's reference: with words before or
+    /// after it, cut within its year, the hyphen as a space in capitals, or as a date. Each
+    /// names the week ending 15 November, so the second ledger, saving into another goal,
+    /// is held over the days they share rather than saving them again.
+    @Test(arguments: ReferenceRewording.allCases)
+    func aReferenceTheBankRewordsStillHoldsTheWeek(rewording: ReferenceRewording) async throws {
+        let (service, saver) = (try TemporaryDirectory(), try TemporaryDirectory())
+        var (bank, gbp) = Self.bank(token: "other-ledger-reworded-\(rewording)")
+        bank.spend(gbp, 1_50, settled: Self.on("2026-11-13"))
+        bank.spend(gbp, 5_33, settled: Self.on("2026-11-17"))
+        let behaviour = EmulatorBehaviour(feedReference: true, referenceRewording: rewording)
+        try await withEmulator(bank.state, behaviour: behaviour) { server in
+            #expect(try await Self.run(server, service, ["--end-date", "2026-11-15"]).status == 0)
+            await Self.stampTransfers(server, at: Self.on("2026-11-16", hour: 6))
+            let shown = await server.bank.state.feeds[gbp]?.compactMap(\.reference) ?? []
+            #expect(shown.contains(rewording.apply(to: "Round-up w/e 15 Nov 2026")), "\(shown)")
+            let real = try await Self.run(server, saver, ["--end-date", "2026-11-18", "--savings-goal", "Fresh"])
+            #expect(real.status == 78, "\(rewording): \(real.stdout)\(real.stderr)")
+            #expect(real.stdout.contains("whose reference names the week ending 2026-11-15"), "\(real.stdout)")
+            let moved = await Self.moved(server)
+            #expect(moved == [50])
+            robustnessLine(
+                "another ledger's week into another goal, its reference shown \(rewording.rawValue)",
+                "held over the shared days (exit \(real.status))", moneyExactlyOnce: moved == [50])
+        }
+    }
+
     // MARK: - What resolve may send
 
     /// A week whose transfer failed is retried by a person after another ledger moved a

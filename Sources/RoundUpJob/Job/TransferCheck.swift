@@ -1,3 +1,4 @@
+import Foundation
 public import RoundUp
 public import RoundUpVocabulary
 public import StarlingAPI
@@ -44,11 +45,15 @@ public struct FeedTransfer: Sendable, Equatable {
         guard item.direction == "OUT", item.source == "INTERNAL_TRANSFER", let goalUid = item.counterPartyUid,
             !FeedTransfer.goneStatuses.contains(item.status)
         else { return nil }
+        let time = item.transactionTime.flatMap(Instant.init(iso8601:))
+        // A reference cut before its year is read by the day the transfer was made (in UTC:
+        // the reader allows a day later).
+        let madeOn = time.map { Week.localDate(of: $0, in: TimeZone(identifier: "UTC") ?? .current) }
         self.init(
             feedItemUid: item.feedItemUid, goalUid: goalUid, currency: item.amount.currency,
-            minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)),
-            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)), status: item.status,
-            goalName: item.counterPartyName)
+            minorUnits: item.amount.minorUnits, time: time,
+            referencedWeek: item.reference.flatMap { TransferReference.weekEnd(namedBy: $0, madeOn: madeOn) },
+            status: item.status, goalName: item.counterPartyName)
     }
 
     /// Whether the money moved: settled, or pending (taken from the balance).
