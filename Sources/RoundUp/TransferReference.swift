@@ -13,16 +13,29 @@ public enum TransferReference {
         "\(prefix)\(weekEnd.day) \(months[weekEnd.month - 1]) \(weekEnd.year)"
     }
 
-    /// The week end a reference names; nil for text that names none, such as a reference
-    /// the saver gave a transfer made by hand. Read where a bank may put it: this job's
-    /// wording anywhere in the text (with a prefix or a suffix of the bank's around it), in
-    /// any letter case and spacing, the hyphen written as a space or left out, the month in
-    /// full; else a date written `YYYY-MM-DD` anywhere in it. A reference cut before its
-    /// year (`Round-up w/e 22 Nov 20`) names the last such day on or before `madeOn`, the
-    /// day the transfer was made (a day later, for a clock ahead): a week ends before its
-    /// transfer is made, and within a year only one day has that day and month. Without
-    /// `madeOn`, a cut reference names none.
-    public static func weekEnd(namedBy reference: String, madeOn: LocalDate? = nil) -> LocalDate? {
+    /// The week end a reference names, when it is one this job writes; nil for any other
+    /// text, such as a reference the saver gave a transfer made by hand. Read as a bank may
+    /// show it: in any letter case, with any white space between its words.
+    public static func weekEnd(namedBy reference: String) -> LocalDate? {
+        let words = reference.lowercased().split(whereSeparator: \.isWhitespace)
+        let digits = { (word: Substring) in word.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard words.count == 5, words[0] == "round-up", words[1] == "w/e", digits(words[2]), words[2].count <= 2,
+            digits(words[4]), words[4].count == 4, let day = Int(words[2]), let year = Int(words[4]),
+            let month = months.firstIndex(where: { $0.lowercased() == words[3] }),
+            let date = LocalDate(year: year, month: month + 1, day: day)
+        else { return nil }
+        return date
+    }
+
+    /// The week end a reference mentions, wherever a bank may have put it, for holding a
+    /// week over another ledger's transfer (never for telling this ledger's own transfers
+    /// apart: a reading this loose could take one for another week's). This job's wording
+    /// anywhere in the text (with a prefix or a suffix of the bank's around it), in any
+    /// letter case and spacing, the hyphen written as a space or left out, the month in full;
+    /// else a date written `YYYY-MM-DD` anywhere in it. A reference cut before or within its
+    /// year (`Round-up w/e 22 Nov 20`) mentions a day and month only, which the caller places
+    /// among the weeks it could be (`MentionedWeek.date(within:)`).
+    public static func weekMentioned(in reference: String) -> MentionedWeek? {
         let words = words(of: reference)
         var index = 0
         while index < words.count {
@@ -42,12 +55,12 @@ public enum TransferReference {
                 // Cut before its year, or within it: the last part is the end of the text.
                 let rest = next + 3 < words.count ? words[next + 3] : ""
                 let cut = next + 3 >= words.count - 1 && rest.count < 4 && rest.allSatisfy { $0.isASCII && $0.isNumber }
-                guard cut, let madeOn else { continue }
-                return lastDay(day, month, onOrBefore: madeOn.adding(days: 1))
+                guard cut, LocalDate(year: 2000, month: month, day: day) != nil else { continue }
+                return .dayAndMonth(day: day, month: month)
             }
-            if let date = LocalDate(year: year, month: month, day: day) { return date }
+            if let date = LocalDate(year: year, month: month, day: day) { return .date(date) }
         }
-        return isoDate(in: reference)
+        return isoDate(in: reference).map { .date($0) }
     }
 
     /// The text's words, in lower case: runs of letters and digits, and `w/e`, apart; every
@@ -85,14 +98,6 @@ public enum TransferReference {
         return names.firstIndex { $0 == word || $0.prefix(3) == word }.map { $0 + 1 }
     }
 
-    /// The last date on or before `limit` that falls on `day` of `month`.
-    private static func lastDay(_ day: Int, _ month: Int, onOrBefore limit: LocalDate) -> LocalDate? {
-        for year in stride(from: limit.year, through: max(1, limit.year - 8), by: -1) {
-            if let date = LocalDate(year: year, month: month, day: day), date <= limit { return date }
-        }
-        return nil
-    }
-
     /// The first `YYYY-MM-DD` in `text` that is a date and stands apart from other digits.
     private static func isoDate(in text: String) -> LocalDate? {
         let bytes = Array(text.utf8)
@@ -105,5 +110,26 @@ public enum TransferReference {
             return date
         }
         return nil
+    }
+}
+
+/// A week's end as a reference mentions it: a whole date, or a day and month alone when
+/// the reference was cut before its year.
+public enum MentionedWeek: Hashable, Sendable {
+    case date(LocalDate)
+    case dayAndMonth(day: Int, month: Int)
+
+    /// The date it names among `candidates`: a whole date when it is one of them, a day
+    /// and month when exactly one of them falls on it; else nil.
+    public func date(within candidates: ClosedRange<LocalDate>) -> LocalDate? {
+        switch self {
+        case .date(let date):
+            return candidates.contains(date) ? date : nil
+        case .dayAndMonth(let day, let month):
+            let matches = (candidates.lowerBound.year...candidates.upperBound.year).compactMap { year in
+                LocalDate(year: year, month: month, day: day).flatMap { candidates.contains($0) ? $0 : nil }
+            }
+            return matches.count == 1 ? matches[0] : nil
+        }
     }
 }

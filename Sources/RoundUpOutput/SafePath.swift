@@ -101,8 +101,8 @@ package enum SafePath {
             }
             if status.st_mode & S_IFMT == S_IFLNK {
                 links += 1
-                guard links <= 40, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: next) else {
-                    return nil
+                guard links <= 40, let target = linkTarget(next) else {
+                    return Finding(kind: .unfollowable, shown: path, directory: current, part: next, mode: 0, id: 0)
                 }
                 if target.hasPrefix("/") {
                     current = "/"
@@ -129,6 +129,14 @@ package enum SafePath {
         return nil
     }
 
+    /// Where the link at `path` leads, read whole (a target may be as long as a path), or nil.
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count)
+        guard count > 0, count < buffer.count else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// One reason a path is unsafe, said in `words` for a place the job writes or a file it reads.
     private struct Finding {
         enum Kind {
@@ -142,6 +150,8 @@ package enum SafePath {
             case groupWritable
             /// `part`, a directory, has an access control list that lets `who` write to it.
             case accessList
+            /// `part` is a link that cannot be followed (unreadable, or one link too many).
+            case unfollowable
         }
 
         let kind: Kind
@@ -176,6 +186,9 @@ package enum SafePath {
             case (.groupWritable, false):
                 return "\(shown): \(part) can be written by its group (gid \(id), mode \(mode)), whose members "
                     + "could replace what is in it; run: chmod go-w \(part) (or keep it in a directory of your own)"
+            case (.unfollowable, _):
+                return "\(shown): the link \(part) cannot be followed (it cannot be read, or too many links lead "
+                    + "on from it); use a path without it"
             case (.accessList, _):
                 return "\(shown): \(part) has an access control list that lets \(who) write to it, who could "
                     + "replace what is in it; run: setfacl -b \(part)" + (writing ? ", or use another directory" : "")
@@ -287,10 +300,22 @@ enum AccessList {
     /// Reads the list through `get` and names the first entry other than the user's own that
     /// may write, once the list's mask allows it. The format: a 4-byte version (2), then
     /// 8-byte entries of tag (2 bytes), permissions (2 bytes), id (4 bytes), little-endian.
+    /// A list that is there but cannot be read whole is taken to let anyone write: the
+    /// check fails closed.
     private static func read(_ get: (UnsafeMutableRawPointer?, Int) -> Int) -> String? {
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { get($0.baseAddress, $0.count) }
-        guard count >= 4 else { return nil }
+        var bytes: [UInt8] = []
+        var count = -1
+        // Its size first, then the list; again if it grew meanwhile.
+        for _ in 0..<4 {
+            let size = get(nil, 0)
+            guard size >= 0 else { return absent(errno) ? nil : unreadable }
+            bytes = [UInt8](repeating: 0, count: max(size, 4))
+            count = bytes.withUnsafeMutableBytes { get($0.baseAddress, $0.count) }
+            if count >= 0 { break }
+            guard errno == ERANGE else { return absent(errno) ? nil : unreadable }
+        }
+        guard count >= 0 else { return unreadable }
+        guard count >= 4 else { return count == 0 ? nil : unreadable }
         func number(_ at: Int, _ size: Int) -> UInt32 {
             (0..<size).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) }
         }
@@ -308,4 +333,10 @@ enum AccessList {
         }
         return maskAllowsWrite ? writers.first : nil
     }
+
+    /// Who a list that cannot be read may let write, in words.
+    private static let unreadable = "anyone (a list that cannot be read)"
+
+    /// Whether `code` says there is no list: none set, or a file system that keeps none.
+    private static func absent(_ code: Int32) -> Bool { code == ENODATA || code == ENOTSUP || code == EOPNOTSUPP }
 }

@@ -1,4 +1,4 @@
-import RoundUp
+public import RoundUp
 
 /// How the emulated bank behaves where banks differ, or where the bank does not say: for
 /// trying the job against a bank that is less kind than the default one.
@@ -65,9 +65,12 @@ public enum ReferenceRewording: String, Sendable, Hashable, CaseIterable {
     case hyphenAsSpace
     /// The week's end as a date, `2026-11-22`, in words of the bank's.
     case isoDate
+    /// The day the bank made the transfer before it, and the reference cut after its day:
+    /// `2026-11-28 Round-up w/e 22`. It mentions no week but that other day.
+    case bankDated
 
-    /// `reference` reworded this way.
-    public func apply(to reference: String) -> String {
+    /// `reference`, of a transfer the bank made on `day`, reworded this way.
+    public func apply(to reference: String, madeOn day: LocalDate) -> String {
         switch self {
         case .none: reference
         case .prefixed: "Savings: " + reference
@@ -76,6 +79,7 @@ public enum ReferenceRewording: String, Sendable, Hashable, CaseIterable {
         case .hyphenAsSpace: reference.replacing("-", with: " ").uppercased()
         case .isoDate:
             TransferReference.weekEnd(namedBy: reference).map { "Transfer to savings \($0.description)" } ?? reference
+        case .bankDated: "\(day.description) " + reference.prefix(15)
         }
     }
 }

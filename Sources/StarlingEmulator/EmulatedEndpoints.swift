@@ -232,9 +232,12 @@ extension EmulatedBank {
         let account = state.accounts[accountIndex]
         // Both sides, as the bank shows a move between categories: out of the account's main
         // category, and into the goal's own (a goal's uid is its category's).
-        let reference = behaviour.feedReference ? request.reference.map(behaviour.referenceRewording.apply(to:)) : nil
         let status = behaviour.transfersUpcoming ? "UPCOMING" : "SETTLED"
         let settled = behaviour.transfersUpcoming ? nil : moment
+        let madeOn = Week.localDate(of: moment, in: TimeZone(identifier: "UTC")!)
+        let reference =
+            behaviour.feedReference
+            ? request.reference.map { behaviour.referenceRewording.apply(to: $0, madeOn: madeOn) } : nil
         let (out, into) = feedUids(account: accountIndex, accountUid: accountUid)
         state.feeds[accountUid, default: []] += [
             EmulatedFeedItem(

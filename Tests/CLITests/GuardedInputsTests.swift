@@ -58,7 +58,9 @@ import Testing
         try await withEmulator(bank().state) { server in
             var cases: [(name: String, path: String, words: String)] = []
             var hops: [String] = []
-            defer { for hop in hops { unlink(hop) } }
+            defer {
+                for hop in hops where unlink(hop) != 0 { rmdir(hop) }
+            }
             let writable = home.path + "/writable/config.yaml"
             try config(at: writable, for: server, mode: 0o666)
             cases.append(
@@ -123,6 +125,32 @@ import Testing
                         "through another user's link in /tmp", home.path + "/mine/via-tmp.yaml",
                         "\(tmpHop) belongs to another user (uid \(Self.someoneElse))"
                     ))
+                // The same link of theirs, reached through a link of the saver's whose target
+                // is longer than a thousand bytes: every link on the way is read whole.
+                let padded = theirHop + String(repeating: "/.", count: 600) + "/hop"
+                try FileManager.default.createSymbolicLink(
+                    atPath: home.path + "/mine/long.yaml", withDestinationPath: padded)
+                cases.append(
+                    (
+                        "through a link with a long target, to another user's link", home.path + "/mine/long.yaml",
+                        "\(theirHop) belongs to another user (uid \(Self.someoneElse))"
+                    ))
+                // An access control list too long to read in one go (tmpfs keeps such lists).
+                let shm = "/dev/shm/roundup-guarded-\(UUID().uuidString)"
+                if (try? FileManager.default.createDirectory(atPath: shm, withIntermediateDirectories: false)) != nil {
+                    hops.append(shm + "/config.yaml")
+                    hops.append(shm)
+                    try config(at: shm + "/config.yaml", for: server, mode: 0o600)
+                    if Self.grantWrite(to: Self.someoneElse, on: shm + "/config.yaml", fillers: 600) {
+                        cases.append(
+                            (
+                                "with an access control list of 600 entries", shm + "/config.yaml",
+                                "has an access control list that lets user \(Self.someoneElse) write to it"
+                            ))
+                    } else {
+                        print("GuardedInputsTests: /dev/shm keeps no long access control lists, so none is tried")
+                    }
+                }
                 let listed = home.path + "/listed/config.yaml"
                 try config(at: listed, for: server, mode: 0o600)
                 if Self.grantWrite(to: Self.someoneElse, on: listed) {
@@ -164,17 +192,20 @@ import Testing
     /// Gives `user` write access to `path` through a POSIX access control list, as
     /// `setfacl -m u:USER:rw` does (written with Python's standard library: the attribute's
     /// own format); false when the file system keeps none.
-    static func grantWrite(to user: uid_t, on path: String) -> Bool {
+    /// With `fillers`, so many read-only entries for other users come first, to make the
+    /// list long.
+    static func grantWrite(to user: uid_t, on path: String, fillers: Int = 0) -> Bool {
         let script = """
             import os, struct, sys
-            entries = [(1, 6, 0xFFFFFFFF), (2, 6, int(sys.argv[2])), (4, 4, 0xFFFFFFFF), (0x10, 6, 0xFFFFFFFF),
-                (0x20, 0, 0xFFFFFFFF)]
+            fillers = [(2, 4, 100000 + n) for n in range(int(sys.argv[3]))]
+            entries = [(1, 6, 0xFFFFFFFF)] + fillers + [(2, 6, int(sys.argv[2])), (4, 4, 0xFFFFFFFF),
+                (0x10, 6, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]
             value = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *entry) for entry in entries)
             os.setxattr(sys.argv[1], "system.posix_acl_access", value)
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path, String(user)]
+        process.arguments = ["python3", "-c", script, path, String(user), String(fillers)]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()

@@ -81,6 +81,29 @@ import Testing
         }
     }
 
+    /// The bank shows the week's own transfer with a reference of its own making, which
+    /// mentions another day and no longer names the week (and once cut within its year, a
+    /// year later): after a lost answer the feed is still the week's evidence, and the money
+    /// moves once. A reference read so loosely only ever holds a week; it never rules the
+    /// week's own transfer out of it.
+    @Test(arguments: [ReferenceRewording.bankDated, .cutTo22, .prefixed, .isoDate])
+    func aReferenceTheBankRewordsNeverHidesTheWeeksOwnTransfer(rewording: ReferenceRewording) async throws {
+        let (bank, _) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        let behaviour = EmulatorBehaviour(
+            deduplicatesTransfers: false, feedReference: true, referenceRewording: rewording)
+        try await withEmulator(bank.state, behaviour: behaviour) { server in
+            await server.bank.injectFaults([.first(1, [.addMoney], .failAfterApplying(502))])
+            let result = await harness.run(server, endDate: Self.weekEnd)
+            #expect(await Self.moved(server) == [99], "\(result.diagnostics)")
+            #expect(result.status == .ok || result.status == .configuration, "\(result.diagnostics)")
+            let puts = await server.bank.requests.filter { $0.endpoint == .addMoney }
+            #expect(puts.count == 1, "never sent again")
+            let again = await harness.run(server, endDate: Self.weekEnd)
+            #expect(await Self.moved(server) == [99], "\(again.diagnostics)")
+        }
+    }
+
     @Test func aTransferTheBankNeverReceivedIsSentAgainAfterTheFeedShowsNothing() async throws {
         let (bank, _) = Self.bank()
         let harness = try JobHarness(token: bank.state.token)

@@ -201,40 +201,57 @@ import Testing
         #expect(TransferReference.weekEnd(namedBy: text) == LocalDate(iso: "2026-11-22"))
     }
 
-    /// Where a bank may put the reference: words of its own around it, the hyphen as a
-    /// space or left out, the month in full, or the week's end as a date.
     @Test(arguments: [
-        "Savings: Round-up w/e 22 Nov 2026", "Round-up w/e 22 Nov 2026 / Round-ups", "ROUND UP W/E 22 NOV 2026",
-        "Round-up w/e 22 Nov 2026\u{0}", "Round-up w/e 22 Nov 2026 again", "Roundup w/e 22 Nov 2026",
-        "Round-up w/e 22 November 2026", "round-up-w/e-22-nov-2026", "Transfer to savings 2026-11-22",
-        "2026-11-22", "Round-up w/e 31 Feb 2026 (2026-11-22)", "ref:2026-11-22.",
-    ])
-    func theWeekIsReadWhereverTheBankPutsIt(text: String) {
-        #expect(TransferReference.weekEnd(namedBy: text) == LocalDate(iso: "2026-11-22"), "\(text)")
-    }
-
-    /// Cut before or within its year, a reference names the last such day on or before the
-    /// day after the transfer was made; without that day, none.
-    @Test(arguments: [
-        ("Round-up w/e 22 Nov 20", "2026-11-23", "2026-11-22"), ("Round-up w/e 22 Nov", "2026-11-22", "2026-11-22"),
-        ("Round-up w/e 22 Nov 2", "2026-11-21", "2026-11-22"), ("Round-up w/e 22 Nov 202", "2026-11-20", "2025-11-22"),
-        ("Round-up w/e 29 Feb", "2027-03-01", "2024-02-29"), ("Round-up w/e 31 Dec 20", "2027-01-02", "2026-12-31"),
-    ])
-    func aReferenceCutBeforeItsYearIsReadByTheDayOfTheTransfer(text: String, madeOn: String, named: String) {
-        #expect(TransferReference.weekEnd(namedBy: text, madeOn: LocalDate(iso: madeOn)) == LocalDate(iso: named))
-        #expect(TransferReference.weekEnd(namedBy: text) == nil)
-    }
-
-    @Test(arguments: [
-        "Round-up w/e 31 Feb 2026", "Round-up w/e 22 Nov", "Round-up w/e 22 Nov 02026",
-        "Round-up w/e 0 Nov 2026", "Holiday", "", "CORNER SHOP PARIS FRA", "Round-up w/e 22 Nov 20 x",
-        "Round-up w/e 123 Nov 2026", "Round-up 22 Nov 2026", "Rounding up w/e 22 Nov 2026", "2026-11-31",
-        "12026-11-22", "2026-11-223", "Round-up w/e 22 Novx 2026",
+        "Round-up w/e 31 Feb 2026", "Round-up w/e 22 Nov", "Round-up w/e +2 Nov 2026", "Round-up w/e 22 Nov 02026",
+        "Round-up w/e 0 Nov 2026", "Holiday", "Round-up w/e 22 Nov 2026\u{0}", "", "CORNER SHOP PARIS FRA",
+        "Round-up w/e 22 Nov 2026 again", "Roundup w/e 22 Nov 2026", "Round-up w/e 22 November 2026",
     ])
     func otherTextNamesNoWeek(text: String) {
         #expect(TransferReference.weekEnd(namedBy: text) == nil)
+    }
+
+    /// Where a bank may put the reference: words of its own around it, the hyphen as a
+    /// space or left out, the month in full, or the week's end as a date. Mentioned, for
+    /// holding a week over another ledger's transfer; never read so loosely as this ledger's.
+    @Test(arguments: [
+        "Round-up w/e 22 Nov 2026", "Savings: Round-up w/e 22 Nov 2026", "Round-up w/e 22 Nov 2026 / Round-ups",
+        "ROUND UP W/E 22 NOV 2026", "Round-up w/e 22 Nov 2026\u{0}", "Round-up w/e 22 Nov 2026 again",
+        "Roundup w/e 22 Nov 2026", "Round-up w/e 22 November 2026", "round-up-w/e-22-nov-2026",
+        "Transfer to savings 2026-11-22", "2026-11-22", "Round-up w/e 31 Feb 2026 (2026-11-22)", "ref:2026-11-22.",
+        "Round-up w/e +22 Nov 2026",
+    ])
+    func theWeekIsMentionedWhereverTheBankPutsIt(text: String) {
+        #expect(TransferReference.weekMentioned(in: text) == .date(LocalDate(iso: "2026-11-22")!), "\(text)")
+    }
+
+    /// Cut before or within its year, a reference mentions a day and month, which name a
+    /// week only where exactly one day of the candidates falls on them.
+    @Test func aReferenceCutBeforeItsYearNamesOneCandidateOrNone() throws {
+        for text in [
+            "Round-up w/e 22 Nov 20", "Round-up w/e 22 Nov", "Round-up w/e 22 Nov 2", "Round-up w/e 22 Nov 202",
+        ] {
+            #expect(TransferReference.weekMentioned(in: text) == .dayAndMonth(day: 22, month: 11), "\(text)")
+        }
+        let cut = try #require(TransferReference.weekMentioned(in: "Round-up w/e 29 Dec 20"))
+        let around = try #require(LocalDate(iso: "2026-12-20"))...(try #require(LocalDate(iso: "2027-01-10")))
+        #expect(cut.date(within: around) == LocalDate(iso: "2026-12-29"))
         #expect(
-            TransferReference.weekEnd(namedBy: text, madeOn: LocalDate(iso: "2026-11-23")) == nil
-                || text == "Round-up w/e 22 Nov")
+            cut.date(within: try #require(LocalDate(iso: "2027-01-01"))...(try #require(LocalDate(iso: "2027-01-20"))))
+                == nil)
+        let years = try #require(LocalDate(iso: "2025-01-01"))...(try #require(LocalDate(iso: "2026-12-31")))
+        #expect(cut.date(within: years) == nil, "two candidates: none")
+        let whole = MentionedWeek.date(try #require(LocalDate(iso: "2026-12-29")))
+        #expect(whole.date(within: around) == LocalDate(iso: "2026-12-29"))
+        #expect(whole.date(within: years.lowerBound...(try #require(LocalDate(iso: "2026-12-28")))) == nil)
+    }
+
+    @Test(arguments: [
+        "Round-up w/e 31 Feb 2026", "Round-up w/e 22 Nov 02026", "Round-up w/e 0 Nov 2026", "Holiday", "",
+        "CORNER SHOP PARIS FRA", "Round-up w/e 22 Nov 20 x", "Round-up w/e 123 Nov 2026", "Round-up 22 Nov 2026",
+        "Rounding up w/e 22 Nov 2026", "2026-11-31", "12026-11-22", "2026-11-223", "Round-up w/e 22 Novx 2026",
+        "Round-up w/e 30 Feb",
+    ])
+    func otherTextMentionsNoWeek(text: String) {
+        #expect(TransferReference.weekMentioned(in: text) == nil, "\(text)")
     }
 }

@@ -24,8 +24,10 @@ struct OtherLedgerHold {
         let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))
         let foreign = TransferCheck.otherLedgersTransfers(
             firstDay: firstDay, weekEnd: week.endDate, feed: feed, ledger: ledger)
-        let named = foreign.compactMap(\.referencedWeek)
-        guard let first = foreign.first, let newest = named.max(), let oldest = named.min() else { return nil }
+        let named = foreign.map(\.named)
+        guard let (first, firstNamed) = foreign.first, let newest = named.max(), let oldest = named.min() else {
+            return nil
+        }
         // Those weeks, counted in any time zone, may reach from 13 days before the oldest's
         // last day to the end of the newest's, which in a zone behind this one's is up to a
         // day later: only this week's payments settled in between may be saved twice.
@@ -50,7 +52,7 @@ struct OtherLedgerHold {
         let reason =
             "the feed shows a transfer of \(first.amountText) into \(goal) (\(first.described), "
             + "\(TransferCheck.quoted(first.status))) whose reference names the week ending "
-            + "\(first.referencedWeek.map(\.description) ?? "?")\(more), which this ledger did not make: another state "
+            + "\(firstNamed)\(more), which this ledger did not make: another state "
             + "directory or config saving for this account may have counted this week's payments of "
             + "\(days(overlap((firstDay, week.endDate), (reach.0, max(newest, firstDay))))) (up to "
             + "\(sharedText) of this week's "

@@ -1,4 +1,3 @@
-import Foundation
 public import RoundUp
 public import RoundUpVocabulary
 public import StarlingAPI
@@ -12,8 +11,14 @@ public struct FeedTransfer: Sendable, Equatable {
     public var minorUnits: Int64
     /// The transaction time; nil when the bank sent none that reads as a time.
     public var time: Instant?
-    /// The week the item's reference names, when it carries one this job writes.
+    /// The week the item's reference names, when it carries one this job writes as it
+    /// wrote it (in any case and spacing): the only reading that tells this ledger's own
+    /// transfers apart (`mayBelong`).
     public var referencedWeek: LocalDate?
+    /// The week the reference mentions, read wherever the bank may have put it
+    /// (`TransferReference.weekMentioned`): only ever to hold a week over another ledger's
+    /// transfer, never to rule a transfer out of a week.
+    public var mentionedWeek: MentionedWeek?
     /// The feed item's status. Only `SETTLED` and `PENDING` are money that moved
     /// (`hasMoved`); any other this type keeps (`UPCOMING`, `RETRYING`, …) may still move it.
     public var status: String
@@ -27,8 +32,10 @@ public struct FeedTransfer: Sendable, Equatable {
 
     public init(
         feedItemUid: String, goalUid: String, currency: String, minorUnits: Int64, time: Instant?,
-        referencedWeek: LocalDate? = nil, status: String = "SETTLED", goalName: String? = nil
+        referencedWeek: LocalDate? = nil, mentionedWeek: MentionedWeek? = nil, status: String = "SETTLED",
+        goalName: String? = nil
     ) {
+        self.mentionedWeek = mentionedWeek ?? referencedWeek.map { .date($0) }
         self.feedItemUid = feedItemUid
         self.goalUid = goalUid
         self.currency = currency
@@ -45,15 +52,12 @@ public struct FeedTransfer: Sendable, Equatable {
         guard item.direction == "OUT", item.source == "INTERNAL_TRANSFER", let goalUid = item.counterPartyUid,
             !FeedTransfer.goneStatuses.contains(item.status)
         else { return nil }
-        let time = item.transactionTime.flatMap(Instant.init(iso8601:))
-        // A reference cut before its year is read by the day the transfer was made (in UTC:
-        // the reader allows a day later).
-        let madeOn = time.map { Week.localDate(of: $0, in: TimeZone(identifier: "UTC") ?? .current) }
         self.init(
             feedItemUid: item.feedItemUid, goalUid: goalUid, currency: item.amount.currency,
-            minorUnits: item.amount.minorUnits, time: time,
-            referencedWeek: item.reference.flatMap { TransferReference.weekEnd(namedBy: $0, madeOn: madeOn) },
-            status: item.status, goalName: item.counterPartyName)
+            minorUnits: item.amount.minorUnits, time: item.transactionTime.flatMap(Instant.init(iso8601:)),
+            referencedWeek: item.reference.flatMap(TransferReference.weekEnd(namedBy:)),
+            mentionedWeek: item.reference.flatMap(TransferReference.weekMentioned(in:)), status: item.status,
+            goalName: item.counterPartyName)
     }
 
     /// Whether the money moved: settled, or pending (taken from the balance).
@@ -182,18 +186,22 @@ public enum TransferCheck: Sendable, Equatable {
     /// its last (`weekEnd`), and which are not this ledger's: no entry of the `ledger` is that
     /// week with that goal and amount. Such a week may have counted this window's payments,
     /// in a ledger this one cannot see. A transfer without a reference is left to `decide`.
+    /// The reference is read wherever the bank may have put the week (`mentionedWeek`); one
+    /// cut before its year counts when its day and month fall on exactly one day of that
+    /// range. Each comes with the week it names.
     public static func otherLedgersTransfers(
         firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [LedgerEntry]
-    ) -> [FeedTransfer] {
+    ) -> [(transfer: FeedTransfer, named: LocalDate)] {
         let earliest = firstDay.adding(days: -1)
         // As far as a week may reach back over days in no week (`WeekWindow.gapDays`).
         let latest = weekEnd.adding(days: WeekWindow.gapDays)
-        return feed.filter { transfer in
-            guard let named = transfer.referencedWeek, earliest <= named, named <= latest else { return false }
-            return !ledger.contains { entry in
+        return feed.compactMap { transfer in
+            guard let named = transfer.mentionedWeek?.date(within: earliest...latest) else { return nil }
+            let ours = ledger.contains { entry in
                 entry.weekEnd == named && entry.goalUids.contains(transfer.goalUid)
                     && entry.currency == transfer.currency && entry.minorUnits == transfer.minorUnits
             }
+            return ours ? nil : (transfer, named)
         }
     }
 
