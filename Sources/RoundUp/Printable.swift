@@ -19,7 +19,7 @@ public func printable(_ text: String) -> String {
 /// `text` with each scalar `escaped` picks written as `\uXXXX`. Built as UTF-8 bytes: one
 /// pass, however many there are (appending to a `String.UnicodeScalarView` one scalar at a
 /// time costs time in proportion to its length, which a hostile name can make large).
-private func escaping(_ text: String, _ escaped: (Unicode.Scalar) -> Bool) -> String {
+func escaping(_ text: String, _ escaped: (Unicode.Scalar) -> Bool) -> String {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count + 64)
     for scalar in text.unicodeScalars {

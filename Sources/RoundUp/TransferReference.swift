@@ -83,7 +83,7 @@ public enum TransferReference {
         return words
     }
 
-    /// `word` as a number of so many ASCII digits, not starting with 0 unless it is one digit.
+    /// `word` as a number of so many ASCII digits (leading zeros and all), or nil.
     private static func number(_ word: String, digits: ClosedRange<Int>) -> Int? {
         guard digits.contains(word.count), word.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(word)

@@ -74,9 +74,10 @@ public enum Uid {
 
     /// What the bank sent as a feed item's uid when it is not a UUID, kept to be named in
     /// the warning that leaves the payment out (at most `shownLimit` characters of it, as
-    /// `shown` writes them); nil when it sent none or a UUID.
-    public static func unreadable(_ feedItemUid: String?) -> String? {
-        guard let feedItemUid, uuid(feedItemUid) == nil else { return nil }
+    /// `shown` writes them); nil when it sent none or a UUID. `identity` is the item's
+    /// (`identity`), so that a UUID is not read twice.
+    public static func unreadable(_ feedItemUid: String?, identity: String) -> String? {
+        guard let feedItemUid, identity.isEmpty else { return nil }
         return shown(feedItemUid)
     }
 
@@ -90,19 +91,8 @@ public enum Uid {
     /// other: in double quotes, each scalar outside printable ASCII written as its escape
     /// (`caf\u00e9-1` and `cafe\u0301-1` stay two), cut after `shownLimit` scalars.
     public static func shown(_ text: String) -> String {
-        var result = "\""
-        for (index, scalar) in text.unicodeScalars.enumerated() {
-            guard index < shownLimit else {
-                result += "…"
-                break
-            }
-            if scalar.value >= 0x20, scalar.value < 0x7F, scalar != "\"", scalar != "\\" {
-                result.unicodeScalars.append(scalar)
-            } else {
-                let digits = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-            }
-        }
-        return result + "\""
+        let kept = String(String.UnicodeScalarView(text.unicodeScalars.prefix(shownLimit)))
+        let cut = text.unicodeScalars.dropFirst(shownLimit).isEmpty ? "" : "…"
+        return "\"" + escaping(kept) { !(0x20..<0x7F).contains($0.value) || $0 == "\"" || $0 == "\\" } + cut + "\""
     }
 }

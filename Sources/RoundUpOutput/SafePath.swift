@@ -9,9 +9,9 @@ import Glibc
 /// change. The job refuses to keep its ledger or write its reports in such a place, as
 /// OpenSSH refuses a key file under a directory others may write to.
 package enum SafePath {
-    /// Why `path` is not safe, in words, or nil. Each part of the path as given, and of the
-    /// directory it leads to once links are followed, must belong to the user or to root
-    /// (a link too); each directory on the way must not be writable by others, unless it is
+    /// Why `path` is not safe, in words, or nil. Each part of the way to it, every link
+    /// passed and every directory entered (`finding`), must belong to the user or to root;
+    /// each directory on the way must not be writable by others, unless it is
     /// sticky (as /tmp), where no one may move or remove what is not theirs. A directory
     /// writable by its group passes only when the group is the user's own. A part that does
     /// not exist yet would be made in the directory before it, whose rule then applies too:
@@ -50,25 +50,13 @@ package enum SafePath {
         return finding(path).map { "\(what) \($0.words(writing: false))" }
     }
 
-    /// What makes `path` unsafe: of the path as given, of where it leads, and of every
-    /// directory and link the kernel passes through on the way there (`walk`), links in the
-    /// middle of the way included.
+    /// What makes `path` unsafe, found by following it as the kernel does, a part at a
+    /// time: each link read and its target followed in turn (a `..` after it goes up from
+    /// where it led), so that every directory entered and every link passed, links in the
+    /// middle of the way included, is held to the rule `problem(with:)` gives and to
+    /// `AccessList`'s. Stops at a part that does not exist yet, or at the end; a link that
+    /// cannot be read, or a 41st (where the kernel gives up), is refused.
     private static func finding(_ path: String) -> Finding? {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        if let finding = check(absolute, as: path) { return finding }
-        if let resolved = resolved(path), resolved != absolute,
-            let finding = check(resolved, as: "\(path) (which leads to \(resolved))")
-        {
-            return finding
-        }
-        return walk(path)
-    }
-
-    /// Follows `path` as the kernel does, a part at a time: each link read and its target
-    /// followed in turn (a `..` after it goes up from where it led), each directory entered
-    /// and each link passed held to `check`'s rule, and to `AccessList`'s. Stops at a part
-    /// that does not exist yet, at the end, or after 40 links (where the kernel gives up).
-    private static func walk(_ path: String) -> Finding? {
         let start = path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath + "/"
         var pending = (start + path).split(separator: "/").map(String.init)
         var current = "/"
@@ -194,66 +182,6 @@ package enum SafePath {
                     + "replace what is in it; run: setfacl -b \(part)" + (writing ? ", or use another directory" : "")
             }
         }
-    }
-
-    /// Where `path` leads once the links of the part of it that exists are followed, as the
-    /// kernel follows them (a `..` after a link goes up from the link's target): the real
-    /// path of its longest existing prefix, then the parts that do not exist yet.
-    static func resolved(_ path: String) -> String? {
-        let start = path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath
-        var parts = (start + "/" + path).split(separator: "/").map(String.init)
-        var missing: [String] = []
-        while true {
-            let prefix = "/" + parts.joined(separator: "/")
-            if let real = realpath(prefix, nil) {
-                defer { free(real) }
-                let base = String(cString: real)
-                guard !missing.isEmpty else { return base }
-                let rest = URL(fileURLWithPath: missing.joined(separator: "/"), relativeTo: URL(fileURLWithPath: base))
-                return rest.standardizedFileURL.path
-            }
-            guard let last = parts.popLast() else { return nil }
-            missing.insert(last, at: 0)
-        }
-    }
-
-    /// Checks each existing part of `absolute` (no `.` or `..`), without following links.
-    private static func check(_ absolute: String, as shown: String) -> Finding? {
-        let parts = absolute.split(separator: "/").map(String.init)
-        var prefix = ""
-        var parentMode: mode_t = 0
-        var parentIsDirectory = false
-        for (index, part) in ([""] + parts).enumerated() {
-            prefix = index == 0 ? "/" : (prefix == "/" ? "/" : prefix + "/") + part
-            let parent = String(prefix.dropLast(part.count + 1)).nonEmptyPath
-            let openParent = parentIsDirectory && parentMode & 0o002 != 0 && parentMode & S_ISVTX == 0
-            var status = stat()
-            guard lstat(prefix, &status) == 0 else {
-                guard openParent else { return nil }
-                return Finding(
-                    kind: .couldBeRenamedAway, shown: shown, directory: parent, part: prefix, mode: parentMode, id: 0)
-            }
-            let owner = status.st_uid
-            if owner != 0, owner != geteuid() {
-                return Finding(kind: .anotherUsers, shown: shown, directory: parent, part: prefix, mode: 0, id: owner)
-            }
-            if openParent {
-                return Finding(
-                    kind: .replaceable, shown: shown, directory: parent, part: prefix, mode: parentMode, id: 0)
-            }
-            let isDirectory = status.st_mode & S_IFMT == S_IFDIR
-            // (One anyone may write to is said so by the part after it.)
-            if isDirectory, status.st_mode & 0o022 == 0o020, status.st_mode & S_ISVTX == 0,
-                status.st_gid != getegid(), index < parts.count
-            {
-                return Finding(
-                    kind: .groupWritable, shown: shown, directory: parent, part: prefix, mode: status.st_mode,
-                    id: status.st_gid)
-            }
-            parentMode = status.st_mode
-            parentIsDirectory = isDirectory
-        }
-        return nil
     }
 }
 

@@ -19,13 +19,8 @@ extension KeyedDecodingContainer {
     private func uid(_ text: String, at key: Key) throws -> String {
         guard let uid = Uid.uuid(text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: codingPath + [key], debugDescription: BankUid.notAUUID(text)))
+                .init(codingPath: codingPath + [key], debugDescription: "\(Uid.shown(text)) is not a UUID"))
         }
         return uid
     }
-}
-
-enum BankUid {
-    /// Why `text` is refused as a uid, in words.
-    static func notAUUID(_ text: String) -> String { "\(Uid.shown(text)) is not a UUID" }
 }

@@ -86,8 +86,10 @@ extension JSONCursor {
                 counterPartyType = value
             } else if cursor.key(start, end, is: "counterPartyUid") {
                 guard counterPartyUid == nil, let value = cursor.optionalPlainString() else { return false }
-                if let value, Uid.uuid(value) == nil { return false }
-                counterPartyUid = value.flatMap(Uid.uuid)
+                // One that is not a UUID: JSONDecoder says why the feed is refused.
+                let uid = value.flatMap(Uid.uuid)
+                guard value == nil || uid != nil else { return false }
+                counterPartyUid = uid
             } else if cursor.key(start, end, is: "counterPartyName") {
                 guard counterPartyName == nil, let value = cursor.optionalPlainString() else { return false }
                 counterPartyName = value
@@ -118,13 +120,15 @@ extension JSONCursor {
             guard atEnd else { return nil }
         }
         guard let categoryUid, let amount, let direction, let status else { return nil }
+        let identity = Uid.identity(uid)
         return FeedItem(
-            feedItemUid: Uid.identity(uid), categoryUid: categoryUid, amount: amount, direction: direction,
+            feedItemUid: identity, categoryUid: categoryUid, amount: amount, direction: direction,
             status: status,
             transactionTime: transactionTime ?? nil, settlementTime: settlementTime ?? nil, source: source ?? nil,
             sourceSubType: sourceSubType ?? nil, counterPartyType: counterPartyType ?? nil,
             counterPartyUid: counterPartyUid ?? nil,
             counterPartyName: counterPartyName ?? nil, spendingCategory: spendingCategory ?? nil,
-            hasBankRoundUp: roundUp ?? false, reference: reference ?? nil, unreadableUid: Uid.unreadable(uid))
+            hasBankRoundUp: roundUp ?? false, reference: reference ?? nil,
+            unreadableUid: Uid.unreadable(uid, identity: identity))
     }
 }

@@ -135,7 +135,7 @@ public struct FeedItem: Decodable, Equatable, Sendable {
         // A uid that is there but not text (a number, a list) is named as such.
         let present = try !container.isAbsentOrNull(.feedItemUid)
         let notText = uid == nil && present
-        unreadableUid = notText ? Uid.notText : Uid.unreadable(uid)
+        unreadableUid = notText ? Uid.notText : Uid.unreadable(uid, identity: feedItemUid)
         categoryUid = try container.decodeUid(forKey: .categoryUid)
         amount = try container.decode(CurrencyAndAmount.self, forKey: .amount)
         direction = try container.decode(String.self, forKey: .direction)

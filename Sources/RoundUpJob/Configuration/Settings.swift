@@ -165,44 +165,30 @@ extension Settings {
     static let configFileLimit = 1024 * 1024
 
     /// The text of the config file at `path`, once it is known that no other user could
-    /// have written it (`SafePath.readProblem`): whoever can rewrite the config can point
+    /// have written it (`TrustedFile`): whoever can rewrite the config can point
     /// `apiBaseURL` at a listener of theirs, which would then be sent the token. `origin`
     /// is where the path came from, for a file that cannot be opened at all.
     static func readConfig(_ path: String, origin: SettingsError.Origin) throws(SettingsError) -> String {
-        // Not blocking on a FIFO: anything but a plain file is refused once open.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
+        switch TrustedFile.read("the config file", at: path, limit: configFileLimit) {
+        case .failure(.unopenable):
             throw SettingsError(origin: origin, message: "cannot read the config file \(path)")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        case .failure(.notPlain):
             throw SettingsError(origin: .file, message: "the config file \(path) is not a plain file")
-        }
-        if let problem = SafePath.readProblem("the config file", at: path, descriptor: descriptor) {
-            throw SettingsError(origin: .file, message: problem)
-        }
-        guard info.st_size <= configFileLimit else {
+        case .failure(.refused(let why)):
+            throw SettingsError(origin: .file, message: why)
+        case .failure(.tooLarge(let size)):
             throw SettingsError(
                 origin: .file,
-                message: "the config file \(path) holds \(info.st_size) bytes, more than the \(configFileLimit / 1024) "
-                    + "KiB a config file may; is it the right file?")
+                message: "the config file \(path) holds \(size) bytes, more than the \(configFileLimit / 1024) KiB a "
+                    + "config file may; is it the right file?")
+        case .failure(.unreadable(let why)):
+            throw SettingsError(origin: .file, message: "cannot read the config file \(path): \(why)")
+        case .success(let bytes):
+            guard let text = String(bytes: bytes, encoding: .utf8) else {
+                throw SettingsError(origin: .file, message: "the config file \(path) is not UTF-8 text")
+            }
+            return text
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        let data: Data?
-        do {
-            data = try handle.read(upToCount: configFileLimit + 1)
-        } catch {
-            throw SettingsError(origin: .file, message: "cannot read the config file \(path): \(error)")
-        }
-        guard (data?.count ?? 0) <= configFileLimit else {
-            throw SettingsError(
-                origin: .file, message: "the config file \(path) grew past \(configFileLimit / 1024) KiB while read")
-        }
-        guard let text = String(data: data ?? Data(), encoding: .utf8) else {
-            throw SettingsError(origin: .file, message: "the config file \(path) is not UTF-8 text")
-        }
-        return text
     }
 
     /// Resolves the settings. `configText` is the config file's contents, when there is one.

@@ -34,24 +34,30 @@ public enum SystemService {
         return environment
     }
 
-    /// Why the environment file could have been written by another user than root, as the
-    /// config file is judged (`SafePath.readProblem`); nil when it could not, or is not
-    /// there. What it sets wins over the config (`ROUNDUP_API_BASE_URL` among them), and
+    /// The environment file's text, when it is there and no other user than root could
+    /// have written it (`TrustedFile`); else why not, in words (neither when it is not
+    /// there). What it sets wins over the config (`ROUNDUP_API_BASE_URL` among them), and
     /// systemd reads it for the service whoever owns it.
-    public static func environmentFileProblem() -> String? {
-        let descriptor = open(environmentFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        return SafePath.readProblem("the environment file", at: environmentFile, descriptor: descriptor)
+    static func environmentFileText() -> (text: String?, problem: String?) {
+        switch TrustedFile.read("the environment file", at: environmentFile, limit: 1024 * 1024) {
+        case .success(let bytes): (String(decoding: bytes, as: UTF8.self), nil)
+        case .failure(.unopenable): (nil, nil)
+        case .failure(.notPlain): (nil, "the environment file \(environmentFile) is not a plain file")
+        case .failure(.refused(let why)): (nil, why)
+        case .failure(.tooLarge(let size)): (nil, "the environment file \(environmentFile) holds \(size) bytes")
+        case .failure(.unreadable(let why)): (nil, "cannot read the environment file \(environmentFile): \(why)")
+        }
     }
+
+    /// Why the service's run would not take the environment file, for `check --system`;
+    /// nil when it would, or there is none.
+    public static func environmentFileProblem() -> String? { environmentFileText().problem }
 
     /// `NAME=value` lines of the environment file, as systemd reads them: blank lines and
     /// lines starting `#` or `;` are skipped, and one pair of quotes around a value goes.
-    /// Nothing of a file another user could have written (`environmentFileProblem`).
+    /// Nothing of a file another user could have written (`environmentFileText`).
     static func environmentFileVariables() -> [String: String] {
-        guard environmentFileProblem() == nil,
-            let text = try? String(contentsOfFile: environmentFile, encoding: .utf8)
-        else { return [:] }
+        guard let text = environmentFileText().text else { return [:] }
         var variables: [String: String] = [:]
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = raw.trimmingCharacters(in: .whitespaces)

@@ -96,44 +96,30 @@ public struct TokenLoader: Sendable {
     }
 
     private static func readFile(_ path: String) -> Result<AccessToken, TokenError> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
+        // Its own rule first (this user's alone), then the config's: no one else may swap it.
+        let read = TrustedFile.read("the token file", at: path, limit: tokenFileLimit) { descriptor, file in
+            refusal(path, descriptor: descriptor, file: file)?.message
+        }
+        switch read {
+        case .failure(.unopenable):
             return .failure(
                 TokenError(message: "cannot read the token file \(path): it does not exist or is not accessible"))
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        case .failure(.notPlain):
             return .failure(TokenError(message: "the token file \(path) is not a plain file"))
-        }
-        if let refusal = refusal(path, descriptor: descriptor, file: info) { return .failure(refusal) }
-        // The directories on the way to it, as for the config: no one else may swap the file.
-        if let problem = SafePath.readProblem("the token file", at: path, descriptor: descriptor) {
-            return .failure(TokenError(message: problem))
-        }
-        guard info.st_size <= tokenFileLimit else {
+        case .failure(.refused(let why)):
+            return .failure(TokenError(message: why))
+        case .failure(.tooLarge(let size)):
             return .failure(
                 TokenError(
-                    message:
-                        "the token file \(path) holds \(info.st_size) bytes, more than the \(tokenFileLimit / 1024) KiB "
+                    message: "the token file \(path) holds \(size) bytes, more than the \(tokenFileLimit / 1024) KiB "
                         + "a token file may: an access token is a few hundred bytes; is it the right file?"))
-        }
-        // Read no more than the limit, even if the file grows meanwhile.
-        var bytes = [UInt8](repeating: 0, count: tokenFileLimit + 1)
-        var count = 0
-        while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes {
-                Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count)
+        case .failure(.unreadable(let why)):
+            return .failure(TokenError(message: "cannot read the token file \(path): \(why)"))
+        case .success(let bytes):
+            guard let text = String(bytes: bytes, encoding: .utf8), let token = AccessToken(text) else {
+                return .failure(TokenError(message: "the token file \(path) does not hold an access token"))
             }
-            if read < 0, errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
+            return .success(token)
         }
-        guard count <= tokenFileLimit, let text = String(bytes: bytes[..<count], encoding: .utf8),
-            let token = AccessToken(text)
-        else {
-            return .failure(TokenError(message: "the token file \(path) does not hold an access token"))
-        }
-        return .success(token)
     }
 }
