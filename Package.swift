@@ -30,7 +30,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "RoundUp"], swiftSettings: strict),
         .target(name: "RoundUp", swiftSettings: strict),
         .target(
             name: "StarlingAPI",
@@ -76,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "StarlingEmulator",
-            dependencies: ["RoundUp", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["RoundUp", "CurlHTTP", .product(name: "FlyingFox", package: "FlyingFox")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -158,7 +158,7 @@ public enum RetryAfter: Sendable, Equatable {
             self = .seconds(digits.isEmpty ? 0 : digits.count > 9 ? 999_999_999 : Int(digits)!)
             return
         }
-        guard let date = RetryAfter.httpDate(text) else { return nil }
+        guard let date = HTTPDate.parse(text) else { return nil }
         self = .date(date)
     }
 
@@ -171,15 +171,6 @@ public enum RetryAfter: Sendable, Equatable {
             let milliseconds = (date.timeIntervalSince(now) * 1000).rounded(.up)
             return milliseconds > 0 ? .milliseconds(Int64(min(milliseconds, 1e12))) : .zero
         }
-    }
-
-    /// IMF-fixdate, the form servers send: `Sun, 06 Nov 1994 08:49:37 GMT`.
-    private static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text)
     }
 }
 
@@ -196,7 +187,7 @@ extension Duration {
 }
 
 extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
+    func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

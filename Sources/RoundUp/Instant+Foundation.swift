@@ -4,7 +4,12 @@ extension Instant {
     /// The current time, from the system clock. Only the edges of the program call this;
     /// the domain takes `now` as an argument.
     public static var now: Instant {
-        Instant(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        Instant(Date())
+    }
+
+    /// The millisecond `date` falls in.
+    public init(_ date: Date) {
+        self.init(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// This instant as a Foundation `Date`.

@@ -100,6 +100,20 @@ extension Ledger {
                         SELECT accountUid, min(weekEnd) FROM transfer GROUP BY accountUid;
                     """)
         }
+        // Each week's sends on the bank's clock: the first (from which the feed is searched
+        // for its transfer), the latest and how many; and when the bank confirmed it. A
+        // week left pending or held by an earlier version may have been sent: it counts as
+        // sent once, so that a transfer in the feed may still be its own.
+        migrator.registerMigration("v16: sends on the bank's clock") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE transfer ADD COLUMN firstSentAt TEXT;
+                    ALTER TABLE transfer ADD COLUMN lastSentAt TEXT;
+                    ALTER TABLE transfer ADD COLUMN sends INTEGER NOT NULL DEFAULT 0 CHECK (sends >= 0);
+                    ALTER TABLE transfer ADD COLUMN confirmedAt TEXT;
+                    UPDATE transfer SET sends = 1 WHERE status IN ('pending', 'held');
+                    """)
+        }
         return migrator
     }
 

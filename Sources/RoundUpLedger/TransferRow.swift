@@ -16,6 +16,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
         case createdAt, updatedAt, reference, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits
         case forecastThrough, forecastPayday, forecastPayments, forecastDue, forecastLowPoint
+        case firstSentAt, lastSentAt, sends, confirmedAt
     }
 
     var entry: LedgerEntry
@@ -53,6 +54,10 @@ struct TransferRow: FetchableRecord, PersistableRecord {
                 dueMinorUnits: try read.integer(Columns.forecastDue) ?? 0,
                 lowPointMinorUnits: try read.integer(Columns.forecastLowPoint))
         }
+        entry.firstSentAt = try read.parsed(Columns.firstSentAt) { Instant(iso8601: $0) }
+        entry.lastSentAt = try read.parsed(Columns.lastSentAt) { Instant(iso8601: $0) }
+        entry.sends = try read.count(Columns.sends)
+        entry.confirmedAt = try read.parsed(Columns.confirmedAt) { Instant(iso8601: $0) }
         // Kept as written, once they read as instants: a feed search starts from when the
         // intent was recorded, so a time that is not one must never be taken for "now".
         entry.createdAt = try read.required(Columns.createdAt) { Instant(iso8601: $0) == nil ? nil : $0 }
@@ -87,6 +92,10 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         container[Columns.forecastPayments] = entry.forecast?.payments
         container[Columns.forecastDue] = entry.forecast?.dueMinorUnits
         container[Columns.forecastLowPoint] = entry.forecast?.lowPointMinorUnits
+        container[Columns.firstSentAt] = entry.firstSentAt?.iso8601
+        container[Columns.lastSentAt] = entry.lastSentAt?.iso8601
+        container[Columns.sends] = entry.sends
+        container[Columns.confirmedAt] = entry.confirmedAt?.iso8601
         container[Columns.createdAt] = entry.createdAt
         container[Columns.updatedAt] = entry.updatedAt
     }

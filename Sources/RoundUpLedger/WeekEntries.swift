@@ -147,20 +147,52 @@ extension Ledger {
         }
     }
 
-    /// Records that the week's money arrived: the bank confirmed the transfer, or the feed
-    /// item `feedItemUid` shows it. Only a pending or held week changes.
+    /// Records that the week's money arrived: the bank confirmed the transfer (at
+    /// `confirmedAt` on its clock), or the feed item `feedItemUid` shows it. Only a pending
+    /// or held week changes.
     public func recordDone(
         accountUid: String, weekEnd: LocalDate, confirmation: Confirmation = .bank, feedItemUid: String? = nil,
-        resolution: String? = nil, at now: Instant
+        confirmedAt: Instant? = nil, resolution: String? = nil, at now: Instant
     ) throws {
         var changes = [
             Columns.status.set(to: WeekState.done.rawValue), Columns.lastError.set(to: nil),
             Columns.reason.set(to: nil), Columns.confirmation.set(to: confirmation.rawValue),
             Columns.feedItemUid.set(to: feedItemUid), Columns.updatedAt.set(to: now.iso8601),
+            Columns.confirmedAt.set(to: confirmedAt?.iso8601),
         ]
         // A week confirmed by a run keeps what a person decided about it earlier.
         if let resolution { changes.append(Columns.resolution.set(to: resolution)) }
         try change(accountUid, weekEnd, changes)
+    }
+
+    /// Records that the pending week's transfer is about to be sent, at `bankTime` on the
+    /// bank's clock: before the request goes out, so that a send is never made unrecorded.
+    public func recordSend(accountUid: String, weekEnd: LocalDate, bankTime: Instant, at now: Instant) throws {
+        try database.write { db in
+            try Ledger.expectOneChange(
+                try Ledger.week(accountUid, weekEnd).filter(Columns.status == WeekState.pending.rawValue).updateAll(
+                    db,
+                    [
+                        Columns.sends.set(to: Columns.sends + 1),
+                        Columns.firstSentAt.set(to: Columns.firstSentAt ?? bankTime.iso8601),
+                        Columns.lastSentAt.set(to: bankTime.iso8601), Columns.updatedAt.set(to: now.iso8601),
+                    ]), "\(accountUid) \(weekEnd)")
+        }
+    }
+
+    /// Records that the feed item `feedItemUid` is the transfer of the done week, which the
+    /// bank confirmed without naming one. False, and nothing changes, when the week already
+    /// has its item, is not done, or another week has claimed that item: an item confirms
+    /// one week, once.
+    @discardableResult
+    public func recordClaim(accountUid: String, weekEnd: LocalDate, feedItemUid: String) throws -> Bool {
+        try database.write { db in
+            guard try TransferRow.filter(Columns.feedItemUid == feedItemUid).fetchCount(db) == 0 else { return false }
+            // The week's own times stay as they were: its confirmation is when it was done.
+            return try Ledger.week(accountUid, weekEnd).filter(
+                Columns.status == WeekState.done.rawValue && Columns.feedItemUid == nil
+            ).updateAll(db, [Columns.feedItemUid.set(to: feedItemUid)]) == 1
+        }
     }
 
     /// Notes why the pending transfer has not been confirmed; it stays pending.

@@ -78,6 +78,9 @@ private struct MarkdownReport {
             lines.append("| Requests per account-week | \(perAccount) |")
         }
         if let retries = report.retries { lines.append("| Requests retried | \(retries) |") }
+        if let offset = report.bankClockOffsetSeconds {
+            lines.append("| Bank's clock | \(WeekReport.clockSkew(offset)) |")
+        }
         if let error = report.error {
             lines.append("")
             lines.append("**The run failed:** \(Markdown.escape(error))")

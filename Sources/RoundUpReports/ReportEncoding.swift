@@ -27,7 +27,7 @@ extension Week {
 extension WeekReport {
     enum CodingKeys: String, CodingKey {
         case schemaVersion, generator, generatedAt, dryRun, week, accounts, error, exitCode, retries, requests
-        case requestsPerAccountWeek
+        case requestsPerAccountWeek, bankClockOffsetSeconds
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -43,6 +43,7 @@ extension WeekReport {
         try container.encodeIfPresent(retries, forKey: .retries)
         try container.encodeIfPresent(requests, forKey: .requests)
         try container.encodeIfPresent(requestsPerAccountWeek, forKey: .requestsPerAccountWeek)
+        try container.encodeIfPresent(bankClockOffsetSeconds, forKey: .bankClockOffsetSeconds)
     }
 }
 

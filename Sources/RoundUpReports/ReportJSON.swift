@@ -73,6 +73,7 @@ package struct ReportJSON {
             write(account)
         }
         close(UInt8(ascii: "]"))
+        key("bankClockOffsetSeconds", report.bankClockOffsetSeconds)
         key("dryRun", report.dryRun)
         key("error", report.error)
         key("exitCode", Int64(report.exitCode.rawValue))

@@ -25,6 +25,9 @@ public struct WeekReport: Encodable, Sendable {
     /// `requests` for each account the week covered, to one decimal place: what a week of
     /// one account costs of the token's daily allowance. Absent when no account was seen.
     public var requestsPerAccountWeek: Decimal?
+    /// How far the bank's clock was ahead of this machine's (negative: behind), in whole
+    /// seconds, when that was 2 minutes or more either way.
+    public var bankClockOffsetSeconds: Int64?
 
     /// Records `requests` for this week, and what they come to per account.
     package mutating func record(requests: Int) {
@@ -34,6 +37,17 @@ public struct WeekReport: Encodable, Sendable {
         var rounded = Decimal()
         NSDecimalRound(&rounded, &exact, 1, .plain)
         requestsPerAccountWeek = rounded
+    }
+
+    /// How far the bank's clock is from this machine's, `offset` seconds ahead (negative:
+    /// behind), in words: "15 min 0 s behind this machine's".
+    public static func clockSkew(_ offset: Int64) -> String {
+        let seconds = offset.magnitude
+        let amount =
+            seconds >= 3600
+            ? "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+            : seconds >= 60 ? "\(seconds / 60) min \(seconds % 60) s" : "\(seconds) s"
+        return "\(amount) \(offset > 0 ? "ahead of" : "behind") this machine's"
     }
 
     package init(

@@ -94,6 +94,18 @@ public struct LedgerEntry: Sendable, Equatable {
     public var sharedMinorUnits: Int64?
     /// What the bank had scheduled before payday when the week was decided, in sum.
     public var forecast: ForecastSummary?
+    /// When the week's transfer was first and last sent, on the bank's clock (as its answers'
+    /// `Date` headers show it), and how many times: the feed is searched for the week's own
+    /// transfer from its first send. Nil and 0 for a week never sent, or sent by a version
+    /// that did not record its sends.
+    public var firstSentAt: Instant?
+    public var lastSentAt: Instant?
+    public var sends = 0
+    /// Whether the week's transfer may have been sent: only then can a transfer in the feed
+    /// be its own. (A week an earlier version left pending or held counts as sent.)
+    public var mayHaveBeenSent: Bool { sends > 0 }
+    /// When the bank confirmed the transfer, on its own clock.
+    public var confirmedAt: Instant?
     /// When the week was first decided (ISO 8601, UTC); set by the ledger.
     public var createdAt: String?
     /// When the entry last changed (ISO 8601, UTC); set by the ledger.

@@ -25,6 +25,8 @@ public struct BankClient: Sendable {
     public let pacer: RequestPacer
     /// The run's time limit: no request starts after it (nil: none).
     public let deadline: RunDeadline?
+    /// The bank's clock, as every answer's `Date` header shows it against the retrier's.
+    public let clock: BankClock
     private let token: AccessToken
     private let transport: any HTTPTransport
     private let logger: Logger
@@ -32,9 +34,10 @@ public struct BankClient: Sendable {
     public init(
         baseURL: String, token: AccessToken, transport: any HTTPTransport,
         retrier: Retrier, pacer: RequestPacer = RequestPacer(perSecond: 5),
-        deadline: RunDeadline? = nil,
+        deadline: RunDeadline? = nil, clock: BankClock = BankClock(),
         logger: Logger = Logger(label: "roundup.bank", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.clock = clock
         self.pacer = pacer
         self.deadline = deadline
         var base = baseURL
@@ -272,6 +275,7 @@ public struct BankClient: Sendable {
         // A signal stops the run: nothing starts after it (the process ends meanwhile).
         await StopGate.waitIfClosed()
         let started = ContinuousClock.now
+        let sent = Instant(retrier.clock.now())
         do {
             if let consumer {
                 response = try await transport.send(request, streamingBodyTo: consumer)
@@ -289,6 +293,7 @@ public struct BankClient: Sendable {
         }
         await pacer.finished(ticket)
         deadline?.record(endpoint, took: ContinuousClock.now - started)
+        clock.record(date: response.header("Date"), sent: sent, received: Instant(retrier.clock.now()))
         // Method, path, status, size and time: never a header, so never the token. (The
         // message is only put together when debug logging is on.)
         logger.debug(

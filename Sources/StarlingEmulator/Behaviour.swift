@@ -9,7 +9,8 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     public var deduplicatesTransfers: Bool
     /// How far the bank's clock is from the real one: positive is ahead, negative behind.
     /// It shifts every instant the emulator stamps (transfers' feed items, goals' creation
-    /// and activation), not seeded data nor how requests' query bounds are read.
+    /// and activation, every answer's `Date` header), not seeded data nor how requests'
+    /// query bounds are read.
     public var clockOffset: Duration
     /// When set, a goal created by PUT starts in state CREATING and is served as ACTIVE
     /// once this much time has passed on the bank's clock; until then add-money into it
@@ -33,12 +34,17 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// transfer the bank has scheduled but not yet carried out: the job must not take it
     /// for money that moved, nor send it again while it may still move.
     public var transfersUpcoming: Bool
+    /// Whether every answer carries a `Date` header, read from the bank's clock (with
+    /// `clockOffset`), as HTTP servers send. Off, answers carry none, which HTTP allows.
+    public var sendsDate: Bool
 
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
         rateLimit: RateLimit? = nil, feedReference: Bool = false, roundUpAnswer: RoundUpAnswer = .full,
-        upperCaseUids: Bool = false, transfersUpcoming: Bool = false, referenceRewording: ReferenceRewording = .none
+        upperCaseUids: Bool = false, transfersUpcoming: Bool = false, referenceRewording: ReferenceRewording = .none,
+        sendsDate: Bool = true
     ) {
+        self.sendsDate = sendsDate
         self.referenceRewording = referenceRewording
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset

@@ -1,3 +1,4 @@
+import CurlHTTP
 import Foundation
 public import RoundUp
 
@@ -135,8 +136,18 @@ public actor EmulatedBank {
         requests.compactMap { request in request.fault.map { InjectedFault(endpoint: request.endpoint, fault: $0) } }
     }
 
-    /// Handles one request, with any fault the rules pick for it.
+    /// Handles one request, with any fault the rules pick for it. Every answer carries the
+    /// bank's clock in its `Date` header (unless the behaviour says otherwise).
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        var response = await answer(request)
+        if behaviour.sendsDate, !response.dropConnection {
+            let millis = bankNow().millisecondsSince1970
+            response.headers["Date"] = HTTPDate.format(seconds: millis >= 0 ? millis / 1000 : (millis - 999) / 1000)
+        }
+        return response
+    }
+
+    private func answer(_ request: EmulatorRequest) async -> EmulatorResponse {
         arrivals += 1
         if let connection = request.connection { connections.insert(connection) }
         let arrived = now()

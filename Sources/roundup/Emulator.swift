@@ -81,7 +81,7 @@ extension Roundup {
             parsing: .unconditional,
             help: ArgumentHelp(
                 "Run the bank's clock this many seconds off the real one: positive is ahead, negative behind "
-                    + "(-86400 to 86400). Stamps transfers in the feed and times goal activation.",
+                    + "(-86400 to 86400). Stamps transfers in the feed, every answer's Date header and goal activation.",
                 valueName: "seconds"))
         var clockOffset: Int = 0
 

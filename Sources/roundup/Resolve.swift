@@ -18,11 +18,14 @@ extension Roundup {
                 sends, the feed is read for every goal the week was ever sent to, from its first attempt until now: \
                 a transfer of its amount that settled or is pending is recorded and nothing is sent, and one that \
                 may still move the money (upcoming, retrying) sends nothing until it settles or is cancelled in the \
-                app.
+                app. A week held before it was ever sent has no transfer of its own in the feed: one that looks like \
+                it is another week's or another ledger's, and is recorded as this week's only when named with \
+                --check --accept.
 
                 Examples:
                   roundup resolve
                   roundup resolve --account UID --end-date 2026-11-15 --check
+                  roundup resolve --account UID --end-date 2026-11-15 --check --accept FEEDITEM
                   roundup resolve --account UID --end-date 2026-11-15 --redirect "Holiday"
                   roundup resolve --account UID --end-date 2026-11-15 --abandon "moved by hand"
                 """
@@ -38,6 +41,13 @@ extension Roundup {
 
         @Flag(help: "Look in the account's feed again; record the week as arrived if the transfer is there.")
         var check = false
+
+        @Option(
+            help: ArgumentHelp(
+                "With --check: record this feed item as the week's transfer (a week held over a transfer it did not "
+                    + "send shows its uid), once the feed shows it moved into the week's goal, of its amount, and no "
+                    + "other week accounts for it.", valueName: "feed-item-uid"))
+        var accept: String?
 
         @Flag(
             help: """
@@ -60,6 +70,7 @@ extension Roundup {
         @OptionGroup var logging: LoggingOptions
 
         var resolution: Resolution? {
+            if check, let accept { return .accept(feedItem: Uid.uuid(accept) ?? accept) }
             if check { return .check }
             if retry { return .retry }
             if let redirect { return .redirect(goal: redirect) }
@@ -71,6 +82,14 @@ extension Roundup {
             let actions = [check, retry, redirect != nil, abandon != nil].filter { $0 }.count
             guard actions <= 1 else {
                 throw ValidationError("say one of --check, --retry, --redirect and --abandon, not several")
+            }
+            if let accept {
+                guard check else { throw ValidationError("--accept goes with --check: --check --accept FEEDITEM") }
+                guard Uid.uuid(accept) != nil else {
+                    throw ValidationError(
+                        "--accept \(Uid.shown(accept)) is not a feed item uid (a UUID, as the held week's reason shows it)"
+                    )
+                }
             }
             if let redirect, redirect.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("--redirect needs a goal name or uid")

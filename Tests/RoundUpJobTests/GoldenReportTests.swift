@@ -275,16 +275,30 @@ import Testing
         }
     }
 
-    @Test func aWeekMovedFromAnotherStateDirectoryIsFoundInTheFeed() async throws {
+    /// Another state directory moved the week: this one finds a transfer it did not send,
+    /// holds the week, and records it as the week's once a person names the feed item.
+    @Test func aWeekMovedFromAnotherStateDirectoryIsHeldUntilAPersonAcceptsIt() async throws {
         let run = try GoldenRun("moved-by-another-state-directory")
         let other = try JobHarness(token: run.token)
-        let (bank, _) = Self.oneAccountBank(token: run.token, goal: false)
+        let (bank, account) = Self.oneAccountBank(token: run.token, goal: false)
         try await withEmulator(bank.state, now: run.clock.read) { server in
             try run.step(
                 "1-first-state-directory",
                 await other.run(server, endDate: Self.weekEnd, clock: run.clock.read), harness: other)
             run.clock.set(Self.at("2026-11-21T11:00:00Z"))
             try run.step("2-second-state-directory", await run.job(server, endDate: Self.weekEnd))
+            let item = try #require(
+                await server.bank.state.feeds[account]?.first {
+                    $0.source == "INTERNAL_TRANSFER" && $0.direction == "OUT"
+                })
+            run.clock.set(Self.at("2026-11-21T12:00:00Z"))
+            try run.step(
+                "3-accept",
+                await run.harness.resolve(
+                    server, .accept(feedItem: item.feedItemUid.lowercased()), account: account,
+                    endDate: Self.weekEnd, clock: run.clock.read))
+            run.clock.set(Self.at("2026-11-21T13:00:00Z"))
+            try run.step("4-rerun", await run.job(server, endDate: Self.weekEnd))
         }
     }
 

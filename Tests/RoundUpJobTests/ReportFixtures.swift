@@ -69,10 +69,14 @@ enum ReportFixtures {
             exitCode: .dataError)
     }
 
-    static let full = WeekReport(
-        generator: "roundup 0.0.0", generatedAt: generatedAt, dryRun: false, week: week,
-        accounts: [fullAccount(created: true), fullAccount(created: false)], error: "the bank said no",
-        exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
+    static let full: WeekReport = {
+        var report = WeekReport(
+            generator: "roundup 0.0.0", generatedAt: generatedAt, dryRun: false, week: week,
+            accounts: [fullAccount(created: true), fullAccount(created: false)], error: "the bank said no",
+            exitCode: .unavailable, retries: 2, requests: 17, requestsPerAccountWeek: Decimal(string: "8.5"))
+        report.bankClockOffsetSeconds = -900
+        return report
+    }()
 
     static let bareTransaction = TransactionReport(
         feedItemUid: namedUid("feed-2"), settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"),

@@ -14,7 +14,7 @@ import Testing
     static let otherGoal = "g0000000-0000-4000-8000-000000000002"
     static let weekEnd = LocalDate(iso: "2026-11-15")!
     static let since = Instant(iso8601: "2026-11-16T06:00:00Z")!
-    static let margin = Duration.seconds(600)
+    static let time = BankTime(offset: .zero, margin: .seconds(600), measured: false)
 
     static func week(_ minorUnits: Int64, goals: Set<String> = [goal]) -> TransferCheck.Search {
         TransferCheck.Search(
@@ -43,40 +43,40 @@ import Testing
     }
 
     @Test func anEmptyFeedMeansTheTransferIsAbsent() {
-        #expect(TransferCheck.decide(Self.week(703), feed: [], ledger: [], margin: Self.margin) == .absent)
+        #expect(TransferCheck.decide(Self.week(703), feed: [], ledger: [], time: Self.time) == .absent)
     }
 
     @Test func exactlyOneMatchingTransferHasArrived() {
         let found = Self.item("f1", 703, at: "2026-11-16T06:00:01Z")
-        #expect(TransferCheck.decide(Self.week(703), feed: [found], ledger: [], margin: Self.margin) == .arrived(found))
+        #expect(TransferCheck.decide(Self.week(703), feed: [found], ledger: [], time: Self.time) == .arrived(found))
     }
 
     @Test func aTransferToAnotherGoalOrBeforeTheWindowIsNotThisWeeks() {
         let elsewhere = Self.item("f1", 703, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         let earlier = Self.item("f2", 703, at: "2026-11-16T05:59:59Z")
         #expect(
-            TransferCheck.decide(Self.week(703), feed: [elsewhere, earlier], ledger: [], margin: Self.margin)
+            TransferCheck.decide(Self.week(703), feed: [elsewhere, earlier], ledger: [], time: Self.time)
                 == .absent)
         // After a redirect both goals are searched.
         #expect(
             TransferCheck.decide(
-                Self.week(703, goals: [Self.goal, Self.otherGoal]), feed: [elsewhere], ledger: [], margin: Self.margin)
+                Self.week(703, goals: [Self.goal, Self.otherGoal]), feed: [elsewhere], ledger: [], time: Self.time)
                 == .arrived(elsewhere))
     }
 
     @Test func aTransferWhoseReferenceNamesAnotherWeekIsThatWeeks() {
         var named = Self.item("f1", 703, at: "2026-11-16T06:00:01Z")
         named.referencedWeek = LocalDate(iso: "2026-11-08")
-        #expect(TransferCheck.decide(Self.week(703), feed: [named], ledger: [], margin: Self.margin) == .absent)
+        #expect(TransferCheck.decide(Self.week(703), feed: [named], ledger: [], time: Self.time) == .absent)
         named.referencedWeek = Self.weekEnd
-        #expect(TransferCheck.decide(Self.week(703), feed: [named], ledger: [], margin: Self.margin) == .arrived(named))
+        #expect(TransferCheck.decide(Self.week(703), feed: [named], ledger: [], time: Self.time) == .arrived(named))
     }
 
     @Test func aReferenceNamingThisWeekNeverLoosensTheMatch() {
         var named = Self.item("f1", 500, at: "2026-11-16T06:00:01Z")
         named.referencedWeek = Self.weekEnd
         // Another amount: still held, not taken as this week's.
-        guard case .unclear = TransferCheck.decide(Self.week(703), feed: [named], ledger: [], margin: Self.margin)
+        guard case .unclear = TransferCheck.decide(Self.week(703), feed: [named], ledger: [], time: Self.time)
         else {
             Issue.record("a reference must not make another amount a match")
             return
@@ -87,14 +87,14 @@ import Testing
         var elsewhere = Self.item("f3", 703, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         elsewhere.referencedWeek = Self.weekEnd
         #expect(
-            TransferCheck.decide(Self.week(703), feed: [early, elsewhere], ledger: [], margin: Self.margin) == .absent)
+            TransferCheck.decide(Self.week(703), feed: [early, elsewhere], ledger: [], time: Self.time) == .absent)
         // Two of them: still held for a person.
         var twin = Self.item("f4", 703, at: "2026-11-16T06:00:02Z")
         twin.referencedWeek = Self.weekEnd
         var first = Self.item("f5", 703, at: "2026-11-16T06:00:01Z")
         first.referencedWeek = Self.weekEnd
         guard
-            case .unclear = TransferCheck.decide(Self.week(703), feed: [first, twin], ledger: [], margin: Self.margin)
+            case .unclear = TransferCheck.decide(Self.week(703), feed: [first, twin], ledger: [], time: Self.time)
         else {
             Issue.record("two transfers naming the week must not be guessed between")
             return
@@ -112,20 +112,20 @@ import Testing
         // Without a reference, another week's unconfirmed transfer of the same amount and
         // goal may be this one: held.
         guard
-            case .unclear = TransferCheck.decide(Self.week(703), feed: [plain], ledger: [pending], margin: Self.margin)
+            case .unclear = TransferCheck.decide(Self.week(703), feed: [plain], ledger: [pending], time: Self.time)
         else {
             Issue.record("a transfer that may be another week's must be held")
             return
         }
         // Naming this week, it is not the other week's.
         #expect(
-            TransferCheck.decide(Self.week(703), feed: [named], ledger: [pending], margin: Self.margin)
+            TransferCheck.decide(Self.week(703), feed: [named], ledger: [pending], time: Self.time)
                 == .arrived(named))
         // Nor does a week the bank confirmed account for it.
         #expect(
-            TransferCheck.decide(Self.week(703), feed: [plain], ledger: [confirmed], margin: Self.margin) == .absent)
+            TransferCheck.decide(Self.week(703), feed: [plain], ledger: [confirmed], time: Self.time) == .absent)
         #expect(
-            TransferCheck.decide(Self.week(703), feed: [named], ledger: [confirmed], margin: Self.margin)
+            TransferCheck.decide(Self.week(703), feed: [named], ledger: [confirmed], time: Self.time)
                 == .arrived(named))
     }
 
@@ -143,7 +143,7 @@ import Testing
         let feed = [Self.item("f1", 703, at: "2026-11-16T06:00:01Z"), Self.item("f2", 703, at: "2026-11-16T06:05:00Z")]
         guard
             case .unclear(let reason) = TransferCheck.decide(
-                Self.week(703), feed: feed, ledger: [], margin: Self.margin)
+                Self.week(703), feed: feed, ledger: [], time: Self.time)
         else {
             Issue.record("two matches must not be guessed between")
             return
@@ -155,7 +155,7 @@ import Testing
         let feed = [Self.item("f1", 500, at: "2026-11-16T06:00:01Z")]
         guard
             case .unclear(let reason) = TransferCheck.decide(
-                Self.week(703), feed: feed, ledger: [], margin: Self.margin)
+                Self.week(703), feed: feed, ledger: [], time: Self.time)
         else {
             Issue.record("a transfer of another amount must hold the week")
             return
@@ -168,7 +168,7 @@ import Testing
         let claimed = Self.other(
             .done, 703, weekEnd: "2026-11-08", created: "2026-11-16T06:00:00Z", updated: "2026-11-16T06:00:02Z",
             feedItemUid: namedUid("f1"))
-        #expect(TransferCheck.decide(Self.week(703), feed: feed, ledger: [claimed], margin: Self.margin) == .absent)
+        #expect(TransferCheck.decide(Self.week(703), feed: feed, ledger: [claimed], time: Self.time) == .absent)
     }
 
     /// Catching up two capped weeks of equal amounts: the earlier week's confirmed transfer,
@@ -180,11 +180,11 @@ import Testing
         let week = TransferCheck.Search(
             weekEnd: Self.weekEnd, amount: Money(minorUnits: 1000, currency: Self.gbp), goalUids: [Self.goal],
             since: Self.since)
-        #expect(TransferCheck.decide(week, feed: feed, ledger: [earlier], margin: Self.margin) == .absent)
+        #expect(TransferCheck.decide(week, feed: feed, ledger: [earlier], time: Self.time) == .absent)
         // Confirmed long before the transfer was made: it cannot account for it.
         let older = Self.other(
             .done, 1000, weekEnd: "2026-11-08", created: "2026-11-09T06:00:00Z", updated: "2026-11-09T06:00:02Z")
-        #expect(TransferCheck.decide(week, feed: feed, ledger: [older], margin: Self.margin) == .arrived(feed[0]))
+        #expect(TransferCheck.decide(week, feed: feed, ledger: [older], time: Self.time) == .arrived(feed[0]))
     }
 
     /// A confirmed week accounts for one transfer only, however many of its amount fall
@@ -195,12 +195,12 @@ import Testing
         let own = Self.item("f1", 1000, at: "2026-11-23T06:00:01Z")
         let next = Self.item("f2", 1000, at: "2026-11-23T06:00:03Z")
         #expect(
-            TransferCheck.decide(Self.week(1000), feed: [own, next], ledger: [earlier], margin: Self.margin)
+            TransferCheck.decide(Self.week(1000), feed: [own, next], ledger: [earlier], time: Self.time)
                 == .arrived(next))
         let third = Self.item("f3", 1000, at: "2026-11-23T06:00:04Z")
         guard
             case .unclear = TransferCheck.decide(
-                Self.week(1000), feed: [own, next, third], ledger: [earlier], margin: Self.margin)
+                Self.week(1000), feed: [own, next, third], ledger: [earlier], time: Self.time)
         else {
             Issue.record("two transfers left for one week must not be guessed between")
             return
@@ -213,7 +213,7 @@ import Testing
             .abandoned, 703, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T07:00:00Z")
         guard
             case .unclear(let reason) = TransferCheck.decide(
-                Self.week(703), feed: feed, ledger: [abandoned], margin: Self.margin)
+                Self.week(703), feed: feed, ledger: [abandoned], time: Self.time)
         else {
             Issue.record("the transfer may be the abandoned week's")
             return
@@ -227,7 +227,7 @@ import Testing
             .pending, 703, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T06:00:00Z")
         guard
             case .unclear(let reason) = TransferCheck.decide(
-                Self.week(703), feed: feed, ledger: [unconfirmed], margin: Self.margin)
+                Self.week(703), feed: feed, ledger: [unconfirmed], time: Self.time)
         else {
             Issue.record("the transfer may be either week's")
             return
@@ -235,7 +235,7 @@ import Testing
         #expect(reason.contains("2026-11-08"))
         // Of another amount, it is the other week's and says nothing of this one.
         #expect(
-            TransferCheck.decide(Self.week(500), feed: feed, ledger: [unconfirmed], margin: Self.margin) == .absent)
+            TransferCheck.decide(Self.week(500), feed: feed, ledger: [unconfirmed], time: Self.time) == .absent)
     }
 
     @Test func feedItemsThatAreNotTransfersIntoAGoalAreLeftOut() {
@@ -280,7 +280,7 @@ import Testing
             counterPartyName: "Round-ups", spendingCategory: "SAVING", hasBankRoundUp: false, reference: nil,
             unreadableUid: nil)
         let feed = FeedTransfer(item).map { [$0] } ?? []
-        let check = TransferCheck.decide(Self.week(703), feed: feed, ledger: [], margin: Self.margin)
+        let check = TransferCheck.decide(Self.week(703), feed: feed, ledger: [], time: Self.time)
         switch (check, outcome) {
         case (.arrived(let found), "arrived"): #expect(found.feedItemUid == namedUid("f"))
         case (.absent, "absent"): break
@@ -311,17 +311,17 @@ import Testing
         var theirs = Self.item("theirs", 703, at: "2026-11-23T06:01:01Z")
         theirs.referencedWeek = LocalDate(iso: "2026-11-22")
         #expect(
-            TransferCheck.decide(week, feed: [mine, theirs], ledger: [later], margin: Self.margin) == .arrived(mine))
+            TransferCheck.decide(week, feed: [mine, theirs], ledger: [later], time: Self.time) == .arrived(mine))
         // The same without references: the later week takes the one closest to its confirmation.
         theirs.referencedWeek = nil
         #expect(
-            TransferCheck.decide(week, feed: [mine, theirs], ledger: [later], margin: Self.margin) == .arrived(mine))
+            TransferCheck.decide(week, feed: [mine, theirs], ledger: [later], time: Self.time) == .arrived(mine))
         // Its own transfer nearer the other's confirmation than the one that names it: the named one is its.
         var named = Self.item("named", 703, at: "2026-11-23T06:00:30Z")
         named.referencedWeek = LocalDate(iso: "2026-11-22")
         let unnamed = Self.item("unnamed", 703, at: "2026-11-23T06:01:01Z")
         #expect(
-            TransferCheck.decide(week, feed: [named, unnamed], ledger: [later], margin: Self.margin)
+            TransferCheck.decide(week, feed: [named, unnamed], ledger: [later], time: Self.time)
                 == .arrived(unnamed))
     }
 
@@ -330,9 +330,9 @@ import Testing
     @Test func aWeekNeverSeenIsHeldForItsAmountInAnotherGoal() {
         let elsewhere = Self.item("f1", 703, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         var week = Self.week(703)
-        #expect(TransferCheck.decide(week, feed: [elsewhere], ledger: [], margin: Self.margin) == .absent)
+        #expect(TransferCheck.decide(week, feed: [elsewhere], ledger: [], time: Self.time) == .absent)
         week.watchesOtherGoals = true
-        guard case .unclear(let reason) = TransferCheck.decide(week, feed: [elsewhere], ledger: [], margin: Self.margin)
+        guard case .unclear(let reason) = TransferCheck.decide(week, feed: [elsewhere], ledger: [], time: Self.time)
         else {
             Issue.record("expected the week held")
             return
@@ -340,7 +340,7 @@ import Testing
         #expect(reason.contains("into another goal (\(Self.otherGoal))"))
         // The goal's uid is the bank's text: shown without what could drive a terminal.
         let hostile = Self.item("f4", 703, at: "2026-11-16T06:00:01Z", goal: "\u{1b}]0;pwned\u{7}\u{1b}[2J")
-        guard case .unclear(let shown) = TransferCheck.decide(week, feed: [hostile], ledger: [], margin: Self.margin)
+        guard case .unclear(let shown) = TransferCheck.decide(week, feed: [hostile], ledger: [], time: Self.time)
         else {
             Issue.record("expected the week held")
             return
@@ -351,6 +351,6 @@ import Testing
         // Another amount, or a transfer before the week ended, is no sign of it.
         let other = Self.item("f2", 704, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         let before = Self.item("f3", 703, at: "2026-11-16T05:00:00Z", goal: Self.otherGoal)
-        #expect(TransferCheck.decide(week, feed: [other, before], ledger: [], margin: Self.margin) == .absent)
+        #expect(TransferCheck.decide(week, feed: [other, before], ledger: [], time: Self.time) == .absent)
     }
 }

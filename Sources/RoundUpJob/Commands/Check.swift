@@ -158,6 +158,7 @@ public enum Check {
             let (accounts, notes) = WeeklyJob.eachOnce(try await bank.accounts())
             list.ok("accounts: \(accounts.count)")
             for note in notes { list.warn(note) }
+            checkClock(bank, settings: settings, in: &list)
             return (scopes, accounts)
         } catch {
             let status = ExitStatus(error)
@@ -166,6 +167,28 @@ public enum Check {
                 ? BankAddress.sandboxTokenHint : ""
             list.problem(status, "bank: \(error.description)\(sandbox)")
             return nil
+        }
+    }
+
+    /// The bank's clock against this machine's: said when 2 minutes or more apart, a problem
+    /// (75, a run would send nothing) from an hour.
+    private static func checkClock(_ bank: BankClient, settings: Settings, in list: inout Checklist) {
+        let time = BankTime(bank.clock.reading, unmeasuredMargin: settings.bank.feedSearch.clockSkewMargin)
+        guard time.measured else {
+            list.warn(
+                "clock: the bank's answers carry no Date header, so feed searches allow "
+                    + "\(settings.bank.feedSearch.clockSkewMargin.components.seconds) s either way "
+                    + "(clockSkewMarginSeconds)")
+            return
+        }
+        if let tooFar = time.tooFar {
+            list.problem(
+                .temporaryFailure,
+                "clock: \(tooFar), so a run sends nothing; set this machine's clock right (timedatectl status)")
+        } else if let skew = time.skew {
+            list.warn("clock: \(skew); feed searches go by the bank's clock, but set this machine's clock right")
+        } else {
+            list.ok("clock: within 2 minutes of the bank's")
         }
     }
 

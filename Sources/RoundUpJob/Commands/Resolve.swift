@@ -12,6 +12,9 @@ import StarlingAPI
 public enum Resolution: Sendable, Equatable {
     /// Look in the account's feed again; record the week as arrived if its transfer is there.
     case check
+    /// Record this feed item as the week's transfer, as a person says it is: once the feed
+    /// shows it moved into the week's goal, of its amount, and no other week accounts for it.
+    case accept(feedItem: String)
     /// Send the transfer again now, with the same transfer uid, amount and goal.
     case retry
     /// Send it to this goal (a name or a uid) instead, with a new transfer uid. Later feed
@@ -181,6 +184,7 @@ public enum Resolve {
             let output: String
             switch resolution {
             case .check: output = try await job.resolver.checkAgain(entry, account: account)
+            case .accept(let item): output = try await job.resolver.checkAgain(entry, account: account, accept: item)
             case .retry: output = try await job.resolver.sendAgain(entry, account: account, to: nil)
             case .redirect(let goal): output = try await job.resolver.sendAgain(entry, account: account, to: goal)
             case .abandon: output = ""

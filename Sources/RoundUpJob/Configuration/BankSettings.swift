@@ -31,8 +31,8 @@ public struct BankSettings: Sendable {
 /// How the job allows for the bank's clock and pace when it looks in the feed for its own
 /// transfers.
 public struct FeedSearchWaits: Sendable, Equatable {
-    /// How far the bank's clock may be from this machine's: feed searches reach this much
-    /// further back and forward.
+    /// How far the bank's clock may be from this machine's when its answers carry no `Date`
+    /// to read it by (`BankTime`): feed searches reach this much further back and forward.
     public var clockSkewMargin: Duration = .seconds(600)
     /// After a transfer whose outcome is unknown, how long to wait before reading the feed
     /// a second time.

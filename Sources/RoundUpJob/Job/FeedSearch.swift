@@ -6,7 +6,9 @@ import RoundUpVocabulary
 import StarlingAPI
 
 /// Searches of an account's feed for a week's transfer: what the feed shows, and what the
-/// ledger's other weeks claim of it. It reads the bank and the ledger, and writes neither.
+/// ledger's other weeks claim of it. It reads the bank and the ledger, and writes only the
+/// claims of weeks the bank confirmed on the feed items that show them (`claimConfirmed`).
+/// Every instant it takes or compares is on the bank's clock (`time`).
 struct FeedSearch: Sendable {
     let bank: BankClient
     let ledger: Ledger
@@ -16,8 +18,11 @@ struct FeedSearch: Sendable {
     let logger: Logger
     let now: @Sendable () -> Instant
 
-    /// What the account's feed says of `entry`'s transfer, from `since` (less the clock-skew
-    /// margin) until now (plus the margin).
+    /// This machine's instants on the bank's clock, as the answers so far show it.
+    var time: BankTime { BankTime(bank.clock.reading, unmeasuredMargin: waits.clockSkewMargin) }
+
+    /// What the account's feed says of `entry`'s transfer, from `since` (on the bank's
+    /// clock; less the margin) until now (plus the margin).
     func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant) async throws(AccountFailure)
         -> TransferCheck
     {
@@ -26,15 +31,16 @@ struct FeedSearch: Sendable {
     }
 
     /// The transfers into goals the account's feed shows from `since` (or the earlier
-    /// `readingFrom`), less the clock-skew margin, until now (plus the margin), and `entry`'s
-    /// week as a search for it sees it: from `since`. The `firstTime` a week is seen, a
-    /// transfer of its amount into any other goal holds it too.
+    /// `readingFrom`), both on the bank's clock, less the margin, until now (plus the
+    /// margin), and `entry`'s week as a search for it sees it: from `since`. The
+    /// `firstTime` a week is seen, a transfer of its amount into any other goal holds it too.
+    /// Weeks the bank confirmed claim their items on the way (`claimConfirmed`).
     func transfers(
         for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
     ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Search) {
-        let margin = waits.clockSkewMargin
-        let from = min(since, readingFrom ?? since).adding(.zero - margin)
-        let to = now().adding(margin)
+        let time = self.time
+        let from = min(since, readingFrom ?? since).adding(.zero - time.margin)
+        let to = time.bank(now()).adding(time.margin)
         let items = try await AccountFailure.bankCall { () async throws(BankError) in
             try await bank.transfersOut(
                 accountUid: account.uid, categoryUid: account.defaultCategory, from: from, to: to)
@@ -45,10 +51,46 @@ struct FeedSearch: Sendable {
             throw AccountFailure(
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
         }
+        claimConfirmed(in: feed, read: from...to, account: account, time: time)
         let week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
-            goalUids: entry.goalUids, since: since.adding(.zero - margin), watchesOtherGoals: firstTime)
+            goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime)
         return (feed, week)
+    }
+
+    /// Each week the bank confirmed without a feed item claims, once the `feed` (read over
+    /// `read`, which ends the margin after now) covers its send and its confirmation, the
+    /// item that shows it: of its goal
+    /// and amount, claimed by no other week, the one nearest its confirmation
+    /// (`TransferCheck.confirmedTransfer`), unless a week whose transfer is not confirmed
+    /// could be that item too. Until then the window rule stands for it. A claim the ledger
+    /// cannot write is left for a later read: the window rule still holds.
+    func claimConfirmed(in feed: [FeedTransfer], read: ClosedRange<Instant>, account: Account, time: BankTime) {
+        guard let entries = try? ledger.entries(accountUid: account.uid) else { return }
+        let claimed = Set(entries.compactMap(\.feedItemUid))
+        var free = feed.filter { $0.hasMoved && $0.time != nil && !claimed.contains($0.feedItemUid) }
+        for entry in entries where entry.status == .done && entry.feedItemUid == nil {
+            guard let sent = entry.firstSend(time), let confirmed = entry.confirmation(time),
+                read.contains(sent.adding(.zero - time.margin)), read.contains(confirmed),
+                let index = TransferCheck.confirmedTransfer(of: entry, among: free, time: time)
+            else { continue }
+            let item = free[index]
+            guard TransferCheck.unconfirmed(entries, couldBe: item, time: time) == nil else { continue }
+            free.remove(at: index)
+            if (try? ledger.recordClaim(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, feedItemUid: item.feedItemUid))
+                == true
+            {
+                logger.debug("\(entry.label), week ending \(entry.weekEnd): its transfer is \(item.described)")
+            }
+        }
+    }
+
+    /// Where the feed is searched for `entry`'s own transfer, on the bank's clock: from its
+    /// first send, or with none recorded, its intent or the end of its week.
+    func ownSearchStart(_ entry: LedgerEntry) -> Instant {
+        let time = self.time
+        return entry.firstSend(time) ?? time.bank(weekEnd(of: entry))
     }
 
     /// The account's entries in the ledger, each week's claim on the feed's transfers.
@@ -60,7 +102,7 @@ struct FeedSearch: Sendable {
     func decide(_ week: TransferCheck.Search, entry: LedgerEntry, feed: [FeedTransfer], ledger others: [LedgerEntry])
         -> TransferCheck
     {
-        let check = TransferCheck.decide(week, feed: feed, ledger: others, margin: waits.clockSkewMargin)
+        let check = TransferCheck.decide(week, feed: feed, ledger: others, time: time)
         logger.info(
             "\(entry.label): \(feed.count) transfer(s) into goals in the feed since \(week.since): \(check.summary)")
         return check

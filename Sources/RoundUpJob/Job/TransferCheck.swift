@@ -126,12 +126,12 @@ public enum TransferCheck: Sendable, Equatable {
     }
 
     /// Decides from the `feed`'s transfers and the account's other ledger entries
-    /// (`ledger`; this week's own entry is left out). `margin` is how far the bank's clock
-    /// may be from the job's.
-    public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
+    /// (`ledger`; this week's own entry is left out). `time` puts the entries' moments on
+    /// the bank's clock, with how far they may be off.
+    public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime)
         -> TransferCheck
     {
-        let (others, unclaimed) = unclaimedTransfers(for: week, feed: feed, ledger: ledger, margin: margin)
+        let (others, unclaimed) = unclaimedTransfers(for: week, feed: feed, ledger: ledger, time: time)
         let candidates = unclaimed.filter(week.mayBeItsTransfer)
         let matches = candidates.filter { $0.amount(in: week.amount.currency) == week.amount }
         if matches.count > 1 {
@@ -148,7 +148,7 @@ public enum TransferCheck: Sendable, Equatable {
                         + "nothing is sent; wait until it settles or is cancelled in the app, then `roundup resolve "
                         + "--check` records it")
             }
-            if let other = unconfirmed(others, couldBe: match, margin: margin) {
+            if let other = unconfirmed(others, couldBe: match, time: time) {
                 return .unclear(
                     "the feed's transfer of \(week.amount) on \(match.time?.iso8601 ?? "an unknown date") may be "
                         + "this week's or the \(WeekFate(other).word) one of the week "
@@ -156,7 +156,7 @@ public enum TransferCheck: Sendable, Equatable {
             }
             return .arrived(match)
         }
-        let differing = candidates.filter { unconfirmed(others, couldBe: $0, margin: margin) == nil }
+        let differing = candidates.filter { unconfirmed(others, couldBe: $0, time: time) == nil }
         if let other = differing.first {
             return .unclear(
                 "the feed shows a transfer of \(other.amountText) into the goal on "
@@ -167,7 +167,7 @@ public enum TransferCheck: Sendable, Equatable {
             let elsewhere = unclaimed.first(where: { transfer in
                 !week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
                     && transfer.mayBelong(to: week.weekEnd) && transfer.amount(in: week.amount.currency) == week.amount
-                    && unconfirmed(others, couldBe: transfer, margin: margin) == nil
+                    && unconfirmed(others, couldBe: transfer, time: time) == nil
             })
         {
             return .unclear(
@@ -221,10 +221,10 @@ public enum TransferCheck: Sendable, Equatable {
     /// Decides `Resend` for `week` from the `feed` and the account's `ledger` entries. A
     /// transfer that may still move wins over one that moved: a person waits rather than
     /// the money moving twice.
-    public static func beforeResending(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration)
+    public static func beforeResending(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime)
         -> Resend
     {
-        let theirs = unclaimedTransfers(for: week, feed: feed, ledger: ledger, margin: margin).transfers.filter {
+        let theirs = unclaimedTransfers(for: week, feed: feed, ledger: ledger, time: time).transfers.filter {
             transfer in
             week.mayBeItsTransfer(transfer) && transfer.amount(in: week.amount.currency) == week.amount
         }
@@ -233,6 +233,34 @@ public enum TransferCheck: Sendable, Equatable {
             return .moved(moved)
         }
         return .free
+    }
+
+    /// Why a week is held over a transfer in the feed that looks like its own but that this
+    /// ledger never sent (`entry` was not sent yet): another week's, or another ledger's.
+    static func lookAlike(_ found: FeedTransfer, of entry: LedgerEntry) -> String {
+        let goal = entry.goalName.map { "\"\(printable($0))\"" } ?? quoted(found.goalUid)
+        return "the feed shows a transfer of \(found.amountText) into \(goal) (\(found.described), "
+            + "\(quoted(found.status))) that this ledger did not send: it may be another week's, or this week's made "
+            + "by another state directory or config saving for this account; nothing was sent. If it is this "
+            + "week's, `roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) --check --accept "
+            + "\(found.feedItemUid)` records it; `--retry` sends this week's transfer anyway; `--abandon REASON` records "
+            + "this week's payments without moving them"
+    }
+
+    /// The week of the `ledger` (other than `week`) that accounts for `item`: the one that
+    /// recorded it, or one the bank confirmed whose window it falls in; nil when none does.
+    static func claimant(
+        of item: FeedTransfer, for week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime
+    ) -> LedgerEntry? {
+        let others = ledger.filter { $0.weekEnd != week.weekEnd }
+        if let recorded = others.first(where: { $0.feedItemUid == item.feedItemUid }) { return recorded }
+        var remaining = feed.filter { transfer in !others.contains { $0.feedItemUid == transfer.feedItemUid } }
+        for other in others where other.status == .done && other.feedItemUid == nil {
+            guard let index = confirmedTransfer(of: other, among: remaining, time: time) else { continue }
+            if remaining[index].feedItemUid == item.feedItemUid { return other }
+            remaining.remove(at: index)
+        }
+        return nil
     }
 
     /// A word from the bank (a status, a uid), as a reason shows it: short, and without
@@ -249,51 +277,58 @@ public enum TransferCheck: Sendable, Equatable {
     /// a week's own transfer, excluded from this week by its reference, must not leave that
     /// week to take another transfer (this week's) in its place.
     private static func unclaimedTransfers(
-        for week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], margin: Duration
+        for week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime
     )
         -> (others: [LedgerEntry], transfers: [FeedTransfer])
     {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
         let claimed = Set(others.compactMap(\.feedItemUid))
         return (
-            others, withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, margin: margin)
+            others, withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, time: time)
         )
     }
 
-    /// `candidates` less those other weeks the bank confirmed (with no feed item recorded)
-    /// account for: each such week accounts for one transfer at most, of its goal and
-    /// amount, made between its intent and its confirmation: one whose reference names it
-    /// if there is one, else the closest to its confirmation.
-    private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [LedgerEntry], margin: Duration)
+    /// `candidates` less those other weeks the bank confirmed (with no feed item recorded
+    /// yet) account for: each such week accounts for one transfer at most, of its goal and
+    /// amount, made between its first send and its confirmation on the bank's clock (less
+    /// and plus the margin): one whose reference names it if there is one, else the closest
+    /// to its confirmation (`confirmedTransfer`).
+    private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [LedgerEntry], time: BankTime)
         -> [FeedTransfer]
     {
         var remaining = candidates
         for other in others where other.status == .done && other.feedItemUid == nil {
-            guard let from = other.recordedAt,
-                let to = other.updatedAt.flatMap(Instant.init(iso8601:))
-            else { continue }
-            let theirs = remaining.indices.filter { index in
-                let transfer = remaining[index]
-                guard let time = transfer.time, transfer.mayBelong(to: other.weekEnd),
-                    other.goalUids.contains(transfer.goalUid),
-                    other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
-                else { return false }
-                return from.adding(.zero - margin) <= time && time <= to.adding(margin)
-            }
-            let distance = { (index: Int) in
-                abs(remaining[index].time!.millisecondsSince1970 - to.millisecondsSince1970)
-            }
-            let named = theirs.filter { remaining[$0].referencedWeek == other.weekEnd }
-            if let closest = (named.isEmpty ? theirs : named).min(by: { distance($0) < distance($1) }) {
-                remaining.remove(at: closest)
-            }
+            if let index = confirmedTransfer(of: other, among: remaining, time: time) { remaining.remove(at: index) }
         }
         return remaining
     }
 
+    /// Which of `transfers` a week the bank confirmed without naming a feed item accounts
+    /// for: of its goal and amount, named for no other week, made between its first send and
+    /// its confirmation on the bank's clock (less and plus the margin); one whose reference
+    /// names it if there is one, else the closest to its confirmation. Nil when none is, or
+    /// the week's times are not known.
+    static func confirmedTransfer(of other: LedgerEntry, among transfers: [FeedTransfer], time: BankTime) -> Int? {
+        guard let from = other.firstSend(time)?.adding(.zero - time.margin),
+            let to = other.confirmation(time)
+        else { return nil }
+        let latest = to.adding(time.margin)
+        let theirs = transfers.indices.filter { index in
+            let transfer = transfers[index]
+            guard let made = transfer.time, transfer.mayBelong(to: other.weekEnd),
+                other.goalUids.contains(transfer.goalUid),
+                other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
+            else { return false }
+            return from <= made && made <= latest
+        }
+        let distance = { (index: Int) in abs(transfers[index].time!.millisecondsSince1970 - to.millisecondsSince1970) }
+        let named = theirs.filter { transfers[$0].referencedWeek == other.weekEnd }
+        return (named.isEmpty ? theirs : named).min(by: { distance($0) < distance($1) })
+    }
+
     /// Another week whose transfer may have been made but is not confirmed (or was given
     /// up by a person), which `transfer` could be.
-    private static func unconfirmed(_ others: [LedgerEntry], couldBe transfer: FeedTransfer, margin: Duration)
+    static func unconfirmed(_ others: [LedgerEntry], couldBe transfer: FeedTransfer, time: BankTime)
         -> LedgerEntry?
     {
         others.first { other in
@@ -302,10 +337,10 @@ public enum TransferCheck: Sendable, Equatable {
                 transfer.mayBelong(to: other.weekEnd), other.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
-            guard let time = transfer.time, let from = other.recordedAt else {
+            guard let made = transfer.time, let from = other.firstSend(time) else {
                 return true
             }
-            return from.adding(.zero - margin) <= time
+            return from.adding(.zero - time.margin) <= made
         }
     }
 }

@@ -69,66 +69,59 @@ struct TransferSender: Sendable {
             intent.entry(status: .pending), intent: intent, account: account, week: week, dryRun: dryRun)
     }
 
-    /// The first transfer of a week this ledger has never seen: another state directory,
-    /// or this one before it was restored from a backup, may have sent it, so the feed is
-    /// searched first.
+    /// The first transfer of a week this ledger has never seen. The feed is searched first:
+    /// a transfer there that looks like this week's is another week's or another ledger's
+    /// (another state directory, or this one before it was restored from a backup), and
+    /// holds the week for a person, who may say it is this week's (`resolve --check --accept`).
     private func transferNew(
         _ entry: LedgerEntry, intent: TransferIntent, account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> AccountOutcome {
         let into = "\(intent.amount) into \"\(intent.goal.name)\""
-        let arrived = { (found: FeedTransfer) in
-            "\(intent.amount) already moved into \"\(intent.goal.name)\" (\(found.described)); nothing was sent"
-        }
         var entry = entry
-        let (check, other) = try await lookBeforeSending(
-            entry, since: week.end, firstTime: true, payments: intent.payments, amount: intent.amount, account: account,
-            week: week)
+        let time = search.time
+        var (check, other) = try await lookBeforeSending(
+            entry, since: time.bank(week.end), firstTime: true, payments: intent.payments, amount: intent.amount,
+            account: account, week: week)
         entry.otherWeekEnd = other?.otherWeekEnd
         entry.sharedMinorUnits = other?.shared
+        // Before its first send a week has no transfer of its own: one that looks like it is
+        // another week's, or another ledger's, and never "already moved".
+        if case .arrived(let found) = check { check = .unclear(TransferCheck.lookAlike(found, of: entry)) }
         if dryRun {
             let preview =
                 switch check {
-                case .arrived(let found): "the feed shows that \(arrived(found))"
+                case .arrived, .absent: "a real run would move \(into)\(intent.reduced)"
                 case .unclear(let reason): TransferCheck.wouldHold(reason)
-                case .absent: "a real run would move \(into)\(intent.reduced)"
                 }
             return .wouldDo(preview)
         }
-        switch check {
-        case .arrived(let found):
-            entry.status = .done
-            entry.confirmation = .feed
-            entry.feedItemUid = found.feedItemUid
-            try AccountFailure.ledgerWrite("record the week") {
-                try ledger.recordDecision(entry, counting: intent.payments, at: now())
-            }
-            return .alreadyTransferred("found in the feed: \(arrived(found))")
-        case .unclear(let reason):
+        if let refusal = time.refusal { throw AccountFailure(.temporaryFailure, refusal) }
+        if case .unclear(let reason) = check {
             entry.status = .held
             entry.reason = reason
             try AccountFailure.ledgerWrite("record the held week") {
                 try ledger.recordDecision(entry, counting: intent.payments, at: now())
             }
             throw AccountFailure.held(reason)
-        case .absent:
-            let recordedAt = now()
-            try AccountFailure.ledgerWrite("record the transfer before sending it") {
-                try ledger.recordDecision(entry, counting: intent.payments, at: recordedAt)
-            }
-            // A feed search after a failed send starts from here: before the request went out.
-            entry.createdAt = recordedAt.iso8601
-            logger.info(
-                "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.transferUid ?? ""))"
-            )
-            try await send(entry, account: account)
-            // A goal this run made is said where the dry run said it would make it.
-            let made = intent.goal.created ? ", a goal this run created" : ""
-            return .transferred("moved \(into)\(made)\(intent.reduced)")
         }
+        let recordedAt = now()
+        try AccountFailure.ledgerWrite("record the transfer before sending it") {
+            try ledger.recordDecision(entry, counting: intent.payments, at: recordedAt)
+        }
+        // A feed search after a failed send starts from here: before the request went out.
+        entry.createdAt = recordedAt.iso8601
+        logger.info(
+            "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.transferUid ?? ""))"
+        )
+        try await send(entry, account: account)
+        // A goal this run made is said where the dry run said it would make it.
+        let made = intent.goal.created ? ", a goal this run created" : ""
+        return .transferred("moved \(into)\(made)\(intent.reduced)")
     }
 
     /// What the feed says before `entry`'s week is sent, first or again: `TransferCheck.decide`
-    /// on the transfers since `since` (the week's end, or its intent); and when that shows no
+    /// on the transfers since `since` (the week's end, or its first send, on the bank's
+    /// clock); and when that shows no
     /// sign of it, another ledger's transfer since the week began that names a week sharing
     /// its days (`otherLedgersHold`), which holds it, with that week and how much of this
     /// week's amount its days may account for.
@@ -137,7 +130,7 @@ struct TransferSender: Sendable {
         account: Account, week: Week
     ) async throws(AccountFailure) -> (TransferCheck, OtherLedgerHold?) {
         let (feed, sought) = try await search.transfers(
-            for: entry, account: account, since: since, firstTime: firstTime, readingFrom: week.start)
+            for: entry, account: account, since: since, firstTime: firstTime, readingFrom: search.time.bank(week.start))
         let others = try search.entries(of: account)
         let check = search.decide(sought, entry: entry, feed: sought.recent(feed), ledger: others)
         guard case .absent = check,
@@ -185,10 +178,14 @@ struct TransferSender: Sendable {
         dryRun: Bool, scopes: Set<String>
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
-        let since = entry.recordedAt ?? week.end
         // Another ledger's transfer may have come since the intent.
-        let (check, other) = try await lookBeforeSending(
-            entry, since: since, firstTime: false, payments: payments, amount: recorded, account: account, week: week)
+        var (check, other) = try await lookBeforeSending(
+            entry, since: search.ownSearchStart(entry), firstTime: false, payments: payments, amount: recorded,
+            account: account, week: week)
+        // A week recorded but never sent has no transfer of its own in the feed.
+        if case .arrived(let found) = check, !entry.mayHaveBeenSent {
+            check = .unclear(TransferCheck.lookAlike(found, of: entry))
+        }
         let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
         if dryRun {
             let preview =
@@ -259,6 +256,17 @@ struct TransferSender: Sendable {
         let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: entry.minorUnits)
         let attempts = bank.retrier.policy.maxAttempts
         for attempt in 1...attempts {
+            // Each send is recorded, on the bank's clock, before it goes out.
+            let time = search.time
+            if let refusal = time.refusal {
+                try? ledger.recordFailure(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: refusal, at: now())
+                throw AccountFailure(.temporaryFailure, refusal)
+            }
+            try AccountFailure.ledgerWrite("record the send before it goes out") {
+                try ledger.recordSend(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: time.bank(now()), at: now())
+            }
             do throws(BankError) {
                 let answer = try await bank.addMoney(
                     accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount,
@@ -280,7 +288,8 @@ struct TransferSender: Sendable {
             break
         }
         do {
-            try ledger.recordDone(accountUid: entry.accountUid, weekEnd: entry.weekEnd, at: now())
+            try ledger.recordDone(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmedAt: search.time.bank(now()), at: now())
         } catch {
             throw AccountFailure(
                 .temporaryFailure,

@@ -25,7 +25,7 @@ extension TransferSender {
         let cause = error.description
         logger.warning(
             "\(entry.label): the bank may have carried out the transfer (\(cause)); looking in the feed first")
-        let since = entry.recordedAt ?? search.weekEnd(of: entry)
+        let since = search.ownSearchStart(entry)
         var unread: String?
         for look in 1...2 {
             // Right after the request, an empty feed proves little: look again after a wait.

@@ -32,26 +32,37 @@ struct WeekResolver: Sendable {
         return account.account
     }
 
-    /// Where `resolve` looks in the feed from: the week's first intent, or for a held week
-    /// the week's end, where the search that held it began (a transfer another ledger made
-    /// before this one first looked is as much this week's as one made since).
+    /// Where `resolve` looks in the feed from, on the bank's clock: the week's first send,
+    /// or for a held week the week's end if earlier, where the search that held it began (a
+    /// transfer another ledger made before this one first looked is as much this week's as
+    /// one made since); for a week never sent, the week's end.
     func resolveSearchStart(_ entry: LedgerEntry) -> Instant {
-        let end = search.weekEnd(of: entry)
-        guard let intent = entry.recordedAt else { return end }
-        return entry.status == .held ? min(intent, end) : intent
+        let time = search.time
+        let end = time.bank(search.weekEnd(of: entry))
+        guard entry.mayHaveBeenSent, let sent = entry.firstSend(time) else { return end }
+        return entry.status == .held ? min(sent, end) : sent
     }
 
     /// `--check`: the feed is read again; the week is recorded as arrived when it shows the
-    /// transfer, and a transfer of it that may still move is waited for.
-    func checkAgain(_ entry: LedgerEntry, account: Account) async throws(CommandFailure) -> String {
+    /// transfer, and a transfer of it that may still move is waited for. A week never sent
+    /// has no transfer of its own: one that looks like it is shown, and recorded only when
+    /// the person names it (`accept`, `--check --accept FEEDITEM`).
+    func checkAgain(_ entry: LedgerEntry, account: Account, accept: String? = nil) async throws(CommandFailure)
+        -> String
+    {
         let since = resolveSearchStart(entry)
-        let goal = "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\""
+        let goal = "\"\(printable(entry.goalName ?? entry.goalUid ?? "the goal"))\""
         do throws(AccountFailure) {
-            let (feed, week) = try await search.transfers(for: entry, account: account, since: since)
+            let (feed, week) = try await search.transfers(
+                for: entry, account: account, since: since, readingFrom: search.time.bank(countedWeek(entry).start))
             let others = try search.entries(of: account)
-            let check = search.decide(week, entry: entry, feed: feed, ledger: others)
+            if let accept { return try accepted(accept, for: entry, week: week, feed: feed, ledger: others) }
+            let check = search.decide(week, entry: entry, feed: week.recent(feed), ledger: others)
+            if case .arrived(let found) = check, !entry.mayHaveBeenSent {
+                return "Nothing changed: \(TransferCheck.lookAlike(found, of: entry)).\n"
+            }
             if case .mayMove(let found) = TransferCheck.beforeResending(
-                week, feed: feed, ledger: others, margin: search.waits.clockSkewMargin),
+                week, feed: week.recent(feed), ledger: others, time: search.time),
                 !check.hasArrived
             {
                 return "The feed shows a transfer of \(entry.amountText) into \(Self.goalText(found.goalUid, entry)) "
@@ -71,7 +82,7 @@ struct WeekResolver: Sendable {
                 return "The transfer of \(entry.amountText) into \(goal) arrived (\(found.described)); the week "
                     + "ending \(entry.weekEnd) of \(entry.label) is recorded as transferred.\(gone)\n"
             case .absent:
-                return "The feed shows no transfer of \(entry.amountText) into \(goal) since \(since.iso8601); "
+                return "The feed shows no transfer of \(entry.amountText) into \(goal) since \(week.since.iso8601); "
                     + "nothing changed. `--retry` sends it again, `--redirect GOAL` sends it elsewhere, "
                     + "`--abandon REASON` gives it up.\n"
             case .unclear(let reason):
@@ -81,6 +92,50 @@ struct WeekResolver: Sendable {
         } catch {
             throw CommandFailure(error.status, error.message)
         }
+    }
+
+    /// `--check --accept FEEDITEM`: a person says that the feed item `itemUid` is this
+    /// week's transfer. It is recorded so only when the `feed` shows it as money that moved
+    /// into one of the week's goals, of the week's amount, and no other week accounts for
+    /// it: an item confirms one week, once.
+    private func accepted(
+        _ itemUid: String, for entry: LedgerEntry, week: TransferCheck.Search, feed: [FeedTransfer],
+        ledger others: [LedgerEntry]
+    ) throws(AccountFailure) -> String {
+        let uid = Uid.canonical(itemUid)
+        guard let item = feed.first(where: { $0.feedItemUid == uid }) else {
+            throw AccountFailure(
+                .usage,
+                "the feed shows no transfer into a goal with the feed item uid \(Uid.shown(itemUid)) since the week "
+                    + "began; `roundup resolve` shows the one the week was held over")
+        }
+        guard entry.goalUids.contains(item.goalUid), item.amount(in: week.amount.currency) == week.amount else {
+            throw AccountFailure(
+                .usage,
+                "\(item.described) is a transfer of \(item.amountText) into \(Self.goalText(item.goalUid, entry)), "
+                    + "not this week's \(entry.amountText) into \(Self.goalText(entry.goalUid ?? "", entry)): nothing "
+                    + "changed")
+        }
+        guard item.hasMoved else {
+            throw AccountFailure(
+                .temporaryFailure,
+                "\(item.described) is \(TransferCheck.quoted(item.status)): it may still move the money, or not; "
+                    + "nothing changed. Accept it once it has settled")
+        }
+        if let other = TransferCheck.claimant(of: item, for: week, feed: feed, ledger: others, time: search.time) {
+            throw AccountFailure(
+                .usage,
+                "\(item.described) is the transfer of the week ending \(other.weekEnd) in this ledger: one transfer "
+                    + "confirms one week; nothing changed")
+        }
+        try AccountFailure.ledgerWrite("record the decision") {
+            try ledger.recordDone(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                feedItemUid: item.feedItemUid,
+                resolution: "accepted at \(now().iso8601): \(item.described) named by a person", at: now())
+        }
+        return "Recorded \(item.described) as this week's transfer: \(entry.amountText) for the week ending "
+            + "\(entry.weekEnd) of \(entry.label) is transferred, and nothing was sent.\n"
     }
 
     /// `--retry` (to `goal` nil) and `--redirect` (to `goal`): the feed is searched first,
@@ -102,10 +157,14 @@ struct WeekResolver: Sendable {
             let since = resolveSearchStart(entry)
             let bounds = countedWeek(entry)
             let (feed, week) = try await search.transfers(
-                for: entry, account: account, since: since, readingFrom: bounds.start)
+                for: entry, account: account, since: since, readingFrom: search.time.bank(bounds.start))
             let others = try search.entries(of: account)
-            switch TransferCheck.beforeResending(week, feed: feed, ledger: others, margin: search.waits.clockSkewMargin)
-            {
+            // A week never sent has no transfer of its own that moved: the person has seen
+            // the one it was held over, and asks for this week's to be sent. One that may
+            // still move is waited for all the same.
+            var resend = TransferCheck.beforeResending(week, feed: feed, ledger: others, time: search.time)
+            if case .moved = resend, !entry.mayHaveBeenSent { resend = .free }
+            switch resend {
             case .moved(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
                     try ledger.recordDone(

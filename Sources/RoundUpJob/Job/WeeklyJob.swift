@@ -50,6 +50,8 @@ public struct WeeklyJob: Sendable {
     /// one (`WeekResolver`); both send through one `TransferSender`.
     let accountWork: AccountWork
     let resolver: WeekResolver
+    /// The bank's clock against this machine's, as the run's answers show it.
+    var bankTime: BankTime { resolver.search.time }
 
     /// The job for `settings`' rules, goals and feed searches; the bank's own settings are
     /// already in `bank`.
@@ -94,9 +96,11 @@ public struct WeeklyJob: Sendable {
         let notes: [String]
         do throws(CommandFailure) {
             (scopes, accounts, notes) = try await preflight(week: week, dryRun: dryRun)
+            report.bankClockOffsetSeconds = bankTime.skewSeconds
         } catch {
             report.error = error.message
             report.exitCode = error.status
+            report.bankClockOffsetSeconds = bankTime.skewSeconds
             return WeekRun(report: report, changedNothing: false)
         }
         if !dryRun { note(beginning: week, of: accounts) }
@@ -152,6 +156,19 @@ public struct WeeklyJob: Sendable {
         }
         let listed = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
         var (accounts, notes) = WeeklyJob.eachOnce(listed)
+        // Whether a week has ended is judged on this machine's clock; the feed's times are
+        // the bank's, and so is every search of it.
+        let time = bankTime
+        if let skew = time.skew {
+            if let refusal = time.refusal, !dryRun { throw CommandFailure(.temporaryFailure, refusal) }
+            let said =
+                time.refusal != nil
+                ? "\(skew): a real run would send nothing until the clocks agree within an hour"
+                : "\(skew): the feed is searched on the bank's clock; set this machine's clock right (timedatectl "
+                    + "status) all the same"
+            logger.warning("\(said)")
+            notes.append(said)
+        }
         if let unseen = WeeklyJob.unseenScheduleNote(rules: rules, scopes: scopes) {
             logger.warning("\(unseen)")
             notes.append(unseen)
