@@ -102,8 +102,9 @@ extension Ledger {
         }
         // Each week's sends on the bank's clock: the first (from which the feed is searched
         // for its transfer), the latest and how many; and when the bank confirmed it. A
-        // week left pending or held by an earlier version may have been sent: it counts as
-        // sent once, so that a transfer in the feed may still be its own.
+        // week left pending, held or abandoned by an earlier version may have been sent: it counts as
+        // sent once, so that a transfer in the feed may still be its own; so may one a person
+        // abandoned.
         migrator.registerMigration("v16: sends on the bank's clock") { db in
             try db.execute(
                 sql: """
@@ -111,7 +112,7 @@ extension Ledger {
                     ALTER TABLE transfer ADD COLUMN lastSentAt TEXT;
                     ALTER TABLE transfer ADD COLUMN sends INTEGER NOT NULL DEFAULT 0 CHECK (sends >= 0);
                     ALTER TABLE transfer ADD COLUMN confirmedAt TEXT;
-                    UPDATE transfer SET sends = 1 WHERE status IN ('pending', 'held');
+                    UPDATE transfer SET sends = 1 WHERE status IN ('pending', 'held', 'abandoned');
                     """)
         }
         return migrator

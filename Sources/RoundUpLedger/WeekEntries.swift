@@ -180,6 +180,19 @@ extension Ledger {
         }
     }
 
+    /// Records that the bank refused the week's latest send (a 4xx, no connection made): it
+    /// moved nothing, so it counts as no send, and no later run waits for the feed to show it.
+    public func recordSendRefused(accountUid: String, weekEnd: LocalDate, at now: Instant) throws {
+        try database.write { db in
+            _ = try Ledger.week(accountUid, weekEnd).filter(Columns.sends > 0).updateAll(
+                db,
+                [
+                    Columns.sends.set(to: Columns.sends - 1), Columns.lastSentAt.set(to: nil),
+                    Columns.updatedAt.set(to: now.iso8601),
+                ])
+        }
+    }
+
     /// Records that the feed item `feedItemUid` is the transfer of the done week, which the
     /// bank confirmed without naming one. False, and nothing changes, when the week already
     /// has its item, is not done, or another week has claimed that item: an item confirms

@@ -102,7 +102,7 @@ public struct LedgerEntry: Sendable, Equatable {
     public var lastSentAt: Instant?
     public var sends = 0
     /// Whether the week's transfer may have been sent: only then can a transfer in the feed
-    /// be its own. (A week an earlier version left pending or held counts as sent.)
+    /// be its own. (A week an earlier version left pending, held or abandoned counts as sent.)
     public var mayHaveBeenSent: Bool { sends > 0 }
     /// When the bank confirmed the transfer, on its own clock.
     public var confirmedAt: Instant?

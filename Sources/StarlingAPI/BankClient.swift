@@ -14,8 +14,8 @@ public import RoundUp
 /// connection, a timeout, 408, 429, 5xx, a garbled body). The two that change money or
 /// goals are careful: goal creation looks for the goal again before it tries again, and a
 /// transfer is tried again only when the bank certainly did not act on it (no connection
-/// was made, or it refused with 429). A transfer that may have been carried out fails
-/// with `BankError.mayHaveActed`, and the caller looks in the feed before sending it again.
+/// was made). A transfer that may have been carried out (a 429 included) fails with
+/// `BankError.transferMayHaveMoved`, and the caller looks for evidence before sending it again.
 public struct BankClient: Sendable {
     /// The API's base URL, without a trailing slash: `https://api.starlingbank.com`.
     public let baseURL: String
@@ -136,6 +136,12 @@ public struct BankClient: Sendable {
             .savingsGoalList
     }
 
+    /// `GET /api/v2/account/{accountUid}/savings-goals/{savingsGoalUid}`: one goal, with
+    /// its total saved.
+    public func savingsGoal(accountUid: String, goalUid: String) async throws(BankError) -> SavingsGoal {
+        try await get("/api/v2/account/\(segment(accountUid))/savings-goals/\(segment(goalUid))", as: SavingsGoal.self)
+    }
+
     /// `PUT /api/v2/account/{accountUid}/savings-goals`: creates a goal, returns its uid.
     ///
     /// The bank takes no client key for a new goal, so a create whose answer was lost may
@@ -159,7 +165,7 @@ public struct BankClient: Sendable {
     /// `PUT …/savings-goals/{goalUid}/add-money/{transferUid}`: moves `amount` into the
     /// goal. The bank does not promise to recognise a repeated `transferUid`, so the call
     /// is tried again only when the bank certainly did not act on it; a failure after
-    /// which it may have (`BankError.mayHaveActed`) is left to the caller to look into.
+    /// which it may have (`BankError.transferMayHaveMoved`) is left to the caller to look into.
     public func addMoney(
         accountUid: String, goalUid: String, transferUid: String, amount: CurrencyAndAmount, reference: String?
     ) async throws(BankError) -> TransferResponse {
@@ -167,7 +173,7 @@ public struct BankClient: Sendable {
             "/api/v2/account/\(segment(accountUid))/savings-goals/\(segment(goalUid))/add-money/\(segment(transferUid))"
         let body = try encode(TopUpRequest(amount: amount, reference: reference), for: path)
         return try await retrying(
-            "PUT \(path)", classify: { $0.mayHaveActed ? .mayHaveActed : $0.retryableFailure }
+            "PUT \(path)", classify: { $0.transferMayHaveMoved ? .mayHaveActed : $0.retryableFailure }
         ) { (_) async throws(BankError) -> TransferResponse in
             try await once(.put, path, query: nil, body: body, repeatable: false, as: TransferResponse.self)
         }

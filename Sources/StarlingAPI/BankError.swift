@@ -47,6 +47,24 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether a transfer (add-money, whose body went out with the request) may have been
+    /// carried out: as `mayHaveActed`, and after a 429 too, since the bank does not document
+    /// that a refusal for its rate means that it did nothing.
+    public var transferMayHaveMoved: Bool {
+        if case .rateLimited = underlying { return true }
+        return mayHaveActed
+    }
+
+    /// Whether the bank answered, saying it failed (5xx) or asking to slow down (429),
+    /// rather than no answer arriving (a timeout, a lost connection) or an answer that could
+    /// not be read: only then may a transfer be sent again in the same run.
+    public var bankAnsweredFailure: Bool {
+        switch underlying {
+        case .serverError, .rateLimited: true
+        default: false
+        }
+    }
+
     /// The failure as the retry policy sees it.
     public var retryableFailure: RetryableFailure {
         switch self {

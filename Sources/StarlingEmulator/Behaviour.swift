@@ -37,14 +37,22 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// Whether every answer carries a `Date` header, read from the bank's clock (with
     /// `clockOffset`), as HTTP servers send. Off, answers carry none, which HTTP allows.
     public var sendsDate: Bool
+    /// When set, a transfer's feed items show in the feed only this long (on the bank's
+    /// clock) after it was made: a bank whose feed lags behind its answers.
+    public var feedLag: Duration?
+    /// With `feedLag`, whether a goal's `totalSaved` lags as long, counting a transfer only
+    /// once its feed items show.
+    public var goalTotalLags: Bool
 
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
         rateLimit: RateLimit? = nil, feedReference: Bool = false, roundUpAnswer: RoundUpAnswer = .full,
         upperCaseUids: Bool = false, transfersUpcoming: Bool = false, referenceRewording: ReferenceRewording = .none,
-        sendsDate: Bool = true
+        sendsDate: Bool = true, feedLag: Duration? = nil, goalTotalLags: Bool = false
     ) {
         self.sendsDate = sendsDate
+        self.feedLag = feedLag
+        self.goalTotalLags = goalTotalLags
         self.referenceRewording = referenceRewording
         self.deduplicatesTransfers = deduplicatesTransfers
         self.clockOffset = clockOffset

@@ -27,6 +27,10 @@ public actor EmulatedBank {
     private let now: @Sendable () -> Instant
     /// Uids of goals deleted so far, which a new goal never takes again.
     var deletedGoalUids: Set<String> = []
+    /// With a feed lag: when each transfer's feed items show, by uid, on the bank's clock.
+    var shownFrom: [String: Instant] = [:]
+    /// With a feed lag that goals' totals share: transfers not yet counted in their goal's total.
+    var unshownSaved: [(goalUid: String, minorUnits: Int64, from: Instant)] = []
 
     /// A bank holding `state`. `now` is the real clock (tests inject their own); the bank's
     /// own clock is `now` shifted by the behaviour's `clockOffset`.
@@ -199,6 +203,10 @@ public actor EmulatedBank {
         case .failAfterApplying(let status):
             _ = route(request, endpoint, segments)
             response = errors(status, "The service is temporarily unavailable")
+        case .rateLimitedAfterApplying(let retryAfter):
+            _ = route(request, endpoint, segments)
+            response = errors(429, "TOO_MANY_REQUESTS")
+            if let retryAfter { response.headers["Retry-After"] = retryAfter }
         case .malformedBody(let garble):
             response = route(request, endpoint, segments)
             response.body = garbled(response.body, garble)
@@ -254,6 +262,8 @@ public actor EmulatedBank {
             return requiring(["savings-goal:read"]) { roundUp(accountUid: rest[2]) }
         case .savingsGoals:
             return requiring(["savings-goal:read"]) { goals(accountUid: rest[1]) }
+        case .savingsGoal:
+            return requiring(["savings-goal:read"]) { goal(accountUid: rest[1], goalUid: rest[3]) }
         case .createGoal:
             return requiring(["savings-goal:create"]) { createGoal(accountUid: rest[1], body: request.body) }
         case .addMoney:

@@ -114,8 +114,11 @@ extension EmulatedBank {
             return errors(400, "minTransactionTimestamp and maxTransactionTimestamp must be ISO 8601 timestamps")
         }
         // Both bounds inclusive: the bank does not say, and the job must not depend on it.
+        let now = bankNow()
         let items = (state.feeds[accountUid] ?? []).filter { item in
-            guard let moment = instant(item) else { return false }
+            guard let moment = instant(item), shownFrom[item.feedItemUid].map({ $0 <= now }) ?? true else {
+                return false
+            }
             return min <= moment && moment <= max
         }
         return json(200, ["feedItems": items])
@@ -148,19 +151,38 @@ extension EmulatedBank {
         guard state.accounts.contains(where: { $0.uid == accountUid }) else {
             return errors(404, "UNKNOWN_ACCOUNT")
         }
-        let list = (state.goals[accountUid] ?? []).map { goal in
-            GoalBody(
-                savingsGoalUid: goal.uid, name: goal.name,
-                target: goal.target.map { EmulatedAmount(goal.currency, $0) },
-                totalSaved: EmulatedAmount(goal.currency, goal.totalSaved),
-                savedPercentage: goal.target.map { target in
-                    let (hundredfold, overflow) = goal.totalSaved.multipliedReportingOverflow(by: 100)
-                    return target > 0
-                        ? Int(overflow ? Int64(Int32.max) : min(hundredfold / target, Int64(Int32.max))) : 0
-                },
-                state: servedState(goal))
+        return json(200, ["savingsGoalList": (state.goals[accountUid] ?? []).map(goalBody)])
+    }
+
+    /// One goal, as `GET …/savings-goals/{savingsGoalUid}` serves it.
+    func goal(accountUid: String, goalUid: String) -> EmulatorResponse {
+        guard state.accounts.contains(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
         }
-        return json(200, ["savingsGoalList": list])
+        guard let goal = state.goals[accountUid]?.first(where: { $0.uid == goalUid }) else {
+            return errors(404, "UNKNOWN_SAVINGS_GOAL")
+        }
+        return json(200, goalBody(goal))
+    }
+
+    /// A goal as the bank shows it; with a feed lag that goals' totals share, its total
+    /// leaves out transfers the feed does not show yet.
+    private func goalBody(_ goal: EmulatedGoal) -> GoalBody {
+        let now = bankNow()
+        var goal = goal
+        goal.totalSaved -= unshownSaved.filter { $0.goalUid == goal.uid && now < $0.from }.reduce(0) {
+            $0 + $1.minorUnits
+        }
+        return GoalBody(
+            savingsGoalUid: goal.uid, name: goal.name,
+            target: goal.target.map { EmulatedAmount(goal.currency, $0) },
+            totalSaved: EmulatedAmount(goal.currency, goal.totalSaved),
+            savedPercentage: goal.target.map { target in
+                let (hundredfold, overflow) = goal.totalSaved.multipliedReportingOverflow(by: 100)
+                return target > 0
+                    ? Int(overflow ? Int64(Int32.max) : min(hundredfold / target, Int64(Int32.max))) : 0
+            },
+            state: servedState(goal))
     }
 
     func createGoal(accountUid: String, body: [UInt8]) -> EmulatorResponse {
@@ -239,6 +261,12 @@ extension EmulatedBank {
             behaviour.feedReference
             ? request.reference.map { behaviour.referenceRewording.apply(to: $0, madeOn: madeOn) } : nil
         let (out, into) = feedUids(account: accountIndex, accountUid: accountUid)
+        if let lag = behaviour.feedLag {
+            let shown = moment.adding(lag)
+            shownFrom[out] = shown
+            shownFrom[into] = shown
+            if behaviour.goalTotalLags { unshownSaved.append((goalUid, amount.minorUnits, shown)) }
+        }
         state.feeds[accountUid, default: []] += [
             EmulatedFeedItem(
                 uid: out, categoryUid: account.defaultCategory, amount: amount, status: status,

@@ -1,7 +1,7 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
     case identity, accounts, balance, confirmationOfFunds, settledFeed, categoryFeed, roundUp, savingsGoals, createGoal
-    case addMoney, standingOrders, upcomingPayments, mandates, recurringTransfer, unknown
+    case savingsGoal, addMoney, standingOrders, upcomingPayments, mandates, recurringTransfer, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -25,6 +25,7 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
                 .categoryFeed
             case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoals
             case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": .createGoal
+            case ("GET", 4) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoal
             case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":
                 .addMoney
             case ("GET", 7)
@@ -63,6 +64,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case dropAfterApplying
     /// The bank acts, then answers with this 5xx status.
     case failAfterApplying(Int)
+    /// The bank acts, then answers 429 with this `Retry-After` header if any, as a rate
+    /// limiter that counts requests after they were carried out would.
+    case rateLimitedAfterApplying(retryAfter: String?)
     /// The bank acts and answers, but the body arrives garbled.
     case malformedBody(Garble)
     /// The bank acts and answers, with every `text` in the body replaced by `replacement`:
@@ -92,6 +96,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .dropConnection: "dropped connection"
         case .dropAfterApplying: "dropped after the bank acted"
         case .failAfterApplying: "5xx after the bank acted"
+        case .rateLimitedAfterApplying: "429 after the bank acted"
         case .malformedBody, .rewrittenBody: "malformed body"
         }
     }
@@ -106,6 +111,8 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .dropConnection: "dropped connection"
         case .dropAfterApplying: "dropped connection after the bank acted"
         case .failAfterApplying(let status): "HTTP \(status) after the bank acted"
+        case .rateLimitedAfterApplying(let retryAfter):
+            "HTTP 429 after the bank acted" + (retryAfter.map { ", Retry-After: \($0)" } ?? "")
         case .malformedBody(let garble): "malformed body (\(garble.rawValue))"
         case .rewrittenBody(let text, let replacement): "body with '\(text)' replaced by '\(replacement)'"
         }

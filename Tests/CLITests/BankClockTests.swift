@@ -20,6 +20,22 @@ import Testing
         return (bank, gbp)
     }
 
+    /// The bank with 7.71 spent in the week to 15 Nov (0.29 to round up), and a home whose
+    /// config reads the feed a second time at once after an unanswered transfer.
+    static func lostAnswerSetup(token: String) throws -> (TestBank, TemporaryDirectory, String) {
+        let home = try TemporaryDirectory()
+        var (bank, gbp) = Self.bank(token: token)
+        bank.spend(gbp, 7_71, settled: Self.on("2026-11-12"))
+        return (bank, home, try writeConfig("feedRecheckSeconds: 0\n", in: home))
+    }
+
+    /// Runs the week to 15 Nov with `config`.
+    static func runWeek(_ server: EmulatorServer, _ home: TemporaryDirectory, _ config: String) async throws
+        -> Execution
+    {
+        try await run(server, home, ["--end-date", "2026-11-15", "--config", config])
+    }
+
     /// 10:00 UTC on `date`.
     static func on(_ date: String) -> Instant { Instant(iso8601: "\(date)T10:00:00Z")! }
 
@@ -147,6 +163,7 @@ import Testing
             let dry = try await Self.run(server, home, ["--end-date", "2026-11-15", "--dry-run"])
             #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
             #expect(dry.stderr.contains("a real run would send nothing"), "\(dry.stderr)")
+            #expect(!dry.stdout.contains("would move") && dry.stdout.contains("would send nothing"), "\(dry.stdout)")
             let check = try await roundup(
                 ["check", "--api-base-url", server.baseURL],
                 environment: binaryEnvironment(home, token: bank.state.token))
@@ -182,6 +199,111 @@ import Testing
                 #expect(offset == nil)
             }
             #expect(await Self.moved(server) == [29])
+        }
+    }
+
+    // MARK: - Evidence before a transfer is sent again
+
+    /// Finding 4: the bank answers 502 after moving the money, and its feed shows the
+    /// transfer only seconds later, after the job's second look. The goal's total grew by
+    /// the week's amount, so nothing is sent again; `resolve --retry` waits for the feed
+    /// too; and a later run finds the transfer.
+    @Test func aFeedThatShowsTheTransferLateIsWaitedFor() async throws {
+        let (bank, home, config) = try Self.lostAnswerSetup(token: "feed-lag")
+        let lagging = EmulatorBehaviour(feedLag: .seconds(3))
+        try await withEmulator(bank.state, behaviour: lagging) { server in
+            await server.bank.injectFaults([.first(1, [.addMoney], .failAfterApplying(502))])
+            let first = try await Self.runWeek(server, home, config)
+            #expect(first.status == 75, "\(first.stdout)\(first.stderr)")
+            #expect(first.stdout.contains("the goal's total went from"), "\(first.stdout)")
+            let retry = try await roundup(
+                [
+                    "resolve", "--api-base-url", server.baseURL, "--config", config, "--account",
+                    bank.state.accounts[0].uid, "--end-date", "2026-11-15", "--retry",
+                ],
+                environment: binaryEnvironment(home, token: bank.state.token))
+            #expect(retry.status == 75 && retry.stderr.contains("feedSettleMinutes"), "\(retry.stderr)")
+            try await Task.sleep(for: .seconds(3))
+            let later = try await Self.runWeek(server, home, config)
+            #expect(later.status == 0, "\(later.stdout)\(later.stderr)")
+            let moved = await Self.moved(server)
+            #expect(moved == [29])
+            robustnessLine(
+                "a 502 after the money moved, and a feed that shows it 3 s late (after the second look)",
+                "the goal's total grew by the week's amount: not sent again (exit \(first.status)); resolve --retry "
+                    + "waited; the next run found it", moneyExactlyOnce: moved == [29])
+        }
+    }
+
+    /// The answer lost after the money moved, and the feed and the goal's total both lag: no
+    /// answer came, so nothing is sent again in that run, nor by a run before the feed has
+    /// had `feedSettleMinutes`; a run after the lag finds the transfer.
+    @Test func aLostAnswerWithTheFeedAndTheGoalLaggingIsNotSentAgain() async throws {
+        let (bank, home, config) = try Self.lostAnswerSetup(token: "feed-and-goal-lag")
+        let lagging = EmulatorBehaviour(feedLag: .seconds(3), goalTotalLags: true)
+        try await withEmulator(bank.state, behaviour: lagging) { server in
+            await server.bank.injectFaults([.first(1, [.addMoney], .dropAfterApplying)])
+            let first = try await Self.runWeek(server, home, config)
+            #expect(first.status == 69, "\(first.stdout)\(first.stderr)")
+            let soon = try await Self.runWeek(server, home, config)
+            #expect(soon.status == 75 && soon.stdout.contains("feedSettleMinutes"), "\(soon.stdout)")
+            try await Task.sleep(for: .seconds(3))
+            let later = try await Self.runWeek(server, home, config)
+            #expect(later.status == 0, "\(later.stdout)\(later.stderr)")
+            let moved = await Self.moved(server)
+            #expect(moved == [29])
+            robustnessLine(
+                "an answer lost after the money moved, the feed and the goal's total 3 s late",
+                "not sent again by that run (exit \(first.status)) nor the next (exit \(soon.status)); found once the "
+                    + "feed showed it", moneyExactlyOnce: moved == [29])
+        }
+    }
+
+    /// Finding 5: 429 after the money moved, twice. A 429 to a transfer is no proof that
+    /// the bank did nothing: the feed is read, the goal's total grew, and nothing is sent again.
+    @Test func aRateLimitAfterTheMoneyMovedIsNotRetriedBlindly() async throws {
+        let (bank, home, config) = try Self.lostAnswerSetup(token: "late-429")
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedLag: .seconds(3))) { server in
+            await server.bank.injectFaults([
+                .first(2, [.addMoney], .rateLimitedAfterApplying(retryAfter: "0"))
+            ])
+            let first = try await Self.runWeek(server, home, config)
+            #expect(first.status == 75, "\(first.stdout)\(first.stderr)")
+            try await Task.sleep(for: .seconds(3))
+            let later = try await Self.runWeek(server, home, config)
+            #expect(later.status == 0, "\(later.stdout)\(later.stderr)")
+            let moved = await Self.moved(server)
+            #expect(moved == [29])
+            robustnessLine(
+                "429 after the money moved, twice, with the feed 3 s late",
+                "not sent again (exit \(first.status)); the next run found it", moneyExactlyOnce: moved == [29])
+        }
+    }
+
+    /// A bank that fails every transfer with 503: each run sends at most twice (once more on
+    /// evidence that nothing moved), and after four sends the week is held for a person.
+    @Test func aWeekIsSentAtMostFourTimesByRuns() async throws {
+        let home = try TemporaryDirectory()
+        var (bank, gbp) = Self.bank(token: "send-cap")
+        bank.spend(gbp, 7_71, settled: Self.on("2026-11-12"))
+        let config = try writeConfig("feedRecheckSeconds: 0\nfeedSettleMinutes: 0\n", in: home)
+        try await withEmulator(bank.state) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])
+            ])
+            var statuses: [Int32] = []
+            for _ in 1...3 {
+                statuses.append(
+                    try await Self.runWeek(server, home, config).status)
+            }
+            let sends = await server.bank.requests.filter { $0.endpoint == .addMoney }.count
+            #expect(statuses == [69, 69, 78], "\(statuses)")
+            #expect(sends == 4)
+            let list = try await roundup(["resolve"], environment: binaryEnvironment(home, token: bank.state.token))
+            #expect(list.stdout.contains("was sent 4 times"), "\(list.stdout)")
+            robustnessLine(
+                "503 on every transfer, three runs", "sent twice a run, then held after 4 sends (exits \(statuses))",
+                moneyExactlyOnce: await server.bank.transfers.isEmpty)
         }
     }
 }

@@ -40,6 +40,18 @@ func writeConfig(_ text: String, in home: TemporaryDirectory) throws -> String {
     return path
 }
 
+/// Writes the default config of `home` (`~/.config/roundup/config.yaml`) so that a run may
+/// send again at once a transfer an earlier run left unanswered, as if the feed had had its
+/// `feedSettleMinutes` to show it: for tests whose "next run" comes straight after.
+func settledFeeds(in home: TemporaryDirectory, also extra: String = "") throws {
+    let directory = home.path + "/.config/roundup"
+    try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let path = directory + "/config.yaml"
+    try ("feedSettleMinutes: 0\n" + extra).write(toFile: path, atomically: true, encoding: .utf8)
+    chmod(path, 0o600)
+}
+
 struct Execution {
     var status: Int32
     var stdout: String

@@ -25,7 +25,7 @@ import Testing
                 " info roundup: [RoundUpJob] Personal (GBP): 12 settled feed item(s) in the week",
                 " info roundup: [RoundUpJob] Personal (GBP): 7 counted, round-up 2.98 GBP → 2.98 GBP",
                 " info roundup: [RoundUpJob] Personal (GBP): saves into \"Round-ups\"",
-                " transfer(s) into goals in the feed since 2026-11-15T23:5",
+                " transfer(s) into goals in the feed since 2026-11-15T23:",
                 " info roundup: [RoundUpJob] Personal (GBP): recorded the transfer of 2.98 GBP before sending it",
                 " notice roundup: [RoundUpJob] Personal (GBP): the bank confirmed 2.98 GBP into \"Round-ups\"",
             ]
@@ -33,7 +33,7 @@ import Testing
             for (line, step) in zip(personal, steps) {
                 #expect(line.contains(step), "\(line) should contain \(step)")
             }
-            // From the week's end less the margin, on the bank's clock (within a second of this machine's).
+            // From the week's end less the margin (10 minutes), on the bank's clock (within a second of this machine's).
             #expect(personal.count > 3 && personal[3].contains(": no sign of this week's transfer"), "\(personal)")
             #expect(!verbose.stderr.contains(" debug "), "--verbose stops at info")
 

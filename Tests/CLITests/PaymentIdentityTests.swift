@@ -373,6 +373,7 @@ import Testing
     @Test func aRetryOfAFailedWeekIsHeldOverAnotherLedgersTransfer() async throws {
         let (service, saver) = (try TemporaryDirectory(), try TemporaryDirectory())
         var (bank, gbp) = Self.bank(token: "retry-other-ledger")
+        try settledFeeds(in: saver)
         bank.spend(gbp, 1_50, settled: Self.on("2026-11-13"))
         bank.spend(gbp, 3_90, settled: Self.on("2026-11-17"))
         try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedReference: true)) { server in

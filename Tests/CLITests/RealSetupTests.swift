@@ -97,6 +97,7 @@ import Testing
     @Test(arguments: [true, false])
     func anUpperCaseUidStoredInTheLedgerIsTheSameWeek(beforeTheRule: Bool) async throws {
         let home = try TemporaryDirectory()
+        try settledFeeds(in: home)
         let bank = Self.bank(token: "upper-ledger")
         try await withEmulator(bank.state) { server in
             await server.bank.injectFaults([
@@ -319,6 +320,7 @@ import Testing
     /// `overdraft: avoid` it is checked again first, by a run and by `resolve --retry`.
     @Test func anUnconfirmedTransferIsNotSentAgainIntoOverdraft() async throws {
         let home = try TemporaryDirectory()
+        try settledFeeds(in: home)
         var bank = TestBank(token: "resend-overdraft")
         let gbp = bank.account("GBP", name: "Personal", balance: 100_00, overdraft: 500_00)
         bank.goal(gbp, name: "Round-ups", uid: Self.roundUps)

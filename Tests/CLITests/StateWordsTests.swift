@@ -126,7 +126,7 @@ import Testing
             $1
         }
         let config = try writeConfig(
-            "goalWaitSeconds: 0\nretryAttempts: 1\nminimumBalance:\n  EUR: 1000.00\n", in: home)
+            "goalWaitSeconds: 0\nretryAttempts: 1\nfeedSettleMinutes: 0\nminimumBalance:\n  EUR: 1000.00\n", in: home)
         // The Markdown report each real run names on its last line.
         var written: [String] = []
         func report(of stdout: String) {

@@ -24,11 +24,11 @@ import Testing
             // that libcurl never sends it twice on its own.
             #expect(statistics.connections >= 1 && statistics.connections <= concurrency + statistics.transfers)
             #expect(
-                statistics.requests == 2 + 12 * 9,
+                statistics.requests == 2 + 12 * 10,
                 """
                 identity, accounts, then the bank's own round-up, feed, standing orders, direct debits, goals and \
-                their one recurring transfer, whether the transfer would overdraw, a look for the transfer, and the \
-                transfer per account
+                their one recurring transfer, whether the transfer would overdraw, a look for the transfer beside \
+                the goal's total, and the transfer per account
                 """
             )
             // The generator's own total for each account, moved once each.

@@ -388,4 +388,78 @@ import Testing
             #expect(next.report?.accounts.map(\.status) == [.skipped], "\(next.diagnostics) \(next.output)")
         }
     }
+
+    // MARK: - One feed item, one week
+
+    /// The week before was sent and its answer lost (the money moved); this week, of the
+    /// same amount, is held over that transfer. A person who accepts the transfer as this
+    /// week's is refused, since the week before may have made it; that week then finds it.
+    @Test func acceptingTheTransferAnUnconfirmedWeekMayHaveMadeIsRefused() async throws {
+        var (bank, account) = Self.bank()
+        let earlier = LocalDate(iso: "2026-11-08")!
+        bank.spend(account, 101, settled: londonWeek("2026-11-08").start.adding(milliseconds: 3_600_000))
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            let transferUid = TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: earlier)
+            try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+            var intent = LedgerEntry(
+                accountUid: account, weekEnd: earlier, status: .pending, currency: "GBP", minorUnits: 99,
+                goalUid: Self.goalUid, goalName: "Round-ups", transferUid: transferUid)
+            intent.bound(to: londonWeek("2026-11-08"))
+            try harness.ledger().recordDecision(intent, at: Instant.now.adding(milliseconds: -2000))
+            try harness.ledger().recordSend(
+                accountUid: account, weekEnd: earlier, bankTime: Instant.now.adding(milliseconds: -1500),
+                at: Instant.now.adding(milliseconds: -1500))
+            let token = await server.bank.state.token
+            _ = await server.bank.handle(
+                EmulatorRequest(
+                    method: "PUT",
+                    path: "/api/v2/account/\(account)/savings-goals/\(Self.goalUid)/add-money/\(transferUid)",
+                    headers: ["authorization": "Bearer \(token)"],
+                    body: Array(#"{"amount":{"currency":"GBP","minorUnits":99}}"#.utf8)))
+            let held = await harness.run(server, endDate: Self.weekEnd)
+            #expect(held.status == .configuration, "\(held.diagnostics)")
+            let item = try #require(
+                await server.bank.state.feeds[account]?.first {
+                    $0.source == "INTERNAL_TRANSFER" && $0.direction == "OUT"
+                })
+            let accepted = await harness.resolve(
+                server, .accept(feedItem: item.feedItemUid.lowercased()), account: account, endDate: Self.weekEnd)
+            #expect(accepted.status == .usage, "\(accepted.diagnostics)")
+            #expect(accepted.diagnostics.joined().contains("may be the transfer of the week ending 2026-11-08"))
+            let finished = await harness.run(server, endDate: "2026-11-08")
+            // (Exit 78 all the same: this week is still held, for the person to send.)
+            #expect(finished.status == .configuration, "\(finished.diagnostics)")
+            #expect(finished.report?.accounts.first?.status == .alreadyTransferred)
+            #expect(try harness.ledger().entry(accountUid: account, weekEnd: earlier)?.status == .done)
+            #expect(await Self.moved(server) == [99])
+        }
+    }
+
+    /// This week was sent two hours ago and nothing moved; another state directory has just
+    /// moved a transfer of the same amount. Made long after this week's last send could have
+    /// made it, it is not taken as this week's: the week is held, and nothing is sent.
+    @Test func aTransferMadeLongAfterTheLastSendIsNotTheWeeks() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        let other = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            let weekEnd = LocalDate(iso: Self.weekEnd)!
+            let twoHoursAgo = Instant.now.adding(milliseconds: -7_200_000)
+            try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+            var intent = LedgerEntry(
+                accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 99,
+                goalUid: Self.goalUid, goalName: "Round-ups",
+                transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd))
+            intent.bound(to: londonWeek(Self.weekEnd))
+            try harness.ledger().recordDecision(intent, at: twoHoursAgo)
+            try harness.ledger().recordSend(
+                accountUid: account, weekEnd: weekEnd, bankTime: twoHoursAgo, at: twoHoursAgo)
+            #expect(await other.run(server, endDate: Self.weekEnd).status == .ok)
+            let result = await harness.run(server, endDate: Self.weekEnd)
+            #expect(result.status == .configuration, "\(result.diagnostics)")
+            #expect(result.report?.accounts.first?.detail?.contains("after this week's last send") == true)
+            #expect(await Self.moved(server) == [99])
+        }
+    }
 }

@@ -11,7 +11,8 @@ import Testing
     let weekEnd = "2026-11-15"
 
     static let endpoints: [Endpoint] = [
-        .identity, .accounts, .roundUp, .settledFeed, .savingsGoals, .createGoal, .categoryFeed, .addMoney,
+        .identity, .accounts, .roundUp, .settledFeed, .savingsGoals, .createGoal, .categoryFeed, .savingsGoal,
+        .addMoney,
     ]
 
     @Test(
@@ -25,7 +26,15 @@ import Testing
         for index in state.accounts.indices { state.accounts[index].nativeRoundUp = false }
         try await withEmulator(state) { server in
             await server.bank.injectFaults([.first(1, [endpoint], fault)])
-            let result = await harness.run(server, endDate: weekEnd)
+            var result = await harness.run(server, endDate: weekEnd)
+            // A transfer that got no answer at all is sent again only by a later run, once the
+            // feed has had time to show it (at once here: feedSettleMinutes: 0).
+            let unanswered = endpoint == .addMoney && fault == .dropConnection
+            if unanswered {
+                #expect(result.status == .unavailable, "\(result.diagnostics)")
+                #expect(await server.bank.transfers.count < week.bank.state.accounts.count)
+                result = await harness.run(server, endDate: weekEnd)
+            }
             #expect(result.status == .ok, "\(result.diagnostics)")
             #expect(await server.bank.injectedFaults == [InjectedFault(endpoint: endpoint, fault: fault)])
             let problems = week.problems(in: await server.bank.state)
@@ -37,9 +46,10 @@ import Testing
             let retried = harness.log.lines.contains { $0.contains("trying again in") }
             // A transfer the bank may have carried out is not retried blindly: the job looks in the feed.
             let looked = harness.log.lines.contains { $0.contains("looking in the feed first") }
+            // (A 429 to a transfer may come after the bank carried it out: looked for too.)
             let answeredOrGarbled: Bool =
                 switch fault {
-                case .serverError, .proxyError, .failAfterApplying, .malformedBody, .rewrittenBody: true
+                case .serverError, .proxyError, .failAfterApplying, .malformedBody, .rewrittenBody, .rateLimited: true
                 default: false
                 }
             switch fault {
@@ -197,7 +207,11 @@ import Testing
                 // Ten attempts per request: with a quarter failing, a request fails ten
                 // times running about once in a million.
                 let config = JobHarness.quickRetries + "retryAttempts: 10\n"
-                let first = await harness.run(server, endDate: weekEnd, config: config)
+                // A transfer that got no answer at all is sent again only by a later run.
+                var first = await harness.run(server, endDate: weekEnd, config: config)
+                for _ in 0..<3 where first.status != .ok {
+                    first = await harness.run(server, endDate: weekEnd, config: config)
+                }
                 #expect(first.status == .ok, "seed \(seed): \(first.diagnostics)")
                 // A rerun, still under faults, moves nothing more.
                 let second = await harness.run(server, endDate: weekEnd, config: config)

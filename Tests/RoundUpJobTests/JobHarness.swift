@@ -25,7 +25,8 @@ struct JobHarness {
     /// "Now" for the tests: well after every week they use.
     static let now = Instant(iso8601: "2026-11-21T10:00:00Z")!
 
-    /// Retries as in production, but with millisecond waits so that tests stay quick. The
+    /// Retries as in production, but with millisecond waits so that tests stay quick, and
+    /// a later run that may send an unanswered transfer again at once (its feed settled). The
     /// timeout stays long: on a small machine running every test at once, the emulator
     /// can be slow to answer, and a timeout would add retries the test did not ask for.
     static let quickRetries = """
@@ -33,6 +34,7 @@ struct JobHarness {
         retryMaxDelaySeconds: 0
         requestTimeoutSeconds: 60
         feedRecheckSeconds: 0
+        feedSettleMinutes: 0
 
         """
 

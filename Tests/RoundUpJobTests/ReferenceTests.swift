@@ -25,8 +25,11 @@ import Testing
         let (bank, _) = bank()
         let harness = try JobHarness(token: bank.state.token)
         try await withEmulator(bank.state) { server in
-            // The first attempt is cut off before the bank acts: the resend carries the same reference.
+            // The first attempt is cut off before the bank acts: the next run's resend carries
+            // the same reference.
             await server.bank.injectFaults([.first(1, [.addMoney], .dropConnection)])
+            let stopped = await harness.run(server, endDate: weekEnd)
+            #expect(stopped.status == .unavailable, "\(stopped.diagnostics)")
             let result = await harness.run(server, endDate: weekEnd)
             #expect(result.status == .ok, "\(result.diagnostics)")
             let transfers = await server.bank.transfers

@@ -28,14 +28,15 @@ import Testing
             time: Instant(iso8601: time)!)
     }
 
-    /// Another week of the same account, as the ledger holds it.
+    /// Another week of the same account, as the ledger holds it: sent once, unless `sends` says otherwise.
     static func other(
         _ status: WeekState, _ minorUnits: Int64, weekEnd: String, created: String, updated: String,
-        feedItemUid: String? = nil
+        feedItemUid: String? = nil, sends: Int = 1
     ) -> LedgerEntry {
         var entry = LedgerEntry(
             accountUid: "a", weekEnd: LocalDate(iso: weekEnd)!, status: status, currency: "GBP",
             minorUnits: minorUnits, goalUid: goal)
+        entry.sends = sends
         entry.createdAt = created
         entry.updatedAt = updated
         entry.feedItemUid = feedItemUid
@@ -219,6 +220,32 @@ import Testing
             return
         }
         #expect(reason.contains("abandoned one of the week ending 2026-11-08"))
+    }
+
+    /// A week already sent: a transfer of its amount made after its last send could have
+    /// made it is not its own, and holds it; one made while it was sent is found.
+    @Test func aTransferMadeAfterTheLastSendCouldHaveMadeItHoldsTheWeek() {
+        var week = Self.week(703)
+        week.until = Instant(iso8601: "2026-11-23T06:11:00Z")!
+        let own = Self.item("f1", 703, at: "2026-11-23T06:00:01Z")
+        let late = Self.item("f2", 703, at: "2026-11-23T09:00:00Z")
+        #expect(TransferCheck.decide(week, feed: [own], ledger: [], time: Self.time) == .arrived(own))
+        guard case .unclear(let reason) = TransferCheck.decide(week, feed: [late], ledger: [], time: Self.time) else {
+            Issue.record("a transfer made long after the last send must hold the week")
+            return
+        }
+        #expect(reason.contains("after this week's last send"))
+        #expect(TransferCheck.beforeResending(week, feed: [late], ledger: [], time: Self.time) == .free)
+    }
+
+    /// A week held before it was ever sent made no transfer: it cannot be this one's either.
+    @Test func aWeekNeverSentAccountsForNoTransfer() {
+        let feed = [Self.item("f1", 703, at: "2026-11-23T06:00:01Z")]
+        let neverSent = Self.other(
+            .held, 703, weekEnd: "2026-11-08", created: "2026-11-23T06:00:00Z", updated: "2026-11-23T06:00:00Z",
+            sends: 0)
+        #expect(
+            TransferCheck.decide(Self.week(703), feed: feed, ledger: [neverSent], time: Self.time) == .arrived(feed[0]))
     }
 
     @Test func aTransferThatMayBeAnotherUnconfirmedWeeksIsHeldIfTheAmountsAgree() {

@@ -173,7 +173,7 @@ public enum Check {
     /// The bank's clock against this machine's: said when 2 minutes or more apart, a problem
     /// (75, a run would send nothing) from an hour.
     private static func checkClock(_ bank: BankClient, settings: Settings, in list: inout Checklist) {
-        let time = BankTime(bank.clock.reading, unmeasuredMargin: settings.bank.feedSearch.clockSkewMargin)
+        let time = BankTime(bank.clock.reading, floor: settings.bank.feedSearch.clockSkewMargin)
         guard time.measured else {
             list.warn(
                 "clock: the bank's answers carry no Date header, so feed searches allow "

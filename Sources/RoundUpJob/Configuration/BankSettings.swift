@@ -37,12 +37,16 @@ public struct FeedSearchWaits: Sendable, Equatable {
     /// After a transfer whose outcome is unknown, how long to wait before reading the feed
     /// a second time.
     public var feedRecheck: Duration = .seconds(10)
+    /// How long after a send whose outcome is unknown a later run (or `resolve --retry`)
+    /// waits, on the bank's clock, before a feed that shows nothing lets it send again.
+    public var feedSettle: Duration = .seconds(15 * 60)
 
     public init() {}
 
-    public init(clockSkewMargin: Duration, feedRecheck: Duration) {
+    public init(clockSkewMargin: Duration, feedRecheck: Duration, feedSettle: Duration = .seconds(15 * 60)) {
         self.clockSkewMargin = clockSkewMargin
         self.feedRecheck = feedRecheck
+        self.feedSettle = feedSettle
     }
 }
 
@@ -80,7 +84,9 @@ extension BankSettings {
                 clockSkewMargin: try file.bounded(file.clockSkewMarginSeconds, "clockSkewMarginSeconds", 0...3600)
                     .map { .seconds($0) } ?? waits.clockSkewMargin,
                 feedRecheck: try file.bounded(file.feedRecheckSeconds, "feedRecheckSeconds", 0...300)
-                    .map { .seconds($0) } ?? waits.feedRecheck))
+                    .map { .seconds($0) } ?? waits.feedRecheck,
+                feedSettle: try file.bounded(file.feedSettleMinutes, "feedSettleMinutes", 0...1440)
+                    .map { .seconds($0 * 60) } ?? waits.feedSettle))
     }
 
     /// The flag's, else the environment's, else the file's base URL, else the bank's

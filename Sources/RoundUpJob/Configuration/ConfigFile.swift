@@ -32,6 +32,7 @@ struct ConfigFile: Decodable {
     var runTimeoutSeconds: WholeNumber?
     var clockSkewMarginSeconds: WholeNumber?
     var feedRecheckSeconds: WholeNumber?
+    var feedSettleMinutes: WholeNumber?
     var goalWaitSeconds: WholeNumber?
     var caFile: String?
     var roundTo: WholeNumber?

@@ -15,9 +15,6 @@ public struct BankTime: Sendable, Equatable {
     /// Whether the offset was read from the bank's answers.
     public var measured: Bool
 
-    /// The least margin when the offset was read: the feed's stamps and the `Date` header
-    /// may come from different machines of the bank's.
-    public static let floor: Duration = .seconds(120)
     /// A skew this large is said in the summary, the report and `check`.
     public static let worthSaying: Duration = .seconds(120)
     /// A skew this large sends nothing: the run cannot trust either clock.
@@ -29,14 +26,19 @@ public struct BankTime: Sendable, Equatable {
         self.measured = measured
     }
 
-    /// From the bank's clock as read so far; with no reading, no offset and the configured
-    /// margin (`clockSkewMarginSeconds`).
-    public init(_ reading: BankClock.Reading?, unmeasuredMargin: Duration) {
+    /// From the bank's clock as read so far, with the configured margin
+    /// (`clockSkewMarginSeconds`) as the least: with no reading, no offset and that margin.
+    /// With one, the margin also covers the reading's error and the offset itself, so that
+    /// a window around an instant on the bank's clock holds it on this machine's too: the
+    /// `Date` header and the feed's stamps may come from different clocks of the bank's (or
+    /// a proxy's), and a transfer is looked for wherever either puts it.
+    public init(_ reading: BankClock.Reading?, floor: Duration) {
         guard let reading else {
-            self.init(offset: .zero, margin: unmeasuredMargin, measured: false)
+            self.init(offset: .zero, margin: floor, measured: false)
             return
         }
-        self.init(offset: reading.offset, margin: max(reading.error, Self.floor), measured: true)
+        let distance = reading.offset < .zero ? .zero - reading.offset : reading.offset
+        self.init(offset: reading.offset, margin: max(floor, reading.error, distance), measured: true)
     }
 
     /// `local`, an instant on this machine's clock, on the bank's.

@@ -13,13 +13,15 @@ struct FeedSearch: Sendable {
     let bank: BankClient
     let ledger: Ledger
     let waits: FeedSearchWaits
+    /// As long as one request may take: a transfer is made while its request is answered.
+    let requestTimeout: Duration
     /// The zone a week without bounds of its own is counted in.
     let timeZone: TimeZone
     let logger: Logger
     let now: @Sendable () -> Instant
 
     /// This machine's instants on the bank's clock, as the answers so far show it.
-    var time: BankTime { BankTime(bank.clock.reading, unmeasuredMargin: waits.clockSkewMargin) }
+    var time: BankTime { BankTime(bank.clock.reading, floor: waits.clockSkewMargin) }
 
     /// What the account's feed says of `entry`'s transfer, from `since` (on the bank's
     /// clock; less the margin) until now (plus the margin).
@@ -54,7 +56,8 @@ struct FeedSearch: Sendable {
         claimConfirmed(in: feed, read: from...to, account: account, time: time)
         let week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
-            goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime)
+            goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
+            until: entry.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
         return (feed, week)
     }
 

@@ -106,22 +106,37 @@ public enum TransferCheck: Sendable, Equatable {
         /// holds the week: so for a week this ledger has never seen, which another config
         /// or state directory, saving into another goal, may have moved.
         public var watchesOtherGoals: Bool
+        /// Until when a transfer would be this week's, for a week already sent: its last send,
+        /// plus as long as a request may take and the margin. The bank makes a transfer while
+        /// it answers the request; one made later is another's. Nil when not known.
+        public var until: Instant?
 
         /// Whether `transfer` can be this week's, its amount aside: into one of its goals,
-        /// since the search's start, and named for no other week.
+        /// since the search's start (and until its end), and named for no other week.
         func mayBeItsTransfer(_ transfer: FeedTransfer) -> Bool {
-            goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= since } ?? true)
-                && transfer.mayBelong(to: weekEnd)
+            guard goalUids.contains(transfer.goalUid), transfer.mayBelong(to: weekEnd) else { return false }
+            guard let time = transfer.time else { return true }
+            return time >= since && until.map { time <= $0 } ?? true
+        }
+
+        /// Whether `transfer` looks like this week's but was made after the last send could
+        /// have made it.
+        func isLate(_ transfer: FeedTransfer) -> Bool {
+            guard let until, let time = transfer.time else { return false }
+            return time > until && goalUids.contains(transfer.goalUid) && transfer.mayBelong(to: weekEnd)
+                && transfer.amount(in: amount.currency) == amount
         }
 
         public init(
-            weekEnd: LocalDate, amount: Money, goalUids: Set<String>, since: Instant, watchesOtherGoals: Bool = false
+            weekEnd: LocalDate, amount: Money, goalUids: Set<String>, since: Instant, watchesOtherGoals: Bool = false,
+            until: Instant? = nil
         ) {
             self.weekEnd = weekEnd
             self.amount = amount
             self.goalUids = goalUids
             self.since = since
             self.watchesOtherGoals = watchesOtherGoals
+            self.until = until
         }
     }
 
@@ -155,6 +170,17 @@ public enum TransferCheck: Sendable, Equatable {
                         + "ending \(other.weekEnd)")
             }
             return .arrived(match)
+        }
+        // One of its amount made after the week's last send could have made it: not this
+        // week's, and not to be sent over either.
+        if let late = unclaimed.first(where: { week.isLate($0) && unconfirmed(others, couldBe: $0, time: time) == nil })
+        {
+            return .unclear(
+                "the feed shows a transfer of \(week.amount) into the goal on \(late.time?.iso8601 ?? "an unknown date") "
+                    + "(\(late.described)), after this week's last send could have made it (until "
+                    + "\(week.until?.iso8601 ?? "")): it may be another week's or another state directory's, and this "
+                    + "week's may not have moved; nothing was sent. `roundup resolve --check --accept "
+                    + "\(late.feedItemUid)` records it as this week's; `--retry` sends this week's")
         }
         let differing = candidates.filter { unconfirmed(others, couldBe: $0, time: time) == nil }
         if let other = differing.first {
@@ -254,6 +280,8 @@ public enum TransferCheck: Sendable, Equatable {
     ) -> LedgerEntry? {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
         if let recorded = others.first(where: { $0.feedItemUid == item.feedItemUid }) { return recorded }
+        // A week sent and not confirmed may have made it.
+        if let unconfirmed = unconfirmed(others, couldBe: item, time: time) { return unconfirmed }
         var remaining = feed.filter { transfer in !others.contains { $0.feedItemUid == transfer.feedItemUid } }
         for other in others where other.status == .done && other.feedItemUid == nil {
             guard let index = confirmedTransfer(of: other, among: remaining, time: time) else { continue }
@@ -332,8 +360,9 @@ public enum TransferCheck: Sendable, Equatable {
         -> LedgerEntry?
     {
         others.first { other in
-            // An abandoned week's transfer may have arrived after all.
+            // An abandoned week's transfer may have arrived after all; a week never sent has none.
             guard other.status == .pending || other.status == .held || other.status == .abandoned,
+                other.mayHaveBeenSent,
                 transfer.mayBelong(to: other.weekEnd), other.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }

@@ -79,9 +79,9 @@ struct TransferSender: Sendable {
         let into = "\(intent.amount) into \"\(intent.goal.name)\""
         var entry = entry
         let time = search.time
-        var (check, other) = try await lookBeforeSending(
+        var (check, other, goalTotal) = try await lookBeforeSending(
             entry, since: time.bank(week.end), firstTime: true, payments: intent.payments, amount: intent.amount,
-            account: account, week: week)
+            account: account, week: week, dryRun: dryRun)
         entry.otherWeekEnd = other?.otherWeekEnd
         entry.sharedMinorUnits = other?.shared
         // Before its first send a week has no transfer of its own: one that looks like it is
@@ -90,7 +90,9 @@ struct TransferSender: Sendable {
         if dryRun {
             let preview =
                 switch check {
-                case .arrived, .absent: "a real run would move \(into)\(intent.reduced)"
+                case .arrived, .absent:
+                    time.tooFar.map { "a real run would send nothing: \($0)" }
+                        ?? "a real run would move \(into)\(intent.reduced)"
                 case .unclear(let reason): TransferCheck.wouldHold(reason)
                 }
             return .wouldDo(preview)
@@ -113,7 +115,7 @@ struct TransferSender: Sendable {
         logger.info(
             "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.transferUid ?? ""))"
         )
-        try await send(entry, account: account)
+        try await send(entry, account: account, goalBefore: goalTotal)
         // A goal this run made is said where the dry run said it would make it.
         let made = intent.goal.created ? ", a goal this run created" : ""
         return .transferred("moved \(into)\(made)\(intent.reduced)")
@@ -125,10 +127,13 @@ struct TransferSender: Sendable {
     /// sign of it, another ledger's transfer since the week began that names a week sharing
     /// its days (`otherLedgersHold`), which holds it, with that week and how much of this
     /// week's amount its days may account for.
+    /// Unless `dryRun`, the goal's total is read beside the feed: what a send is measured
+    /// against if its answer is lost (nil when it could not be read).
     private func lookBeforeSending(
         _ entry: LedgerEntry, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
-        account: Account, week: Week
-    ) async throws(AccountFailure) -> (TransferCheck, OtherLedgerHold?) {
+        account: Account, week: Week, dryRun: Bool
+    ) async throws(AccountFailure) -> (check: TransferCheck, other: OtherLedgerHold?, goalTotal: Int64?) {
+        async let goalTotal = dryRun ? nil : goalTotal(of: entry)
         let (feed, sought) = try await search.transfers(
             for: entry, account: account, since: since, firstTime: firstTime, readingFrom: search.time.bank(week.start))
         let others = try search.entries(of: account)
@@ -137,8 +142,8 @@ struct TransferSender: Sendable {
             let hold = OtherLedgerHold.find(
                 in: feed, ledger: others, week: week, payments: payments, amount: amount,
                 multiplier: rules.policy.multiplier)
-        else { return (check, nil) }
-        return (.unclear(hold.reason), hold)
+        else { return (check, nil, await goalTotal) }
+        return (.unclear(hold.reason), hold, await goalTotal)
     }
 
     /// The week already has a ledger entry: say what it holds, or finish a transfer whose
@@ -179,9 +184,10 @@ struct TransferSender: Sendable {
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
         // Another ledger's transfer may have come since the intent.
-        var (check, other) = try await lookBeforeSending(
+        var (check, other, goalTotal) = try await lookBeforeSending(
             entry, since: search.ownSearchStart(entry), firstTime: false, payments: payments, amount: recorded,
-            account: account, week: week)
+            account: account, week: week, dryRun: dryRun)
+        let tooSoon = tooSoonToSendAgain(entry)
         // A week recorded but never sent has no transfer of its own in the feed.
         if case .arrived(let found) = check, !entry.mayHaveBeenSent {
             check = .unclear(TransferCheck.lookAlike(found, of: entry))
@@ -194,7 +200,9 @@ struct TransferSender: Sendable {
                     "\(begun) arrived (\(found.described)); a real run would record it and send nothing"
                 case .unclear(let reason): TransferCheck.wouldHold(reason)
                 case .absent:
-                    "the feed does not show the unconfirmed transfer of \(recorded) into \"\(goalName)\" from an "
+                    search.time.tooFar.map { "a real run would send nothing: \($0)" }
+                        ?? tooSoon.map { "\($0): a real run would wait" }
+                        ?? "the feed does not show the unconfirmed transfer of \(recorded) into \"\(goalName)\" from an "
                         + "earlier run; a real run would send it again with the same transfer uid"
                 }
             return .wouldDo(preview)
@@ -208,8 +216,13 @@ struct TransferSender: Sendable {
         case .unclear(let reason):
             try records.hold(entry, reason: reason, otherLedger: other)
         case .absent:
+            if let tooSoon {
+                try? ledger.recordFailure(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: tooSoon, at: now())
+                throw AccountFailure(.temporaryFailure, "\(tooSoon): the next run looks again")
+            }
             try await refuseOverdraft(entry, account: account, scopes: scopes)
-            try await send(entry, account: account)
+            try await send(entry, account: account, goalBefore: goalTotal)
             return .transferred("completed \(begun)")
         }
     }
@@ -246,27 +259,44 @@ struct TransferSender: Sendable {
     }
 
     /// Sends a recorded transfer and records its outcome. When the bank may have acted
-    /// without saying so, the feed is read, twice and a short wait apart, before the
-    /// transfer is sent again (at most as many times as a request is tried). Returns once
-    /// the money has arrived.
-    func send(_ entry: LedgerEntry, account: Account) async throws(AccountFailure) {
+    /// without saying so, it is sent again in this run only on evidence that the money did
+    /// not move (`settleUnanswered`), and at most once. `goalBefore` is the goal's total read
+    /// just before (nil when it could not be read). A run (`capped`) sends a week at most
+    /// `maxSends` times in all, then holds it; a person's `resolve --retry` is not capped.
+    /// Returns once the money has arrived.
+    func send(_ entry: LedgerEntry, account: Account, goalBefore: Int64?, capped: Bool = true)
+        async throws(AccountFailure)
+    {
         guard let goalUid = entry.goalUid, let transferUid = entry.transferUid else {
             throw AccountFailure(.dataError, "the ledger entry for this week has no goal or transfer uid")
         }
         let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: entry.minorUnits)
-        let attempts = bank.retrier.policy.maxAttempts
-        for attempt in 1...attempts {
-            // Each send is recorded, on the bank's clock, before it goes out.
+        var (before, sends, resent) = (goalBefore, entry.sends, false)
+        // The entry as each send leaves it: its feed searches look up to its latest send.
+        var entry = entry
+        while true {
             let time = search.time
             if let refusal = time.refusal {
                 try? ledger.recordFailure(
                     accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: refusal, at: now())
                 throw AccountFailure(.temporaryFailure, refusal)
             }
-            try AccountFailure.ledgerWrite("record the send before it goes out") {
-                try ledger.recordSend(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: time.bank(now()), at: now())
+            if capped, sends >= Self.maxSends {
+                try records.hold(
+                    entry,
+                    reason: "the transfer of \(entry.amountText) was sent \(sends) times without the bank confirming "
+                        + "it, and the feed shows none of them: it is not sent again by a run. `roundup resolve "
+                        + "--check` records it once the feed shows it; `--retry` sends it once more; `--abandon "
+                        + "REASON` gives it up")
             }
+            // Each send is recorded, on the bank's clock, before it goes out.
+            let sentAt = time.bank(now())
+            try AccountFailure.ledgerWrite("record the send before it goes out") {
+                try ledger.recordSend(accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: sentAt, at: now())
+            }
+            sends += 1
+            (entry.sends, entry.lastSentAt) = (sends, sentAt)
+            entry.firstSentAt = entry.firstSentAt ?? sentAt
             do throws(BankError) {
                 let answer = try await bank.addMoney(
                     accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount,
@@ -276,14 +306,14 @@ struct TransferSender: Sendable {
                         endpoint: "PUT add-money", status: 200, messages: ["the bank answered success: false"])
                 }
             } catch {
-                guard try await settleUnanswered(entry, error: error, account: account, last: attempt == attempts)
-                else {
-                    logger.warning(
-                        "\(entry.label): the feed does not show the transfer; sending it again with the same transfer uid (attempt \(attempt + 1) of \(attempts))"
-                    )
+                switch try await settleUnanswered(
+                    entry, error: error, account: account, goalBefore: before, mayResend: !resent)
+                {
+                case .arrived: return
+                case .sendAgain(let total):
+                    (before, resent) = (total, true)
                     continue
                 }
-                return
             }
             break
         }

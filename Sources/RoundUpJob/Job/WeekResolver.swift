@@ -125,8 +125,9 @@ struct WeekResolver: Sendable {
         if let other = TransferCheck.claimant(of: item, for: week, feed: feed, ledger: others, time: search.time) {
             throw AccountFailure(
                 .usage,
-                "\(item.described) is the transfer of the week ending \(other.weekEnd) in this ledger: one transfer "
-                    + "confirms one week; nothing changed")
+                "\(item.described) \(other.status == .done ? "is" : "may be") the transfer of the week ending "
+                    + "\(other.weekEnd) in this ledger (\(WeekFate(other).word)): one transfer confirms one week; "
+                    + "nothing changed" + (other.status == .done ? "" : ". Settle that week first"))
         }
         try AccountFailure.ledgerWrite("record the decision") {
             try ledger.recordDone(
@@ -200,6 +201,14 @@ struct WeekResolver: Sendable {
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes
                 })
+            // An unanswered send whose feed shows nothing yet is sent again only once the feed
+            // has had time to show it.
+            if resend == .free, let tooSoon = sender.tooSoonToSendAgain(entry) {
+                throw AccountFailure(
+                    .temporaryFailure,
+                    "\(tooSoon); nothing was sent: run `roundup resolve --account \(entry.accountUid) --end-date "
+                        + "\(entry.weekEnd) --retry` again then")
+            }
             try await sender.refuseOverdraft(entry, account: account, scopes: scopes)
             if let target {
                 entry.goalUid = target.uid
@@ -219,7 +228,8 @@ struct WeekResolver: Sendable {
             guard let updated = try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
                 throw AccountFailure(.temporaryFailure, "could not read the ledger back")
             }
-            try await sender.send(updated, account: account)
+            try await sender.send(
+                updated, account: account, goalBefore: await sender.goalTotal(of: updated), capped: false)
             return "Moved \(entry.amountText) into \"\(printable(entry.goalName ?? "the goal"))\" for the week ending "
                 + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? ""))."
                 + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"

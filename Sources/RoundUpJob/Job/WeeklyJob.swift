@@ -69,8 +69,8 @@ public struct WeeklyJob: Sendable {
         let goals = GoalResolver(bank: bank, goals: settings.goals, logger: logger)
         self.goals = goals
         let search = FeedSearch(
-            bank: bank, ledger: ledger, waits: settings.bank.feedSearch, timeZone: settings.rules.timeZone,
-            logger: logger, now: now)
+            bank: bank, ledger: ledger, waits: settings.bank.feedSearch, requestTimeout: settings.bank.requestTimeout,
+            timeZone: settings.rules.timeZone, logger: logger, now: now)
         let records = WeekRecords(ledger: ledger, now: now)
         // What the run learns of each account, for its later weeks.
         let memory = AccountMemory()
