@@ -35,6 +35,13 @@ extension WeekReport {
         if let retries, retries > 0 {
             lines.append("(\(retries) request\(retries == 1 ? " was" : "s were") retried after transient failures)")
         }
+        if let offset = bankClockOffsetSeconds {
+            lines.append(
+                "The bank's clock is \(WeekReport.clockSkew(offset)): "
+                    + (offset.magnitude >= 3600
+                        ? "nothing was sent, as the clocks are an hour or more apart"
+                        : "the feed was searched on the bank's clock"))
+        }
         if let requests {
             let perAccount = requestsPerAccountWeek.map { ", \($0) per account-week" } ?? ""
             lines.append(style.dim("Requests to the bank: \(requests)\(perAccount)"))

@@ -195,6 +195,8 @@ import Testing
                 // Read from whole seconds over loopback round trips, which a loaded machine makes slow.
                 #expect(offset.map { (-310 ... -290).contains($0) } == true, "\(result.stdout)")
                 #expect(result.stderr.contains(" behind this machine's"), "\(result.stderr)")
+                let summary = try await Self.run(server, home, ["--end-date", "2026-11-15"])
+                #expect(summary.stdout.contains("The bank's clock is "), "\(summary.stdout)")
             } else {
                 #expect(offset == nil)
             }
