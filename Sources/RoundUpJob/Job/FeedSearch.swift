@@ -54,10 +54,11 @@ struct FeedSearch: Sendable {
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
         }
         claimConfirmed(in: feed, read: from...to, account: account, time: time)
-        let week = TransferCheck.Search(
+        var week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
             goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
             until: entry.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
+        week.sent = entry.mayHaveBeenSent
         return (feed, week)
     }
 

@@ -110,6 +110,8 @@ public enum TransferCheck: Sendable, Equatable {
         /// plus as long as a request may take and the margin. The bank makes a transfer while
         /// it answers the request; one made later is another's. Nil when not known.
         public var until: Instant?
+        /// Whether this week's transfer may have been sent: before that, none is its own.
+        public var sent = true
 
         /// Whether `transfer` can be this week's, its amount aside: into one of its goals,
         /// since the search's start (and until its end), and named for no other week.
@@ -166,8 +168,9 @@ public enum TransferCheck: Sendable, Equatable {
             if let other = unconfirmed(others, couldBe: match, time: time) {
                 return .unclear(
                     "the feed's transfer of \(week.amount) on \(match.time?.iso8601 ?? "an unknown date") may be "
-                        + "this week's or the \(WeekFate(other).word) one of the week "
-                        + "ending \(other.weekEnd)")
+                        + (week.sent ? "this week's or " : "")
+                        + "the \(WeekFate(other).word) one of the week ending \(other.weekEnd)"
+                        + (week.sent ? "" : ", and is not this week's, which this ledger has not sent yet"))
             }
             return .arrived(match)
         }
