@@ -101,7 +101,9 @@ extension Ledger {
                     """)
         }
         // Each week's sends on the bank's clock: the first (from which the feed is searched
-        // for its transfer), the latest and how many; and when the bank confirmed it. A
+        // for its transfer), the latest (on this machine's clock too) and how many; when the
+        // bank confirmed it; and whether the goal's total grew by its amount after a send
+        // the feed did not show. A
         // week left pending, held or abandoned by an earlier version may have been sent: it counts as
         // sent once, so that a transfer in the feed may still be its own; so may one a person
         // abandoned.
@@ -112,6 +114,8 @@ extension Ledger {
                     ALTER TABLE transfer ADD COLUMN lastSentAt TEXT;
                     ALTER TABLE transfer ADD COLUMN sends INTEGER NOT NULL DEFAULT 0 CHECK (sends >= 0);
                     ALTER TABLE transfer ADD COLUMN confirmedAt TEXT;
+                    ALTER TABLE transfer ADD COLUMN lastSentOn TEXT;
+                    ALTER TABLE transfer ADD COLUMN goalGrew INTEGER NOT NULL DEFAULT 0 CHECK (goalGrew IN (0, 1));
                     UPDATE transfer SET sends = 1 WHERE status IN ('pending', 'held', 'abandoned');
                     """)
         }

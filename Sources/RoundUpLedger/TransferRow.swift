@@ -16,7 +16,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
         case createdAt, updatedAt, reference, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits
         case forecastThrough, forecastPayday, forecastPayments, forecastDue, forecastLowPoint
-        case firstSentAt, lastSentAt, sends, confirmedAt
+        case firstSentAt, lastSentAt, sends, confirmedAt, lastSentOn, goalGrew
     }
 
     var entry: LedgerEntry
@@ -58,6 +58,8 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         entry.lastSentAt = try read.parsed(Columns.lastSentAt) { Instant(iso8601: $0) }
         entry.sends = try read.count(Columns.sends)
         entry.confirmedAt = try read.parsed(Columns.confirmedAt) { Instant(iso8601: $0) }
+        entry.lastSentOn = try read.parsed(Columns.lastSentOn) { Instant(iso8601: $0) }
+        entry.goalGrew = try read.flag(Columns.goalGrew)
         // Kept as written, once they read as instants: a feed search starts from when the
         // intent was recorded, so a time that is not one must never be taken for "now".
         entry.createdAt = try read.required(Columns.createdAt) { Instant(iso8601: $0) == nil ? nil : $0 }
@@ -96,6 +98,8 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         container[Columns.lastSentAt] = entry.lastSentAt?.iso8601
         container[Columns.sends] = entry.sends
         container[Columns.confirmedAt] = entry.confirmedAt?.iso8601
+        container[Columns.lastSentOn] = entry.lastSentOn?.iso8601
+        container[Columns.goalGrew] = entry.goalGrew ? 1 : 0
         container[Columns.createdAt] = entry.createdAt
         container[Columns.updatedAt] = entry.updatedAt
     }

@@ -175,22 +175,33 @@ extension Ledger {
                     [
                         Columns.sends.set(to: Columns.sends + 1),
                         Columns.firstSentAt.set(to: Columns.firstSentAt ?? bankTime.iso8601),
-                        Columns.lastSentAt.set(to: bankTime.iso8601), Columns.updatedAt.set(to: now.iso8601),
+                        Columns.lastSentAt.set(to: bankTime.iso8601), Columns.lastSentOn.set(to: now.iso8601),
+                        Columns.updatedAt.set(to: now.iso8601),
                     ]), "\(accountUid) \(weekEnd)")
         }
     }
 
     /// Records that the bank refused the week's latest send (a 4xx, no connection made): it
-    /// moved nothing, so it counts as no send, and no later run waits for the feed to show it.
-    public func recordSendRefused(accountUid: String, weekEnd: LocalDate, at now: Instant) throws {
+    /// moved nothing, so it counts as no send, and the send before it (`previous`, on the
+    /// bank's clock and this machine's; nil for none) is the last one again: a later run
+    /// waits for the feed to show that one, if any.
+    public func recordSendRefused(
+        accountUid: String, weekEnd: LocalDate, previous: (bank: Instant?, local: Instant?), at now: Instant
+    ) throws {
         try database.write { db in
             _ = try Ledger.week(accountUid, weekEnd).filter(Columns.sends > 0).updateAll(
                 db,
                 [
-                    Columns.sends.set(to: Columns.sends - 1), Columns.lastSentAt.set(to: nil),
-                    Columns.updatedAt.set(to: now.iso8601),
+                    Columns.sends.set(to: Columns.sends - 1), Columns.lastSentAt.set(to: previous.bank?.iso8601),
+                    Columns.lastSentOn.set(to: previous.local?.iso8601), Columns.updatedAt.set(to: now.iso8601),
                 ])
         }
+    }
+
+    /// Records that the goal's total grew by the week's amount after a send the feed did
+    /// not show: the money moved, and no run sends the week again.
+    public func recordGoalGrew(accountUid: String, weekEnd: LocalDate, at now: Instant) throws {
+        try change(accountUid, weekEnd, [Columns.goalGrew.set(to: 1), Columns.updatedAt.set(to: now.iso8601)])
     }
 
     /// Records that the feed item `feedItemUid` is the transfer of the done week, which the

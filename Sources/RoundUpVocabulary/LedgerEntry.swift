@@ -104,6 +104,12 @@ public struct LedgerEntry: Sendable, Equatable {
     /// Whether the week's transfer may have been sent: only then can a transfer in the feed
     /// be its own. (A week an earlier version left pending, held or abandoned counts as sent.)
     public var mayHaveBeenSent: Bool { sends > 0 }
+    /// When the last send went out on this machine's clock: a later run waits for the feed
+    /// by both clocks.
+    public var lastSentOn: Instant?
+    /// Whether the goal's total grew by the week's amount after a send whose answer was
+    /// lost while the feed did not show it: the money moved, and no run sends it again.
+    public var goalGrew = false
     /// When the bank confirmed the transfer, on its own clock.
     public var confirmedAt: Instant?
     /// When the week was first decided (ISO 8601, UTC); set by the ledger.

@@ -55,12 +55,14 @@ public enum BankError: Error, Sendable, CustomStringConvertible {
         return mayHaveActed
     }
 
-    /// Whether the bank answered, saying it failed (5xx) or asking to slow down (429),
-    /// rather than no answer arriving (a timeout, a lost connection) or an answer that could
-    /// not be read: only then may a transfer be sent again in the same run.
+    /// Whether the bank answered that it is not taking requests now: 503 (unavailable) or
+    /// 429 (slow down), rather than no answer arriving (a timeout, a lost connection), an
+    /// answer that could not be read, or another 5xx (500 may come after it acted; 502 and
+    /// 504 come from a gateway that stopped waiting for it): only then may a transfer be
+    /// sent again in the same run.
     public var bankAnsweredFailure: Bool {
         switch underlying {
-        case .serverError, .rateLimited: true
+        case .serverError(_, 503, _), .rateLimited: true
         default: false
         }
     }

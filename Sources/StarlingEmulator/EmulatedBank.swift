@@ -81,6 +81,13 @@ public actor EmulatedBank {
         return false
     }
 
+    /// Shows every transfer a feed lag still hides, in the feed and in its goal's total, as
+    /// the lag having passed.
+    public func showLaggingTransfers() {
+        shownFrom = [:]
+        unshownSaved = []
+    }
+
     /// Settles every UPCOMING transfer into a goal, as the bank carrying out what it had
     /// scheduled (`EmulatorBehaviour.transfersUpcoming`). Returns how many it settled.
     @discardableResult

@@ -151,7 +151,8 @@ extension EmulatedBank {
         guard state.accounts.contains(where: { $0.uid == accountUid }) else {
             return errors(404, "UNKNOWN_ACCOUNT")
         }
-        return json(200, ["savingsGoalList": (state.goals[accountUid] ?? []).map(goalBody)])
+        let list = (state.goals[accountUid] ?? []).map { goal in goalBody(goal) }
+        return json(200, ["savingsGoalList": list])
     }
 
     /// One goal, as `GET …/savings-goals/{savingsGoalUid}` serves it.

@@ -462,4 +462,35 @@ import Testing
             #expect(await Self.moved(server) == [99])
         }
     }
+
+    /// A week held for another reason (here, by hand), and a transfer of its amount made
+    /// long after its last send: `resolve --retry` holds it again over that transfer, for
+    /// the person to see, and sends only when asked again.
+    @Test func aRetryOfAHeldWeekShowsALateTransferFirst() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        let other = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            let weekEnd = LocalDate(iso: Self.weekEnd)!
+            let twoHoursAgo = Instant.now.adding(milliseconds: -7_200_000)
+            try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+            var intent = LedgerEntry(
+                accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 99,
+                goalUid: Self.goalUid, goalName: "Round-ups",
+                transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd))
+            intent.bound(to: londonWeek(Self.weekEnd))
+            try harness.ledger().recordDecision(intent, at: twoHoursAgo)
+            try harness.ledger().recordSend(
+                accountUid: account, weekEnd: weekEnd, bankTime: twoHoursAgo, at: twoHoursAgo)
+            try harness.ledger().recordHeld(accountUid: account, weekEnd: weekEnd, reason: "by hand", at: twoHoursAgo)
+            #expect(await other.run(server, endDate: Self.weekEnd).status == .ok)
+            let first = await harness.resolve(server, .retry, account: account, endDate: Self.weekEnd)
+            #expect(first.status == .configuration, "\(first.diagnostics)")
+            #expect(first.diagnostics.joined().contains("after this week's last send"), "\(first.diagnostics)")
+            #expect(await Self.moved(server) == [99])
+            let second = await harness.resolve(server, .retry, account: account, endDate: Self.weekEnd)
+            #expect(second.status == .ok, "\(second.diagnostics)")
+            #expect(await Self.moved(server) == [99, 99])
+        }
+    }
 }

@@ -184,9 +184,12 @@ public enum Check {
         if let tooFar = time.tooFar {
             list.problem(
                 .temporaryFailure,
-                "clock: \(tooFar), so a run sends nothing; set this machine's clock right (timedatectl status)")
+                "clock: \(tooFar), so a run sends nothing; check this machine's clock (timedatectl status) and any proxy between it and the bank"
+            )
         } else if let skew = time.skew {
-            list.warn("clock: \(skew); feed searches go by the bank's clock, but set this machine's clock right")
+            list.warn(
+                "clock: \(skew); feed searches go by the bank's clock, but check this machine's clock (timedatectl status)"
+            )
         } else {
             list.ok("clock: within 2 minutes of the bank's")
         }

@@ -66,7 +66,9 @@ public struct BankTime: Sendable, Equatable {
 
     /// Why nothing may be sent: the clocks are an hour or more apart.
     public var refusal: String? {
-        tooFar.map { "\($0), so nothing was sent; set this machine's clock right (timedatectl status) and run again" }
+        tooFar.map {
+            "\($0), so nothing was sent; check this machine's clock (timedatectl status) and any proxy between it and the bank, then run again"
+        }
     }
 }
 

@@ -176,15 +176,7 @@ public enum TransferCheck: Sendable, Equatable {
         }
         // One of its amount made after the week's last send could have made it: not this
         // week's, and not to be sent over either.
-        if let late = unclaimed.first(where: { week.isLate($0) && unconfirmed(others, couldBe: $0, time: time) == nil })
-        {
-            return .unclear(
-                "the feed shows a transfer of \(week.amount) into the goal on \(late.time?.iso8601 ?? "an unknown date") "
-                    + "(\(late.described)), after this week's last send could have made it (until "
-                    + "\(week.until?.iso8601 ?? "")): it may be another week's or another state directory's, and this "
-                    + "week's may not have moved; nothing was sent. `roundup resolve --check --accept "
-                    + "\(late.feedItemUid)` records it as this week's; `--retry` sends this week's")
-        }
+        if let late = late(unclaimed, for: week, others: others, time: time) { return .unclear(lateReason(late, week)) }
         let differing = candidates.filter { unconfirmed(others, couldBe: $0, time: time) == nil }
         if let other = differing.first {
             return .unclear(
@@ -274,6 +266,32 @@ public enum TransferCheck: Sendable, Equatable {
             + "week's, `roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) --check --accept "
             + "\(found.feedItemUid)` records it; `--retry` sends this week's transfer anyway; `--abandon REASON` records "
             + "this week's payments without moving them"
+    }
+
+    /// A transfer of `week`'s amount among `transfers` made after its last send could have
+    /// made it, that no unconfirmed week of `others` could be.
+    static func late(_ transfers: [FeedTransfer], for week: Search, others: [LedgerEntry], time: BankTime)
+        -> FeedTransfer?
+    {
+        transfers.first { week.isLate($0) && unconfirmed(others, couldBe: $0, time: time) == nil }
+    }
+
+    /// The week is held over `late`: why, naming the item.
+    static func lateReason(_ late: FeedTransfer, _ week: Search) -> String {
+        "the feed shows a transfer of \(week.amount) into the goal on \(late.time?.iso8601 ?? "an unknown date") "
+            + "(\(late.described)), after this week's last send could have made it (until "
+            + "\(week.until?.iso8601 ?? "")): it may be another week's or another state directory's, and this "
+            + "week's may not have moved; nothing was sent. `roundup resolve --check --accept "
+            + "\(late.feedItemUid)` records it as this week's; `--retry` sends this week's"
+    }
+
+    /// A transfer of `week`'s amount in the `feed`, claimed by no other week of the
+    /// `ledger`, made after its last send could have made it.
+    static func lateTransfer(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime)
+        -> FeedTransfer?
+    {
+        let (others, unclaimed) = unclaimedTransfers(for: week, feed: feed, ledger: ledger, time: time)
+        return late(unclaimed, for: week, others: others, time: time)
     }
 
     /// The week of the `ledger` (other than `week`) that accounts for `item`: the one that

@@ -133,17 +133,23 @@ struct TransferSender: Sendable {
         _ entry: LedgerEntry, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
         account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> (check: TransferCheck, other: OtherLedgerHold?, goalTotal: Int64?) {
-        async let goalTotal = dryRun ? nil : goalTotal(of: entry)
-        let (feed, sought) = try await search.transfers(
-            for: entry, account: account, since: since, firstTime: firstTime, readingFrom: search.time.bank(week.start))
+        // Beside the feed, in a task of its own, awaited before anything is thrown.
+        let totalRead = Task { dryRun ? nil : await self.goalTotal(of: entry) }
+        let transfers = await AccountFailure.result { () async throws(AccountFailure) in
+            try await search.transfers(
+                for: entry, account: account, since: since, firstTime: firstTime,
+                readingFrom: search.time.bank(week.start))
+        }
+        let total = await totalRead.value
+        let (feed, sought) = try transfers.get()
         let others = try search.entries(of: account)
         let check = search.decide(sought, entry: entry, feed: sought.recent(feed), ledger: others)
         guard case .absent = check,
             let hold = OtherLedgerHold.find(
                 in: feed, ledger: others, week: week, payments: payments, amount: amount,
                 multiplier: rules.policy.multiplier)
-        else { return (check, nil, await goalTotal) }
-        return (.unclear(hold.reason), hold, await goalTotal)
+        else { return (check, nil, total) }
+        return (.unclear(hold.reason), hold, total)
     }
 
     /// The week already has a ledger entry: say what it holds, or finish a transfer whose
@@ -202,6 +208,7 @@ struct TransferSender: Sendable {
                 case .absent:
                     search.time.tooFar.map { "a real run would send nothing: \($0)" }
                         ?? tooSoon.map { "\($0): a real run would wait" }
+                        ?? Self.goalGrewReason(entry).map(TransferCheck.wouldHold)
                         ?? "the feed does not show the unconfirmed transfer of \(recorded) into \"\(goalName)\" from an "
                         + "earlier run; a real run would send it again with the same transfer uid"
                 }
@@ -221,6 +228,7 @@ struct TransferSender: Sendable {
                     accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: tooSoon, at: now())
                 throw AccountFailure(.temporaryFailure, "\(tooSoon): the next run looks again")
             }
+            if let grew = Self.goalGrewReason(entry) { try records.hold(entry, reason: grew) }
             try await refuseOverdraft(entry, account: account, scopes: scopes)
             try await send(entry, account: account, goalBefore: goalTotal)
             return .transferred("completed \(begun)")
@@ -290,12 +298,13 @@ struct TransferSender: Sendable {
                         + "REASON` gives it up")
             }
             // Each send is recorded, on the bank's clock, before it goes out.
+            let previous = (bank: entry.lastSentAt, local: entry.lastSentOn)
             let sentAt = time.bank(now())
             try AccountFailure.ledgerWrite("record the send before it goes out") {
                 try ledger.recordSend(accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: sentAt, at: now())
             }
             sends += 1
-            (entry.sends, entry.lastSentAt) = (sends, sentAt)
+            (entry.sends, entry.lastSentAt, entry.lastSentOn) = (sends, sentAt, now())
             entry.firstSentAt = entry.firstSentAt ?? sentAt
             do throws(BankError) {
                 let answer = try await bank.addMoney(
@@ -307,7 +316,7 @@ struct TransferSender: Sendable {
                 }
             } catch {
                 switch try await settleUnanswered(
-                    entry, error: error, account: account, goalBefore: before, mayResend: !resent)
+                    entry, error: error, account: account, goalBefore: before, mayResend: !resent, previous: previous)
                 {
                 case .arrived: return
                 case .sendAgain(let total):

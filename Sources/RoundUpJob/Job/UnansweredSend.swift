@@ -29,21 +29,29 @@ extension TransferSender {
     /// that changed by another amount, a feed that could be read two ways), or left
     /// unconfirmed for a later run, which sends it only on a feed read `feedSettleMinutes`
     /// after this send.
+    /// `previous` is the send before this one (on the bank's clock and this machine's), the
+    /// last again if the bank refused this one.
     func settleUnanswered(
-        _ entry: LedgerEntry, error: BankError, account: Account, goalBefore: Int64?, mayResend: Bool
+        _ entry: LedgerEntry, error: BankError, account: Account, goalBefore: Int64?, mayResend: Bool,
+        previous: (bank: Instant?, local: Instant?)
     ) async throws(AccountFailure) -> UnansweredSend {
         guard error.transferMayHaveMoved else {
-            // Refused before it moved anything: it counts as no send.
-            try? ledger.recordSendRefused(accountUid: entry.accountUid, weekEnd: entry.weekEnd, at: now())
+            // Refused before it moved anything: it counts as no send, and an earlier send
+            // whose answer was lost is the last again.
+            try? ledger.recordSendRefused(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, previous: previous, at: now())
             if let reason = Self.needsAPerson(error, goalName: entry.goalName) {
                 try records.hold(entry, reason: reason)
             }
+            let earlier =
+                previous.bank == nil
+                ? "" : "; an earlier send of it went unanswered, so the next run waits for the feed to show that one"
             try? ledger.recordFailure(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: error.description, at: now())
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: error.description + earlier, at: now())
             throw AccountFailure(
                 ExitStatus(error),
                 "\(error.description); the transfer is recorded as unconfirmed, and the next run looks for it in "
-                    + "the feed and sends it only if it is not there")
+                    + "the feed and sends it only if it is not there\(earlier)")
         }
         let cause = error.description
         logger.warning(
@@ -54,16 +62,17 @@ extension TransferSender {
         for look in 1...2 {
             // Right after the request, an empty feed proves little: look again after a wait.
             if look == 2 { try? await Task.sleep(for: search.waits.feedRecheck) }
-            async let total = goalTotal(of: entry)
-            let check: TransferCheck
-            do {
-                check = try await search.lookInFeed(for: entry, account: account, since: since)
-            } catch {
-                unread = error.message
-                _ = await total
+            // Beside the feed, in a task of its own, awaited before anything is thrown.
+            let totalRead = Task { await goalTotal(of: entry) }
+            let looked = await AccountFailure.result { () async throws(AccountFailure) in
+                try await search.lookInFeed(for: entry, account: account, since: since)
+            }
+            let goal = await totalRead.value
+            guard case .success(let check) = looked else {
+                if case .failure(let error) = looked { unread = error.message }
                 break
             }
-            totals.append(await total)
+            totals.append(goal)
             switch check {
             case .arrived(let found):
                 try records.recordFound(found, for: entry)
@@ -108,8 +117,9 @@ extension TransferSender {
         if after - before == entry.minorUnits {
             let reason =
                 "\(cause); the goal's total went from \(amounts.0) to \(amounts.1), this week's \(entry.amountText): "
-                + "the money moved, though the feed does not show it yet, so it was not sent again; the next run "
-                + "looks in the feed again"
+                + "the money moved, though the feed does not show it yet, so it is not sent again; the next run "
+                + "looks in the feed again, and holds the week if the feed never shows it"
+            try? ledger.recordGoalGrew(accountUid: entry.accountUid, weekEnd: entry.weekEnd, at: now())
             try? ledger.recordFailure(accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: reason, at: now())
             throw AccountFailure(.temporaryFailure, reason)
         }
@@ -152,10 +162,22 @@ extension TransferSender {
         let time = search.time
         guard search.waits.feedSettle > .zero, let last = entry.lastSentAt else { return nil }
         let settled = last.adding(search.waits.feedSettle)
-        guard time.bank(now()) < settled else { return nil }
+        // By both clocks: a `Date` header that jumps does not cut the wait short.
+        let settledHere = entry.lastSentOn.map { $0.adding(search.waits.feedSettle) }
+        guard time.bank(now()) < settled || settledHere.map({ now() < $0 }) == true else { return nil }
         return "the transfer of \(entry.amountText) sent at \(last.iso8601) (the bank's clock) went unanswered, and "
             + "the feed does not show it yet; it is sent again only if the feed still shows nothing from "
             + "\(settled.iso8601) (feedSettleMinutes)"
+    }
+
+    /// Why a run does not send `entry`'s transfer again though the feed does not show it:
+    /// after an earlier send, the goal's total grew by the week's amount. Nil otherwise.
+    static func goalGrewReason(_ entry: LedgerEntry) -> String? {
+        guard entry.goalGrew else { return nil }
+        return "after a send of this week's whose answer was lost, the goal's total grew by this week's "
+            + "\(entry.amountText), but the feed does not show the transfer: the money moved, so it is not sent "
+            + "again. `roundup resolve --check` records it once the feed shows it; `--retry` sends it anyway; "
+            + "`--abandon REASON` leaves it"
     }
 
     /// The goal's total saved, in minor units, or nil when it cannot be read.

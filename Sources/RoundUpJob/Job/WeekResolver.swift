@@ -198,6 +198,13 @@ struct WeekResolver: Sendable {
             {
                 try records.hold(entry, reason: reason)
             }
+            // A transfer of its amount made after its last send, not yet seen by the person
+            // (a week held for another reason is held again, naming it).
+            if let late = TransferCheck.lateTransfer(week, feed: week.recent(feed), ledger: others, time: search.time),
+                !(entry.reason ?? "").contains(late.feedItemUid)
+            {
+                try records.hold(entry, reason: TransferCheck.lateReason(late, week))
+            }
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes
                 })
@@ -208,6 +215,9 @@ struct WeekResolver: Sendable {
                     .temporaryFailure,
                     "\(tooSoon); nothing was sent: run `roundup resolve --account \(entry.accountUid) --end-date "
                         + "\(entry.weekEnd) --retry` again then")
+            }
+            if entry.status != .held, let grew = TransferSender.goalGrewReason(entry) {
+                try records.hold(entry, reason: grew)
             }
             try await sender.refuseOverdraft(entry, account: account, scopes: scopes)
             if let target {

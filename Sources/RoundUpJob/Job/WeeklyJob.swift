@@ -164,8 +164,8 @@ public struct WeeklyJob: Sendable {
             let said =
                 time.refusal != nil
                 ? "\(skew): a real run would send nothing until the clocks agree within an hour"
-                : "\(skew): the feed is searched on the bank's clock; set this machine's clock right (timedatectl "
-                    + "status) all the same"
+                : "\(skew): the feed is searched on the bank's clock; check this machine's clock all the same "
+                    + "(timedatectl status)"
             logger.warning("\(said)")
             notes.append(said)
         }
