@@ -391,6 +391,22 @@ import Testing
 
     // MARK: - One feed item, one week
 
+    /// Records the week's transfer as decided and sent two hours ago, with nothing moved:
+    /// its week's end and when.
+    static func sentTwoHoursAgo(_ harness: JobHarness, account: String) throws -> (LocalDate, Instant) {
+        let weekEnd = LocalDate(iso: Self.weekEnd)!
+        let twoHoursAgo = Instant.now.adding(milliseconds: -7_200_000)
+        try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+        var intent = LedgerEntry(
+            accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 99,
+            goalUid: Self.goalUid, goalName: "Round-ups",
+            transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd))
+        intent.bound(to: londonWeek(Self.weekEnd))
+        try harness.ledger().recordDecision(intent, at: twoHoursAgo)
+        try harness.ledger().recordSend(accountUid: account, weekEnd: weekEnd, bankTime: twoHoursAgo, at: twoHoursAgo)
+        return (weekEnd, twoHoursAgo)
+    }
+
     /// The week before was sent and its answer lost (the money moved); this week, of the
     /// same amount, is held over that transfer. A person who accepts the transfer as this
     /// week's is refused, since the week before may have made it; that week then finds it.
@@ -444,17 +460,7 @@ import Testing
         let harness = try JobHarness(token: bank.state.token)
         let other = try JobHarness(token: bank.state.token)
         try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
-            let weekEnd = LocalDate(iso: Self.weekEnd)!
-            let twoHoursAgo = Instant.now.adding(milliseconds: -7_200_000)
-            try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
-            var intent = LedgerEntry(
-                accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 99,
-                goalUid: Self.goalUid, goalName: "Round-ups",
-                transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd))
-            intent.bound(to: londonWeek(Self.weekEnd))
-            try harness.ledger().recordDecision(intent, at: twoHoursAgo)
-            try harness.ledger().recordSend(
-                accountUid: account, weekEnd: weekEnd, bankTime: twoHoursAgo, at: twoHoursAgo)
+            _ = try Self.sentTwoHoursAgo(harness, account: account)
             #expect(await other.run(server, endDate: Self.weekEnd).status == .ok)
             let result = await harness.run(server, endDate: Self.weekEnd)
             #expect(result.status == .configuration, "\(result.diagnostics)")
@@ -471,17 +477,7 @@ import Testing
         let harness = try JobHarness(token: bank.state.token)
         let other = try JobHarness(token: bank.state.token)
         try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
-            let weekEnd = LocalDate(iso: Self.weekEnd)!
-            let twoHoursAgo = Instant.now.adding(milliseconds: -7_200_000)
-            try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
-            var intent = LedgerEntry(
-                accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 99,
-                goalUid: Self.goalUid, goalName: "Round-ups",
-                transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd))
-            intent.bound(to: londonWeek(Self.weekEnd))
-            try harness.ledger().recordDecision(intent, at: twoHoursAgo)
-            try harness.ledger().recordSend(
-                accountUid: account, weekEnd: weekEnd, bankTime: twoHoursAgo, at: twoHoursAgo)
+            let (weekEnd, twoHoursAgo) = try Self.sentTwoHoursAgo(harness, account: account)
             try harness.ledger().recordHeld(accountUid: account, weekEnd: weekEnd, reason: "by hand", at: twoHoursAgo)
             #expect(await other.run(server, endDate: Self.weekEnd).status == .ok)
             let first = await harness.resolve(server, .retry, account: account, endDate: Self.weekEnd)
