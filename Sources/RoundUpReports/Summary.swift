@@ -38,7 +38,7 @@ extension WeekReport {
         if let offset = bankClockOffsetSeconds {
             lines.append(
                 "The bank's clock is \(WeekReport.clockSkew(offset)): "
-                    + (offset.magnitude >= 3600
+                    + (offset.magnitude >= WeekReport.clocksTooFarSeconds
                         ? "nothing was sent, as the clocks are an hour or more apart"
                         : "the feed was searched on the bank's clock"))
         }

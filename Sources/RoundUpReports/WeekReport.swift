@@ -39,6 +39,9 @@ public struct WeekReport: Encodable, Sendable {
         requestsPerAccountWeek = rounded
     }
 
+    /// From how many seconds apart the clocks are too far for a run to send anything.
+    public static let clocksTooFarSeconds: UInt64 = 3600
+
     /// How far the bank's clock is from this machine's, `offset` seconds ahead (negative:
     /// behind), in words: "15 min 0 s behind this machine's".
     public static func clockSkew(_ offset: Int64) -> String {

@@ -18,7 +18,7 @@ public struct BankTime: Sendable, Equatable {
     /// A skew this large is said in the summary, the report and `check`.
     public static let worthSaying: Duration = .seconds(120)
     /// A skew this large sends nothing: the run cannot trust either clock.
-    public static let tooFar: Duration = .seconds(3600)
+    public static let tooFar: Duration = .seconds(WeekReport.clocksTooFarSeconds)
 
     public init(offset: Duration, margin: Duration, measured: Bool) {
         self.offset = offset

@@ -303,13 +303,8 @@ public enum TransferCheck: Sendable, Equatable {
         if let recorded = others.first(where: { $0.feedItemUid == item.feedItemUid }) { return recorded }
         // A week sent and not confirmed may have made it.
         if let unconfirmed = unconfirmed(others, couldBe: item, time: time) { return unconfirmed }
-        var remaining = feed.filter { transfer in !others.contains { $0.feedItemUid == transfer.feedItemUid } }
-        for other in others where other.status == .done && other.feedItemUid == nil {
-            guard let index = confirmedTransfer(of: other, among: remaining, time: time) else { continue }
-            if remaining[index].feedItemUid == item.feedItemUid { return other }
-            remaining.remove(at: index)
-        }
-        return nil
+        let unrecorded = feed.filter { transfer in !others.contains { $0.feedItemUid == transfer.feedItemUid } }
+        return windowClaims(unrecorded, others: others, time: time).claims[item.feedItemUid]
     }
 
     /// A word from the bank (a status, a uid), as a reason shows it: short, and without
@@ -345,11 +340,22 @@ public enum TransferCheck: Sendable, Equatable {
     private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [LedgerEntry], time: BankTime)
         -> [FeedTransfer]
     {
+        windowClaims(candidates, others: others, time: time).remaining
+    }
+
+    /// The window rule over `candidates`: each week of `others` the bank confirmed with no
+    /// feed item recorded takes at most one (`confirmedTransfer`), in the ledger's order.
+    /// What is left, and which week took each item, by its uid.
+    private static func windowClaims(_ candidates: [FeedTransfer], others: [LedgerEntry], time: BankTime)
+        -> (remaining: [FeedTransfer], claims: [String: LedgerEntry])
+    {
         var remaining = candidates
+        var claims: [String: LedgerEntry] = [:]
         for other in others where other.status == .done && other.feedItemUid == nil {
-            if let index = confirmedTransfer(of: other, among: remaining, time: time) { remaining.remove(at: index) }
+            guard let index = confirmedTransfer(of: other, among: remaining, time: time) else { continue }
+            claims[remaining.remove(at: index).feedItemUid] = other
         }
-        return remaining
+        return (remaining, claims)
     }
 
     /// Which of `transfers` a week the bank confirmed without naming a feed item accounts

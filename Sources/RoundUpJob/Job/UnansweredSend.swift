@@ -165,10 +165,10 @@ extension TransferSender {
         // By both clocks: a `Date` header that jumps does not cut the wait short.
         let settledHere = entry.lastSentOn.map { $0.adding(search.waits.feedSettle) }
         guard time.bank(now()) < settled || settledHere.map({ now() < $0 }) == true else { return nil }
-        // Said on this machine's clock when that is the later, as it is the one still waited for.
-        let until =
-            settledHere.map { here in here > now() && time.bank(now()) >= settled ? here : nil } ?? nil
-        let from = until.map { "\($0.iso8601) on this machine's clock" } ?? "\(settled.iso8601) on the bank's clock"
+        // Said on the clock still waited for: this machine's once the bank's has passed.
+        let from =
+            time.bank(now()) >= settled
+            ? "\((settledHere ?? settled).iso8601) on this machine's clock" : "\(settled.iso8601) on the bank's clock"
         return "the transfer of \(entry.amountText) sent at \(last.iso8601) (the bank's clock) went unanswered, and "
             + "the feed does not show it yet; it is sent again only if the feed still shows nothing from \(from) "
             + "(feedSettleMinutes)"
