@@ -50,10 +50,14 @@ public struct ScheduledPayment: Hashable, Sendable {
     public var next: LocalDate
     /// How it repeats; nil for a single payment.
     public var recurrence: Recurrence?
+    /// For a direct debit, whose cadence is reckoned rather than told: the date its
+    /// repetitions count from (its next date, or the earliest it may have been due before a
+    /// weekend or bank holiday moved it). Their dates are then about when each falls.
+    public var reckonedFrom: LocalDate?
 
     public init(
         label: String, source: ScheduleSource, amount: Money?, lastAmount: Bool = false, next: LocalDate,
-        recurrence: Recurrence? = nil
+        recurrence: Recurrence? = nil, reckonedFrom: LocalDate? = nil
     ) {
         self.label = label
         self.source = source
@@ -61,6 +65,7 @@ public struct ScheduledPayment: Hashable, Sendable {
         self.lastAmount = lastAmount
         self.next = next
         self.recurrence = recurrence
+        self.reckonedFrom = reckonedFrom
     }
 
     /// The dates this payment falls due in `horizon`: its next date, then every date the
@@ -87,8 +92,9 @@ public struct ScheduledPayment: Hashable, Sendable {
             }
             return dates
         }
-        var step = Schedule.firstStep(of: recurrence, from: next, reaching: from)
-        while let date = Schedule.occurrence(step, of: recurrence, from: next), date <= last {
+        let start = min(reckonedFrom ?? next, next)
+        var step = Schedule.firstStep(of: recurrence, from: start, reaching: from)
+        while let date = Schedule.occurrence(step, of: recurrence, from: start), date <= last {
             if date >= from { dates.append(date) }
             step += 1
         }
@@ -150,13 +156,19 @@ public struct DuePayment: Hashable, Sendable {
     public var amount: Money
     /// The amount is the last payment's (a direct debit), so about what this one takes.
     public var lastAmount: Bool
+    /// The date is reckoned from a direct debit's cadence, so about when it falls.
+    public var dateReckoned: Bool
 
-    public init(label: String, source: ScheduleSource, date: LocalDate, amount: Money, lastAmount: Bool = false) {
+    public init(
+        label: String, source: ScheduleSource, date: LocalDate, amount: Money, lastAmount: Bool = false,
+        dateReckoned: Bool = false
+    ) {
         self.label = label
         self.source = source
         self.date = date
         self.amount = amount
         self.lastAmount = lastAmount
+        self.dateReckoned = dateReckoned
     }
 }
 
@@ -204,7 +216,7 @@ public struct Forecast: Hashable, Sendable {
             due += dates.map {
                 DuePayment(
                     label: payment.label, source: payment.source, date: $0, amount: amount,
-                    lastAmount: payment.lastAmount)
+                    lastAmount: payment.lastAmount, dateReckoned: payment.reckonedFrom != nil && $0 != payment.next)
             }
         }
         due.sort { ($0.date, $0.label, $0.amount.minorUnits) < ($1.date, $1.label, $1.amount.minorUnits) }

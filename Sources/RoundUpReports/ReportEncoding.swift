@@ -115,6 +115,7 @@ extension ForecastReport: Encodable {
     private struct Due: Encodable {
         let amount: String
         let date: String
+        let dateReckoned: Bool
         let label: String
         let lastAmount: Bool
         let source: String
@@ -126,7 +127,8 @@ extension ForecastReport: Encodable {
         try container.encode(
             due.map {
                 Due(
-                    amount: $0.amount.formattedAmount, date: $0.date.description, label: $0.label,
+                    amount: $0.amount.formattedAmount, date: $0.date.description, dateReckoned: $0.dateReckoned,
+                    label: $0.label,
                     lastAmount: $0.lastAmount, source: $0.source.rawValue)
             }, forKey: .due)
         try container.encode(dueTotal.formattedAmount, forKey: .dueTotal)

@@ -184,6 +184,7 @@ package struct ReportJSON {
             open(UInt8(ascii: "{"))
             key("amount", payment.amount.formattedAmount)
             key("date", payment.date.description)
+            key("dateReckoned", payment.dateReckoned)
             key("label", payment.label)
             key("lastAmount", payment.lastAmount)
             key("source", payment.source.rawValue)

@@ -207,9 +207,11 @@ public struct ForecastReport: Sendable, Equatable {
         (payment.lastAmount ? "about " : "") + payment.amount.formattedAmount
     }
 
-    /// "standing order", or "direct debit, last amount; due today, may already have left".
+    /// "standing order", or "direct debit, last amount; due today, may already have left", or
+    /// "direct debit, last amount, about this date" for a date reckoned from its cadence.
     package func sourceWords(_ payment: DuePayment) -> String {
         payment.source.rawValue + (payment.lastAmount ? ", last amount" : "")
+            + (payment.dateReckoned ? ", about this date" : "")
             + (payment.date == today ? "; due today, may already have left" : "")
     }
 

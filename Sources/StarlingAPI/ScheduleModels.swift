@@ -192,6 +192,23 @@ func labelText(_ text: String?) -> String? {
     return String(trimmed.prefix(100))
 }
 
+/// When an item first falls due, as far as its dates alone tell: after the horizon's end
+/// (it cannot fall due before payday, and nothing else about it matters), on a date within
+/// it, or not known (a date the job cannot read, or none).
+enum FirstDue {
+    case afterHorizon
+    case on(LocalDate)
+    case unknown
+
+    init(_ date: LocalDate?, horizon: Horizon) {
+        guard let date else {
+            self = .unknown
+            return
+        }
+        self = date > horizon.end ? .afterHorizon : .on(date)
+    }
+}
+
 extension StandingOrder {
     /// Whether the order is cancelled by `today`: `cancelledAt` is a time on or before it.
     /// Nil when `cancelledAt` cannot be read, which the forecast cannot place. A cancellation
@@ -207,11 +224,22 @@ extension StandingOrder {
     /// "rent", or "standing order" when it has no reference.
     public var label: String { labelText(reference) ?? "standing order" }
 
-    /// The order as the forecast takes it from `account`. Its dates start at `nextDate`,
-    /// never `startDate`. `nextDates` are the bank's own dates for it, asked only when the
-    /// order has no `nextDate` or a frequency that is not known.
-    public func placement(in account: Account, today: LocalDate, nextDates: [LocalDate]? = nil) -> SchedulePlacement {
-        switch isCancelled(by: today) {
+    /// Whether the order's next date lies after `horizon`'s end: then it cannot fall due
+    /// before payday, and nothing else about it is read.
+    public func fallsDueAfter(_ horizon: Horizon) -> Bool {
+        if case .afterHorizon = FirstDue(nextDate.flatMap { LocalDate(iso: $0) }, horizon: horizon) { return true }
+        return false
+    }
+
+    /// The order as the forecast takes it from `account` in `horizon`. Its dates start at
+    /// `nextDate`, never `startDate`. `nextDates` are the bank's own dates for it, asked only
+    /// when the order has no `nextDate` or a frequency that is not known; they count only
+    /// when they are all it pays before the horizon ends (`listIsComplete`). Dates come
+    /// first: an order that cannot fall due before the horizon's end is not examined further.
+    public func placement(in account: Account, horizon: Horizon, nextDates: [LocalDate]? = nil) -> SchedulePlacement {
+        if fallsDueAfter(horizon) { return .notCounted }
+        if let first = nextDates?.min(), first > horizon.end { return .notCounted }
+        switch isCancelled(by: horizon.today) {
         case true?: return .notCounted
         case nil: return .unplaced("\(label) (standing order): a cancellation time the job cannot read")
         case false?: break
@@ -230,18 +258,50 @@ extension StandingOrder {
                     label: label, source: .standingOrder, amount: amount, next: next, recurrence: recurrence)
             ])
         }
-        guard let nextDates, !nextDates.isEmpty else {
+        guard let nextDates else {
             return .unplaced("\(label) (standing order): no next date or frequency the job can read")
+        }
+        guard listIsComplete(nextDates, horizon: horizon) else {
+            let upTo = nextDates.max().map { "only up to \($0)" } ?? "none"
+            return .unplaced(
+                "\(label) (standing order): the bank listed its dates \(upTo), not through \(horizon.end), and the "
+                    + "order has no end before then")
         }
         // Each of the bank's own dates, as a payment of its own.
         return .payments(
             nextDates.map { ScheduledPayment(label: label, source: .standingOrder, amount: amount, next: $0) })
     }
 
-    /// Whether the bank must be asked for this order's next dates (`upcoming-payments`).
-    public func needsNextDates(in account: Account, today: LocalDate) -> Bool {
-        guard isCancelled(by: today) == false, Payer(categoryUid, of: account) == .mainBalance else { return false }
+    /// Whether the bank must be asked for this order's next dates (`upcoming-payments`): an
+    /// order that can fall due before the horizon ends, paid from the main balance, without a
+    /// next date or a frequency the job can read.
+    public func needsNextDates(in account: Account, horizon: Horizon) -> Bool {
+        guard !fallsDueAfter(horizon), isCancelled(by: horizon.today) == false,
+            Payer(categoryUid, of: account) == .mainBalance
+        else { return false }
         return nextDate.flatMap({ LocalDate(iso: $0) }) == nil || standingOrderRecurrence?.recurrence == nil
+    }
+
+    /// Whether `dates`, the bank's own next dates for the order, are all it pays before
+    /// `horizon` ends: they reach past the horizon, or the order's own end comes first (its
+    /// `untilDate`, or its `count`-th payment from its `startDate`, which the list must then
+    /// reach).
+    public func listIsComplete(_ dates: [LocalDate], horizon: Horizon) -> Bool {
+        let last = dates.max()
+        if let last, last > horizon.end { return true }
+        guard let rule = standingOrderRecurrence else { return false }
+        if let text = rule.untilDate {
+            guard let until = LocalDate(iso: text) else { return false }
+            return until <= horizon.end
+        }
+        guard let count = rule.count, count >= 1, let start = rule.startDate.flatMap({ LocalDate(iso: $0) }),
+            let recurrence = rule.recurrence, recurrence.days.isEmpty,
+            let end = recurrence.date(count - 1, after: start)
+        else { return false }
+        guard end <= horizon.end else { return false }
+        if end < horizon.today { return true }
+        guard let last else { return false }
+        return last >= end
     }
 }
 
@@ -249,10 +309,23 @@ extension DirectDebitMandate {
     /// The originator's name, else the mandate's reference, else "direct debit".
     public var label: String { labelText(originatorName) ?? labelText(reference) ?? "direct debit" }
 
-    /// The mandate as the forecast takes it from `account`: a LIVE or PENDING_CAS mandate
-    /// pays its last payment's amount on its next date, or, without one, monthly from its
-    /// last payment.
-    public func placement(in account: Account) -> SchedulePlacement {
+    /// The mandate as the forecast takes it from `account` in `horizon`. A LIVE or
+    /// PENDING_CAS mandate pays its last payment's amount on its next date and again at its
+    /// cadence (`cadence`); without a next date, monthly from its last payment. Dates come
+    /// first: a mandate that cannot fall due before the horizon's end is not examined further.
+    public func placement(in account: Account, horizon: Horizon) -> SchedulePlacement {
+        // Each date: not given (nil), given and not readable (.some(nil)), or a date.
+        let next: LocalDate?? = nextDate.map { LocalDate(iso: $0) }
+        let last: LocalDate?? = (lastPayment?.lastDate).map { LocalDate(iso: $0) }
+        let monthly = Recurrence(frequency: .monthly)
+        var first = FirstDue.unknown
+        if let next {
+            first = FirstDue(next, horizon: horizon)
+        } else if case let last?? = last {
+            // A last payment in the year 9999 has no month after it to fall due in.
+            first = monthly.date(1, after: last).map { FirstDue($0, horizon: horizon) } ?? .afterHorizon
+        }
+        if case .afterHorizon = first { return .notCounted }
         let state = status?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() ?? ""
         switch state {
         case "CANCELLED": return .notCounted
@@ -271,35 +344,55 @@ extension DirectDebitMandate {
         case .unreadable: return .unplaced("\(label) (direct debit): its last amount is not readable")
         case .money(let money): amount = money
         }
-        if let text = nextDate {
-            guard let next = LocalDate(iso: text) else {
-                return .unplaced("\(label) (direct debit): a next date the job cannot read")
-            }
-            return .payments([
-                ScheduledPayment(label: label, source: .directDebit, amount: amount, lastAmount: true, next: next)
-            ])
-        }
-        guard let last = lastPayment?.lastDate.flatMap({ LocalDate(iso: $0) }) else {
+        guard case .on(let date) = first else {
+            if next != nil { return .unplaced("\(label) (direct debit): a next date the job cannot read") }
             return .unplaced("\(label) (direct debit): no next date and no last payment to date it from")
         }
-        let monthly = Recurrence(frequency: .monthly)
-        // A last payment in the year 9999 has no month after it to fall due in.
-        guard let next = monthly.date(1, after: last) else { return .notCounted }
+        guard next != nil else {
+            return .payments([
+                ScheduledPayment(
+                    label: label, source: .directDebit, amount: amount, lastAmount: true, next: date,
+                    recurrence: monthly)
+            ])
+        }
+        if case .some(nil) = last {
+            return .unplaced("\(label) (direct debit): a last payment date the job cannot read")
+        }
+        let from = BankHolidays.earliestDue(movedTo: date)
         return .payments([
             ScheduledPayment(
-                label: label, source: .directDebit, amount: amount, lastAmount: true, next: next, recurrence: monthly)
+                label: label, source: .directDebit, amount: amount, lastAmount: true, next: date,
+                recurrence: DirectDebitMandate.cadence(lastPaid: last ?? nil, dueFrom: from), reckonedFrom: from)
         ])
+    }
+
+    /// How often a mandate collects, from the days between its last payment and the earliest
+    /// its next date may have been due (`dueFrom`): 7 days or less is weekly; 8 to 27 days,
+    /// that many whole weeks; exactly 28, every four weeks; more, monthly. A mandate never
+    /// paid is taken as monthly. The gap is taken at its shortest, so that a cadence is never
+    /// reckoned slower than it is, save when a collection was missed (a weekly debit that
+    /// skipped a week looks fortnightly).
+    public static func cadence(lastPaid: LocalDate?, dueFrom: LocalDate) -> Recurrence {
+        guard let lastPaid else { return Recurrence(frequency: .monthly) }
+        let gap = dueFrom.daysSinceEpoch - lastPaid.daysSinceEpoch
+        switch gap {
+        case ...7: return Recurrence(frequency: .weekly)
+        case 8...28: return Recurrence(frequency: .weekly, interval: gap / 7)
+        default: return Recurrence(frequency: .monthly)
+        }
     }
 }
 
 extension ScheduledSavingsPayment {
-    /// The transfer into the goal named `goalName` as the forecast takes it.
-    public func placement(goalName: String) -> SchedulePlacement {
-        guard case .money(let amount) = WireAmount(currencyAndAmount) else {
-            return .unplaced("\(goalName) (goal transfer): its amount is not readable")
-        }
+    /// The transfer into the goal named `goalName` as the forecast takes it in `horizon`:
+    /// one whose next date lies after the horizon's end is not examined further.
+    public func placement(goalName: String, horizon: Horizon) -> SchedulePlacement {
         guard let next = LocalDate(iso: nextPaymentDate) else {
             return .unplaced("\(goalName) (goal transfer): no next date the job can read")
+        }
+        if next > horizon.end { return .notCounted }
+        guard case .money(let amount) = WireAmount(currencyAndAmount) else {
+            return .unplaced("\(goalName) (goal transfer): its amount is not readable")
         }
         let recurrence = recurrenceRule?.recurrence
         if recurrenceRule != nil, recurrence == nil {

@@ -43,13 +43,23 @@ public struct EmulatorBehaviour: Sendable, Hashable {
     /// With `feedLag`, whether a goal's `totalSaved` lags as long, counting a transfer only
     /// once its feed items show.
     public var goalTotalLags: Bool
+    /// When set, goals are listed in an order shuffled by this seed, and each goal's
+    /// recurring transfer is answered after a delay of up to 80 ms drawn from it: answers
+    /// that arrive in any order, as a bank's servers may send them.
+    public var scatteredGoalAnswers: UInt64?
+    /// When set, `upcoming-payments` lists at most this many dates, however many are asked:
+    /// a bank that lists fewer than it was asked for, with more to come.
+    public var upcomingPaymentsListed: Int?
 
     public init(
         deduplicatesTransfers: Bool = false, clockOffset: Duration = .zero, goalActivationDelay: Duration? = nil,
         rateLimit: RateLimit? = nil, feedReference: Bool = false, roundUpAnswer: RoundUpAnswer = .full,
         upperCaseUids: Bool = false, transfersUpcoming: Bool = false, referenceRewording: ReferenceRewording = .none,
-        sendsDate: Bool = true, feedLag: Duration? = nil, goalTotalLags: Bool = false
+        sendsDate: Bool = true, feedLag: Duration? = nil, goalTotalLags: Bool = false,
+        scatteredGoalAnswers: UInt64? = nil, upcomingPaymentsListed: Int? = nil
     ) {
+        self.scatteredGoalAnswers = scatteredGoalAnswers
+        self.upcomingPaymentsListed = upcomingPaymentsListed
         self.sendsDate = sendsDate
         self.feedLag = feedLag
         self.goalTotalLags = goalTotalLags

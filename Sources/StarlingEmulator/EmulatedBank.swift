@@ -31,6 +31,8 @@ public actor EmulatedBank {
     var shownFrom: [String: Instant] = [:]
     /// With a feed lag that goals' totals share: transfers not yet counted in their goal's total.
     var unshownSaved: [(goalUid: String, minorUnits: Int64, from: Instant)] = []
+    /// With `scatteredGoalAnswers`: the draws that order goals and delay their answers.
+    var scatter: SeededRandom?
 
     /// A bank holding `state`. `now` is the real clock (tests inject their own); the bank's
     /// own clock is `now` shifted by the behaviour's `clockOffset`.
@@ -41,6 +43,7 @@ public actor EmulatedBank {
         self.state = state
         self.now = now
         self.behaviour = behaviour
+        self.scatter = behaviour.scatteredGoalAnswers.map { SeededRandom(seed: $0) }
     }
 
     /// Replaces the state, for tests that change the bank between runs.
@@ -53,6 +56,7 @@ public actor EmulatedBank {
     /// ACTIVE is judged by the new activation delay.
     public func setBehaviour(_ behaviour: EmulatorBehaviour) {
         self.behaviour = behaviour
+        self.scatter = behaviour.scatteredGoalAnswers.map { SeededRandom(seed: $0) }
     }
 
     /// Removes a goal from an account, as its holder deleting it would. Transfers into it
@@ -221,6 +225,9 @@ public actor EmulatedBank {
             response = route(request, endpoint, segments)
             response.body = Array(
                 String(decoding: response.body, as: UTF8.self).replacing(text, with: replacement).utf8)
+        }
+        if endpoint == .recurringTransfer, let draw = scatter?.next() {
+            response.delay += .milliseconds(Int(draw % 80))
         }
         requests.append(
             RecordedRequest(

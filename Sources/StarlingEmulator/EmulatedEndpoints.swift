@@ -67,7 +67,8 @@ extension EmulatedBank {
         else { return errors(404, "UNKNOWN_PAYMENT_ORDER") }
         let count = query["count"].map { Int($0) } ?? 10
         guard let count, (1...100).contains(count) else { return errors(400, "INVALID_COUNT") }
-        return json(200, ["nextPaymentDates": order.nextDates(count: count)])
+        return json(
+            200, ["nextPaymentDates": order.nextDates(count: min(count, behaviour.upcomingPaymentsListed ?? count))])
     }
 
     func mandates(accountUid: String) -> EmulatorResponse {
@@ -151,7 +152,8 @@ extension EmulatedBank {
         guard state.accounts.contains(where: { $0.uid == accountUid }) else {
             return errors(404, "UNKNOWN_ACCOUNT")
         }
-        let list = (state.goals[accountUid] ?? []).map { goal in goalBody(goal) }
+        var list = (state.goals[accountUid] ?? []).map { goal in goalBody(goal) }
+        if scatter != nil { list.shuffle(using: &scatter!) }
         return json(200, ["savingsGoalList": list])
     }
 

@@ -11,6 +11,8 @@ import Testing
         currencyCode: "GBP")
     static let gbp = Currency(code: "GBP")!
     static let today = LocalDate(iso: "2026-11-26")!
+    /// Through the end of the year.
+    static let horizon = Horizon(today: today, end: LocalDate(iso: "2026-12-31")!, payday: nil)
 
     static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(json.utf8))
@@ -32,13 +34,13 @@ import Testing
             "reference": "Rent", "standingOrderRecurrence": {"startDate": "2020-01-28", "frequency": "MONTHLY",
             "interval": 1, "count": 3}, "nextDate": "2026-11-28", "categoryUid": "CA700000-0000-4000-8000-000000000001"
             """)
-        let payment = try #require(Self.payments(order.placement(in: Self.account, today: Self.today))?.first)
+        let payment = try #require(Self.payments(order.placement(in: Self.account, horizon: Self.horizon))?.first)
         #expect(payment.next == LocalDate(iso: "2026-11-28"))
         #expect(payment.amount == Money(minorUnits: 850_00, currency: Self.gbp))
         #expect(payment.label == "Rent")
         // count is not honoured: the payments already made are not published.
         #expect(payment.recurrence == Recurrence(frequency: .monthly))
-        #expect(!order.needsNextDates(in: Self.account, today: Self.today))
+        #expect(!order.needsNextDates(in: Self.account, horizon: Self.horizon))
     }
 
     @Test func anOrderFromASpaceOrCancelledIsNotCounted() throws {
@@ -48,14 +50,14 @@ import Testing
             "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"},
             "categoryUid": "5ace0000-0000-4000-8000-000000000001"
             """)
-        #expect(space.placement(in: Self.account, today: Self.today) == .notCounted)
+        #expect(space.placement(in: Self.account, horizon: Self.horizon) == .notCounted)
         let cancelled = try Self.order(
             """
             "amount": {"currency": "GBP", "minorUnits": 100}, "nextDate": "2026-11-28",
             "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"},
             "cancelledAt": "2026-02-01T10:00:00.000Z"
             """)
-        #expect(cancelled.placement(in: Self.account, today: Self.today) == .notCounted)
+        #expect(cancelled.placement(in: Self.account, horizon: Self.horizon) == .notCounted)
     }
 
     @Test func anOrderWithoutALabelOrWithAnUnknownFrequencyAsksTheBank() throws {
@@ -65,11 +67,41 @@ import Testing
             "nextDate": "2026-11-28", "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "FORTNIGHTLY"}
             """)
         #expect(order.label == "standing order")
-        #expect(order.needsNextDates(in: Self.account, today: Self.today))
-        #expect(Self.payments(order.placement(in: Self.account, today: Self.today, nextDates: [])) == nil)
-        let dates = [LocalDate(iso: "2026-11-28")!, LocalDate(iso: "2026-12-12")!]
+        #expect(order.needsNextDates(in: Self.account, horizon: Self.horizon))
+        #expect(Self.payments(order.placement(in: Self.account, horizon: Self.horizon, nextDates: [])) == nil)
+        let dates = ["2026-11-28", "2026-12-12", "2026-12-26", "2027-01-09"].map { LocalDate(iso: $0)! }
         #expect(
-            Self.payments(order.placement(in: Self.account, today: Self.today, nextDates: dates))?.map(\.next) == dates)
+            Self.payments(order.placement(in: Self.account, horizon: Self.horizon, nextDates: dates))?.map(\.next)
+                == dates)
+        // A list that stops before the horizon's end, for an order with no end, is not all it pays.
+        guard
+            case .unplaced(let why) = order.placement(
+                in: Self.account, horizon: Self.horizon, nextDates: Array(dates.prefix(2)))
+        else {
+            Issue.record("trusted a list of dates that stops before the horizon's end")
+            return
+        }
+        #expect(why.contains("only up to 2026-12-12, not through 2026-12-31"), "\(why)")
+    }
+
+    /// A short list is all there is when the order's own end comes first: its untilDate, or
+    /// the date its count gives from its start.
+    @Test func aShortListIsCompleteOnlyWhenTheOrderEndsFirst() throws {
+        let dates = ["2026-11-28", "2026-12-12"].map { LocalDate(iso: $0)! }
+        for (rule, complete) in [
+            (#""untilDate": "2026-12-20""#, true), (#""untilDate": "2027-01-20""#, false),
+            (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 4"#, true),
+            (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 5"#, false),
+            (#""startDate": "2026-10-31", "frequency": "FORTNIGHTLY", "count": 4"#, false),
+        ] {
+            let order = try Self.order(
+                """
+                "paymentOrderUid": "33443344-3344-4344-8344-334433443344", "amount": {"currency": "GBP",
+                "minorUnits": 100}, "standingOrderRecurrence": {\(rule)}
+                """)
+            let placed = Self.payments(order.placement(in: Self.account, horizon: Self.horizon, nextDates: dates))
+            #expect((placed?.map(\.next) == dates) == complete, "\(rule)")
+        }
     }
 
     @Test func aMandateCountsAtItsLastAmountOnItsNextDateOrMonthlyFromItsLastPayment() throws {
@@ -80,28 +112,31 @@ import Testing
              "nextDate": "2026-11-29", "originatorName": "Octopus Energy",
              "lastPayment": {"lastDate": "2026-10-29", "lastAmount": {"currency": "GBP", "minorUnits": 3000}}}
             """)
-        let payment = try #require(Self.payments(live.placement(in: Self.account))?.first)
+        let payment = try #require(Self.payments(live.placement(in: Self.account, horizon: Self.horizon))?.first)
         #expect(payment.label == "Octopus Energy")
         #expect(payment.lastAmount)
         #expect(payment.next == LocalDate(iso: "2026-11-29"))
-        #expect(payment.recurrence == nil)
+        // 29 November is a Sunday: the collection may have been due on the Saturday, 30 days
+        // after the last, so monthly from then.
+        #expect(payment.recurrence == Recurrence(frequency: .monthly))
+        #expect(payment.reckonedFrom == LocalDate(iso: "2026-11-28"))
         let undated = try Self.decode(
             DirectDebitMandate.self,
             """
             {"status": "PENDING_CAS", "reference": "Council tax",
              "lastPayment": {"lastDate": "2026-01-31", "lastAmount": {"currency": "GBP", "minorUnits": 15000}}}
             """)
-        let monthly = try #require(Self.payments(undated.placement(in: Self.account))?.first)
+        let monthly = try #require(Self.payments(undated.placement(in: Self.account, horizon: Self.horizon))?.first)
         #expect(monthly.label == "Council tax")
         #expect(monthly.next == LocalDate(iso: "2026-02-28"))
         #expect(monthly.recurrence == Recurrence(frequency: .monthly))
         let neverPaid = try Self.decode(
             DirectDebitMandate.self, #"{"status": "LIVE", "nextDate": "2026-11-29", "lastPayment": null}"#)
-        #expect(Self.payments(neverPaid.placement(in: Self.account))?.first?.amount == nil)
+        #expect(Self.payments(neverPaid.placement(in: Self.account, horizon: Self.horizon))?.first?.amount == nil)
         let cancelled = try Self.decode(DirectDebitMandate.self, #"{"status": "CANCELLED", "nextDate": "2026-11-29"}"#)
-        #expect(cancelled.placement(in: Self.account) == .notCounted)
+        #expect(cancelled.placement(in: Self.account, horizon: Self.horizon) == .notCounted)
         let nothingToDateItFrom = try Self.decode(DirectDebitMandate.self, #"{"status": "LIVE"}"#)
-        guard case .unplaced(let why) = nothingToDateItFrom.placement(in: Self.account) else {
+        guard case .unplaced(let why) = nothingToDateItFrom.placement(in: Self.account, horizon: Self.horizon) else {
             Issue.record("placed a mandate with no date")
             return
         }
@@ -116,7 +151,7 @@ import Testing
              "minorUnits": 5000}, "nextPaymentDate": "2026-11-30", "recurrenceRule": {"startDate": "2026-01-01",
              "frequency": "WEEKLY", "interval": 2, "days": ["MONDAY", null, "THURSDAY"]}}
             """)
-        let payment = try #require(Self.payments(transfer.placement(goalName: "Holiday"))?.first)
+        let payment = try #require(Self.payments(transfer.placement(goalName: "Holiday", horizon: Self.horizon))?.first)
         #expect(payment.label == "Holiday")
         #expect(payment.recurrence == Recurrence(frequency: .weekly, interval: 2, days: [.monday, .thursday]))
         let odd = try Self.decode(
@@ -125,7 +160,7 @@ import Testing
             {"currencyAndAmount": {"currency": "GBP", "minorUnits": 5000}, "nextPaymentDate": "2026-11-30",
              "recurrenceRule": {"startDate": "2026-01-01", "frequency": "WEEKLY", "interval": 0}}
             """)
-        guard case .unplaced = odd.placement(goalName: "Holiday") else {
+        guard case .unplaced = odd.placement(goalName: "Holiday", horizon: Self.horizon) else {
             Issue.record("placed a recurrence with an interval of 0")
             return
         }
@@ -135,7 +170,7 @@ import Testing
     /// know, cannot be placed, and a next date that cannot be read is never guessed.
     @Test func aMandateTheJobCannotReadIsUnplacedNeverLeftOut() throws {
         func placement(_ json: String) throws -> SchedulePlacement {
-            try Self.decode(DirectDebitMandate.self, json).placement(in: Self.account)
+            try Self.decode(DirectDebitMandate.self, json).placement(in: Self.account, horizon: Self.horizon)
         }
         let paid =
             #""lastPayment": {"lastDate": "2026-10-30", "lastAmount": {"currency": "GBP", "minorUnits": 123400}}"#
@@ -162,7 +197,7 @@ import Testing
                 "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"},
                 "categoryUid": "\(category)"\(cancelledAt.map { #", "cancelledAt": "\#($0)""# } ?? "")
                 """
-            ).placement(in: Self.account, today: Self.today)
+            ).placement(in: Self.account, horizon: Self.horizon)
         }
         #expect(Self.payments(try order(category: " CA700000-0000-4000-8000-000000000001 ")) != nil)
         // A cancellation still to come leaves it counted; one the job cannot read, unplaced.
@@ -189,7 +224,7 @@ import Testing
             "amount": {"currency": "XYZ", "minorUnits": 100}, "nextDate": "2026-11-28",
             "standingOrderRecurrence": {"startDate": "2026-01-01", "frequency": "WEEKLY"}
             """)
-        guard case .unplaced(let why) = order.placement(in: Self.account, today: Self.today) else {
+        guard case .unplaced(let why) = order.placement(in: Self.account, horizon: Self.horizon) else {
             Issue.record("placed an amount in an unknown currency")
             return
         }

@@ -79,7 +79,9 @@ struct LookAhead: Sendable {
         async let mandates = AccountFailure.result { () async throws(AccountFailure) -> [SchedulePlacement] in
             guard sees[1] else { return [] }
             do throws(BankError) {
-                return try await bank.mandates(accountUid: account.uid).map { $0.placement(in: account) }
+                return try await bank.mandates(accountUid: account.uid).map {
+                    $0.placement(in: account, horizon: horizon)
+                }
             } catch {
                 return [try LookAhead.refused("direct debits", error)]
             }
@@ -87,7 +89,7 @@ struct LookAhead: Sendable {
         async let goalTransfers = AccountFailure.result {
             () async throws(AccountFailure) -> ([SchedulePlacement], [SavingsGoal]?) in
             guard sees[2] else { return ([], nil) }
-            return try await recurringTransfers(of: account)
+            return try await recurringTransfers(of: account, in: horizon)
         }
         let (transfers, goals) = try await goalTransfers.get()
         var payments: [ScheduledPayment] = []
@@ -105,11 +107,11 @@ struct LookAhead: Sendable {
     }
 
     /// The account's standing orders from its default category; the bank's next dates are
-    /// asked only for an order without a next date or with a frequency not known.
+    /// asked only for an order that can fall due before the horizon ends and has no next
+    /// date or a frequency not known.
     private func standingOrders(of account: Account, in horizon: Horizon) async throws(AccountFailure)
         -> [SchedulePlacement]
     {
-        let (today, end) = (horizon.today, horizon.end)
         let list: [StandingOrder]
         do throws(BankError) {
             list = try await bank.standingOrders(accountUid: account.uid, categoryUid: account.defaultCategory)
@@ -118,8 +120,8 @@ struct LookAhead: Sendable {
         }
         var part: [SchedulePlacement] = []
         for order in list {
-            guard order.needsNextDates(in: account, today: today), let uid = order.paymentOrderUid else {
-                part.append(order.placement(in: account, today: today))
+            guard order.needsNextDates(in: account, horizon: horizon), let uid = order.paymentOrderUid else {
+                part.append(order.placement(in: account, horizon: horizon))
                 continue
             }
             let dates: [String]
@@ -136,19 +138,16 @@ struct LookAhead: Sendable {
                 part.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
                 continue
             }
-            // As many dates as were asked for, all before the horizon ends: more may follow.
-            if parsed.count >= LookAhead.nextDatesAsked, let last = parsed.max(), last <= end {
-                part.append(
-                    .unplaced("\(order.label) (standing order): more payments before \(end) than the bank lists"))
-                continue
-            }
-            part.append(order.placement(in: account, today: today, nextDates: parsed))
+            // The list is all there is before payday only when it reaches past the horizon
+            // or the order ends first: the bank may list fewer dates than asked.
+            part.append(order.placement(in: account, horizon: horizon, nextDates: parsed))
         }
         return part
     }
 
     /// Each of the account's goals' recurring transfer, one request per goal, side by side.
-    private func recurringTransfers(of account: Account) async throws(AccountFailure)
+    /// Each answer travels with the goal it was asked for, whatever order they arrive in.
+    private func recurringTransfers(of account: Account, in horizon: Horizon) async throws(AccountFailure)
         -> ([SchedulePlacement], [SavingsGoal]?)
     {
         let goals: [SavingsGoal]
@@ -158,28 +157,31 @@ struct LookAhead: Sendable {
             throw LookAhead.failure(error)
         }
         let live = goals.filter { !$0.isArchived }
-        let answers = await withTaskGroup(of: (Int, Result<ScheduledSavingsPayment?, BankError>).self) { group in
-            for (index, goal) in live.enumerated() {
+        typealias Answer = (goal: SavingsGoal, result: Result<ScheduledSavingsPayment?, BankError>)
+        let answers = await withTaskGroup(of: Answer.self) { group in
+            for goal in live {
                 group.addTask {
                     do throws(BankError) {
-                        return (
-                            index,
-                            .success(
-                                try await bank.recurringTransfer(accountUid: account.uid, goalUid: goal.savingsGoalUid))
-                        )
+                        let transfer = try await bank.recurringTransfer(
+                            accountUid: account.uid, goalUid: goal.savingsGoalUid)
+                        return (goal, .success(transfer))
                     } catch {
-                        return (index, .failure(error))
+                        return (goal, .failure(error))
                     }
                 }
             }
-            var answers: [(Int, Result<ScheduledSavingsPayment?, BankError>)] = []
+            var answers: [Answer] = []
             for await answer in group { answers.append(answer) }
-            return answers.sorted { $0.0 < $1.0 }.map(\.1)
+            // In the order the bank listed the goals, so that what is said comes out the same.
+            let order = Dictionary(live.enumerated().map { ($1.savingsGoalUid, $0) }) { first, _ in first }
+            return answers.sorted {
+                order[$0.goal.savingsGoalUid, default: 0] < order[$1.goal.savingsGoalUid, default: 0]
+            }
         }
         var part: [SchedulePlacement] = []
-        for (goal, answer) in zip(live, answers) {
+        for (goal, answer) in answers {
             switch answer {
-            case .success(let transfer?): part.append(transfer.placement(goalName: goal.name))
+            case .success(let transfer?): part.append(transfer.placement(goalName: goal.name, horizon: horizon))
             case .success(nil): continue
             case .failure(let error):
                 part.append(try LookAhead.refused("the recurring transfer into \(goal.name)", error))
