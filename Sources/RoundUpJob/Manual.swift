@@ -109,6 +109,18 @@ public enum Manual {
                     + "moved. A token without standing-order:read, mandate:read or savings-goal-transfer:read saves as "
                     + "before and says what it could not see; one with them never saves on a forecast it could not "
                     + "complete. upcomingPayments: ignore measures against today's balance only."),
+            ".Pp",
+            escaped(
+                "A direct debit falls due on its next date and again at its cadence, reckoned from the days between "
+                    + "its last payment and the earliest its next date may have been due before a weekend or bank "
+                    + "holiday moved it: 7 or fewer is weekly, 8 to 27 that many whole weeks, 28 every four weeks, more "
+                    + "monthly; a never-paid mandate is monthly. Such dates are about; a missed collection makes a "
+                    + "weekly debit look fortnightly. An item whose next date lies after the horizon never holds a "
+                    + "week back, whatever else about it cannot be read. A list of a standing order's next dates "
+                    + "counts only when it reaches past the horizon or the order's own end. A week whose transfer is "
+                    + "sent again (a run finishing an unconfirmed week, resolve --retry or --redirect) is measured "
+                    + "again first, as a fresh week would be; its recorded amount is sent in full or not at all, and "
+                    + "when it no longer fits the week ends held back (exit 0). resolve --check says which."),
             ".Sh WEEK STATES",
             escaped(
                 "Each account's week ends in one of these states. The run's summary, the Markdown report, history "

@@ -247,6 +247,27 @@ extension Ledger {
         try change(accountUid, weekEnd, changes)
     }
 
+    /// A week whose recorded transfer was to be sent again and no longer fits what the
+    /// account can spare: it ends held back, as a week decided without room would. Nothing
+    /// moved, its payments stay counted, and `note` says why; its transfer uid and sends are
+    /// kept.
+    public func recordHeldBack(
+        accountUid: String, weekEnd: LocalDate, note: String, forecast: ForecastSummary?, at now: Instant
+    ) throws {
+        try change(
+            accountUid, weekEnd,
+            [
+                Columns.status.set(to: WeekState.nothing.rawValue), Columns.minorUnits.set(to: 0),
+                Columns.note.set(to: Ledger.clip(note)), Columns.reason.set(to: nil),
+                Columns.forecastThrough.set(to: forecast?.through.description),
+                Columns.forecastPayday.set(to: forecast?.payday?.description),
+                Columns.forecastPayments.set(to: forecast?.payments),
+                Columns.forecastDue.set(to: forecast?.dueMinorUnits),
+                Columns.forecastLowPoint.set(to: forecast?.lowPointMinorUnits),
+                Columns.updatedAt.set(to: now.iso8601),
+            ])
+    }
+
     /// A person's decision on a held or failed week (`roundup resolve`): send it again,
     /// to the same goal or to another one with a new transfer uid.
     public func recordRetry(

@@ -25,12 +25,16 @@ public struct AccountFacts: Sendable, Equatable {
     /// What this run's earlier weeks moved from the account since the balance was read.
     public var movedEarlier: Money?
     public var dryRun: Bool
+    /// The week's transfer was recorded by an earlier decision and is to be sent again: its
+    /// amount moves in full or not at all, whatever `belowMinimumBalance` says.
+    public var resend: Bool
 
     public init(
         total: Money, recorded: LedgerEntry? = nil, minimum: MinimumBalance? = nil,
         balance: Money? = nil, overdraft: OverdraftGuard = .none, forecast: Forecast? = nil,
-        movedEarlier: Money? = nil, dryRun: Bool = false
+        movedEarlier: Money? = nil, dryRun: Bool = false, resend: Bool = false
     ) {
+        self.resend = resend
         self.forecast = forecast
         self.movedEarlier = movedEarlier
         self.total = total
@@ -149,7 +153,11 @@ public enum AccountDecision: Sendable, Equatable {
         var outcome: BalanceOutcome?
         if let minimum = facts.minimum {
             guard let measure = BalanceMeasure(facts) else { return .readBalance }
-            outcome = minimum.outcome(total: facts.total, measure)
+            outcome =
+                facts.resend
+                ? MinimumBalance(minimum: minimum.minimum, whenBelow: .skip).outcome(
+                    total: facts.total, measure, skipped: AccountDecision.inFull)
+                : minimum.outcome(total: facts.total, measure)
         }
         let move = outcome?.move ?? facts.total
         guard move.minorUnits > 0 else { return .nothingToMove(outcome) }
@@ -175,6 +183,9 @@ public enum AccountDecision: Sendable, Equatable {
         if let why = overdraws { return .nothingToMove(overdrawn(facts, outcome, why)) }
         return .transfer(amount: move, outcome)
     }
+
+    /// Why a week sent again moves nothing rather than part of its amount.
+    static let inFull = "a transfer sent again moves its recorded amount in full or not at all"
 
     /// All of the week's round-up held back, because what the bank has scheduled before
     /// payday could not all be seen.
@@ -249,7 +260,9 @@ struct BalanceMeasure {
 extension MinimumBalance {
     /// What this minimum does to `total` when the account's balance goes as low as `measure`
     /// says, with the reason in words when it holds anything back.
-    func outcome(total: Money, _ measure: BalanceMeasure) -> BalanceOutcome {
+    func outcome(total: Money, _ measure: BalanceMeasure, skipped: String = "belowMinimumBalance: skip")
+        -> BalanceOutcome
+    {
         let (move, heldBack) = apply(total: total, balance: measure.low)
         var outcome = BalanceOutcome(
             balance: measure.balance, lowPoint: measure.lowPointIfLower, minimum: minimum, move: move,
@@ -262,7 +275,7 @@ extension MinimumBalance {
                 "held back \(total): \(measure.words) is not above the minimum of \(minimum)"
             } else {
                 "held back \(total): moving it would take \(measure.words) below the minimum of "
-                    + "\(minimum) (belowMinimumBalance: skip)"
+                    + "\(minimum) (\(skipped))"
             }
         return outcome
     }

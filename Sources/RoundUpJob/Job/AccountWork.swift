@@ -95,50 +95,26 @@ struct AccountWork: Sendable {
         }
     }
 
-    /// What to do with `week`, as `AccountDecision.decide` says once it has the facts it
-    /// asks for: the balance, then the bank's word on the amount, each at most once.
+    /// How much of a week the account can spare, measured with this run's readings.
+    var measure: WeekMeasure { WeekMeasure(bank: bank, rules: rules, memory: memory, logger: logger, now: now) }
+
+    /// What to do with `week` (`WeekMeasure.decide`).
     private func decide(_ week: AccountWeek, plan: RoundUpPlan, reading: LookAhead.Reading)
-        async
-        throws(AccountFailure) -> AccountDecision
+        async throws(AccountFailure) -> AccountDecision
     {
-        var facts = AccountFacts(
-            total: plan.total, recorded: week.recorded, minimum: rules.minimumBalances[plan.currency.code],
-            balance: reading.balance, overdraft: OverdraftGuard(rules.overdraft, scopes: week.scopes),
-            forecast: reading.forecast, movedEarlier: memory.moved(from: week.account.uid, in: plan.currency),
-            dryRun: week.dryRun)
-        var decision = AccountDecision.decide(facts)
-        for _ in 1...2 {
-            if decision == .readBalance, facts.balance == nil {
-                let read = try await bank.balance(of: week.account, in: plan.currency)
-                facts.balance = memory.remember(balance: read, of: week.account.uid)
-            } else if case .confirmFunds(let amount) = decision, facts.fundsAsked != amount {
-                facts.funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(week.account, amount))
-                facts.fundsAsked = amount
-            } else {
-                break
-            }
-            decision = AccountDecision.decide(facts)
-        }
-        return decision
+        try await measure.decide(
+            measure.facts(
+                total: plan.total, account: week.account, scopes: week.scopes, reading: reading,
+                recorded: week.recorded, dryRun: week.dryRun),
+            account: week.account)
     }
 
-    /// The balance and the forecast `week` is measured against, when a rule measures it
-    /// (a minimum balance in its currency, or keeping out of overdraft) and the ledger has
-    /// not decided it; nothing otherwise.
+    /// The balance and the forecast `week` is measured against (`WeekMeasure.read`), when
+    /// the ledger has not decided it; nothing otherwise. A recorded transfer sent again is
+    /// measured when it is about to be sent.
     private func lookAhead(_ week: AccountWeek) async throws(AccountFailure) -> LookAhead.Reading {
-        let account = week.account
-        guard week.recorded == nil, let currency = Currency(code: account.currencyCode) else {
-            return LookAhead.Reading()
-        }
-        let minimum = rules.minimumBalances[currency.code] != nil
-        let guarded = OverdraftGuard(rules.overdraft, scopes: week.scopes)
-        let needsForecast = rules.upcomingPayments == .count && (minimum || guarded != .none)
-        let needsBalance = minimum || guarded == .balance
-        guard needsForecast || needsBalance else { return LookAhead.Reading() }
-        let today = Week.localDate(of: now(), in: rules.timeZone)
-        return try await LookAhead(bank: bank, memory: memory, logger: logger).read(
-            account, currency: currency, horizon: Horizon(today: today, payday: rules.payday), scopes: week.scopes,
-            needsBalance: needsBalance, needsForecast: needsForecast)
+        guard week.recorded == nil else { return LookAhead.Reading() }
+        return try await measure.read(week.account, scopes: week.scopes)
     }
 
     /// Carries `decision` out: the only place a run's week moves money or changes the
@@ -156,8 +132,13 @@ struct AccountWork: Sendable {
             logger.info("\(account.label): the ledger has this week as \(WeekFate(entry).word)")
             found.movement = Movement(recorded: entry, currency: plan.currency)
             let outcome = try await sender.resume(
-                entry, plan: plan, account: account, week: week.bounds, dryRun: dryRun, scopes: week.scopes)
+                entry, plan: plan, account: account, week: week.bounds, dryRun: dryRun, scopes: week.scopes,
+                found: &found)
             found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
+            if outcome.fate == .transferred, let moved = found.movement?.amount {
+                // The run's later weeks measure against the balance less what was sent again.
+                memory.count(moved: moved, from: account.uid)
+            }
             return outcome
         case .nothingToMove(let minimum):
             found.balance = minimum

@@ -23,6 +23,9 @@ struct TransferSender: Sendable {
     let logger: Logger
     let now: @Sendable () -> Instant
 
+    /// How much the account can spare, measured before a recorded transfer is sent again.
+    var measure: WeekMeasure { WeekMeasure(bank: bank, rules: rules, memory: memory, logger: logger, now: now) }
+
     /// The week's transfer with its goal: the goal found (once per run), or created unless
     /// `dryRun`. A goal that did not become active holds the week (a real run records it for
     /// a person).
@@ -154,8 +157,11 @@ struct TransferSender: Sendable {
 
     /// The week already has a ledger entry: say what it holds, or finish a transfer whose
     /// outcome was never recorded: found in the feed, or sent with the same transfer uid and amount.
+    /// A transfer sent again is measured first (`WeekMeasure.resend`); what it was measured
+    /// against goes into `found`, for the report.
     func resume(
-        _ entry: LedgerEntry, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool, scopes: Set<String>
+        _ entry: LedgerEntry, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool, scopes: Set<String>,
+        found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
         let recorded = Money(minorUnits: entry.minorUnits, currency: plan.currency)
         let differs = recorded != plan.total ? " (this week's feed now gives \(plan.total))" : ""
@@ -175,7 +181,7 @@ struct TransferSender: Sendable {
         case .pending:
             var outcome = try await finishUnconfirmed(
                 entry, recorded: recorded, payments: plan.counted, account: account, week: week, dryRun: dryRun,
-                scopes: scopes)
+                scopes: scopes, found: &found)
             // Money that moved, now or before, is told against what the feed gives today.
             if outcome.fate.kind == .moved { outcome.detail += differs }
             return outcome
@@ -186,7 +192,7 @@ struct TransferSender: Sendable {
     /// again with the same transfer uid when the feed shows no sign of it, or held.
     private func finishUnconfirmed(
         _ entry: LedgerEntry, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
-        dryRun: Bool, scopes: Set<String>
+        dryRun: Bool, scopes: Set<String>, found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
         let goalName = entry.goalName ?? "the goal"
         // Another ledger's transfer may have come since the intent.
@@ -209,10 +215,17 @@ struct TransferSender: Sendable {
                     search.time.tooFar.map { "a real run would send nothing: \($0)" }
                         ?? tooSoon.map { "\($0): a real run would wait" }
                         ?? Self.goalGrewReason(entry).map(TransferCheck.wouldHold)
-                        ?? "the feed does not show the unconfirmed transfer of \(recorded) into \"\(goalName)\" from an "
-                        + "earlier run; a real run would send it again with the same transfer uid"
                 }
-            return .wouldDo(preview)
+            if let preview { return .wouldDo(preview) }
+            let absent =
+                "the feed does not show the unconfirmed transfer of \(recorded) into \"\(goalName)\" from an earlier run"
+            if case .heldBack(let outcome, let forecast) = try await measure.resend(
+                entry, account: account, scopes: scopes, dryRun: true)
+            {
+                (found.balance, found.forecast) = (outcome, forecast)
+                return .wouldDo("\(absent); a real run would not send it again: \(outcome.note ?? "")")
+            }
+            return .wouldDo("\(absent); a real run would send it again with the same transfer uid")
         }
         switch check {
         case .arrived(let found):
@@ -229,41 +242,32 @@ struct TransferSender: Sendable {
                 throw AccountFailure(.temporaryFailure, "\(tooSoon): the next run looks again")
             }
             if let grew = Self.goalGrewReason(entry) { try records.hold(entry, reason: grew) }
-            try await refuseOverdraft(entry, account: account, scopes: scopes)
+            switch try await measure.resend(entry, account: account, scopes: scopes, dryRun: false) {
+            case .heldBack(let outcome, let forecast):
+                (found.balance, found.forecast, found.movement) = (outcome, forecast, nil)
+                return .heldBack("\(begun) was not sent again: \(try holdBack(entry, outcome, forecast))")
+            case .fits(let forecast):
+                found.forecast = forecast
+            }
             try await send(entry, account: account, goalBefore: goalTotal)
             return .transferred("completed \(begun)")
         }
     }
 
-    /// Under `overdraft: avoid`, throws when sending `entry`'s transfer again now would take
-    /// the account into overdraft: the amount was checked when the week was decided, but a
-    /// week left unconfirmed is sent again later, against another balance. The week stays
-    /// unconfirmed (75), and the next run looks in the feed and checks again before sending.
-    func refuseOverdraft(_ entry: LedgerEntry, account: Account, scopes: Set<String>) async throws(AccountFailure) {
-        guard let currency = Currency(code: entry.currency) else {
-            throw AccountFailure(
-                .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
+    /// Ends `entry`'s week held back: its recorded transfer, about to be sent again, no
+    /// longer fits (`outcome` says why). Nothing moved and its payments stay counted, as for a
+    /// week decided without room. Returns the reason, as the ledger records it.
+    func holdBack(_ entry: LedgerEntry, _ outcome: BalanceOutcome, _ forecast: Forecast?) throws(AccountFailure)
+        -> String
+    {
+        let note = outcome.note ?? "held back \(entry.amountText)"
+        try AccountFailure.ledgerWrite("record the week held back") {
+            try ledger.recordHeldBack(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, note: note,
+                forecast: ForecastSummary(forecast, outcome), at: now())
         }
-        let amount = Money(minorUnits: entry.minorUnits, currency: currency)
-        let overdraws: String?
-        switch OverdraftGuard(rules.overdraft, scopes: scopes) {
-        case .none:
-            overdraws = nil
-        case .askBank:
-            let funds = FundsAnswer(wouldOverdraw: try await bank.wouldOverdraw(account, amount))
-            overdraws = OverdraftGuard.overdraws(moving: amount, due: nil, funds: funds)
-        case .balance:
-            // A token with neither scope is refused the balance by the bank: 77.
-            let balance = try await bank.balance(of: account, in: currency)
-            overdraws = OverdraftGuard.overdraws(moving: amount, BalanceMeasure(balance: balance))
-        }
-        guard let why = overdraws else { return }
-        let reason = "not sent again: \(why) (overdraft: avoid)"
-        try? ledger.recordFailure(accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: reason, at: now())
-        throw AccountFailure(
-            .temporaryFailure,
-            "the unconfirmed transfer of \(amount) was \(reason); it stays unconfirmed, and the next run looks in the "
-                + "feed and checks again before sending it")
+        logger.notice("\(entry.label): \(entry.amountText) not sent again: \(note)")
+        return note
     }
 
     /// Sends a recorded transfer and records its outcome. When the bank may have acted

@@ -83,14 +83,33 @@ struct WeekResolver: Sendable {
                     + "ending \(entry.weekEnd) of \(entry.label) is recorded as transferred.\(gone)\n"
             case .absent:
                 return "The feed shows no transfer of \(entry.amountText) into \(goal) since \(week.since.iso8601); "
-                    + "nothing changed. `--retry` sends it again, `--redirect GOAL` sends it elsewhere, "
-                    + "`--abandon REASON` gives it up.\n"
+                    + "nothing changed. \(await resendWords(entry, account: account)) `--redirect GOAL` sends it "
+                    + "elsewhere, `--abandon REASON` gives it up.\n"
             case .unclear(let reason):
                 return "Still unclear: \(reason). Nothing changed; `--retry` sends it again, `--abandon REASON` "
                     + "gives it up.\n"
             }
         } catch {
             throw CommandFailure(error.status, error.message)
+        }
+    }
+
+    /// What `--retry` would do with `entry` now, measured as it would be (nothing is sent):
+    /// send it, or end the week held back, and why.
+    private func resendWords(_ entry: LedgerEntry, account: Account) async -> String {
+        do throws(AccountFailure) {
+            let scopes = Set(
+                try await AccountFailure.bankCall { () async throws(BankError) in
+                    try await bank.tokenIdentity().scopes
+                })
+            switch try await sender.measure.resend(entry, account: account, scopes: scopes, dryRun: true) {
+            case .fits: return "`--retry` would send it again now;"
+            case .heldBack(let outcome, _):
+                return "`--retry` would send nothing now and settle the week as held back: \(outcome.note ?? "");"
+            }
+        } catch {
+            return "Whether `--retry` would send it now could not be measured (\(error.message)); `--retry` measures "
+                + "it again before sending;"
         }
     }
 
@@ -219,7 +238,15 @@ struct WeekResolver: Sendable {
             if entry.status != .held, let grew = TransferSender.goalGrewReason(entry) {
                 try records.hold(entry, reason: grew)
             }
-            try await sender.refuseOverdraft(entry, account: account, scopes: scopes)
+            // The recorded amount is measured again, as a fresh decision would be: it is sent
+            // in full, or the week ends held back.
+            if case .heldBack(let outcome, let forecast) = try await sender.measure.resend(
+                entry, account: account, scopes: scopes, dryRun: false)
+            {
+                let note = try sender.holdBack(entry, outcome, forecast)
+                return "Nothing was sent: \(note). The week ending \(entry.weekEnd) of \(entry.label) is settled as "
+                    + "held back, with nothing moved and its payments counted.\n"
+            }
             if let target {
                 entry.goalUid = target.uid
                 entry.goalName = target.name
