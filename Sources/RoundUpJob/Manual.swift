@@ -112,9 +112,10 @@ public enum Manual {
             ".Pp",
             escaped(
                 "A direct debit falls due on its next date and again at its cadence, reckoned from the days between "
-                    + "its last payment and the earliest its next date may have been due before a weekend or bank "
-                    + "holiday moved it: 7 or fewer is weekly, 8 to 27 that many whole weeks, 28 every four weeks, more "
-                    + "monthly; a never-paid mandate is monthly. Such dates are about; a missed collection makes a "
+                    + "its last payment and its next date, either perhaps moved by a weekend or bank holiday: the "
+                    + "fastest of weekly, every 2, 3 or 4 weeks and monthly that the gap allows, else 7 or fewer "
+                    + "weekly, 8 to 27 that many whole weeks, more monthly; a never-paid mandate is monthly. Later "
+                    + "dates are about; a missed collection makes a "
                     + "weekly debit look fortnightly. An item whose next date lies after the horizon never holds a "
                     + "week back, whatever else about it cannot be read. A list of a standing order's next dates "
                     + "counts only when it reaches past the horizon or the order's own end. A week whose transfer is "

@@ -362,24 +362,29 @@ extension DirectDebitMandate {
         return .payments([
             ScheduledPayment(
                 label: label, source: .directDebit, amount: amount, lastAmount: true, next: date,
-                recurrence: DirectDebitMandate.cadence(lastPaid: last ?? nil, dueFrom: from), reckonedFrom: from)
+                recurrence: DirectDebitMandate.cadence(lastPaid: last ?? nil, next: date), reckonedFrom: from)
         ])
     }
 
-    /// How often a mandate collects, from the days between its last payment and the earliest
-    /// its next date may have been due (`dueFrom`): 7 days or less is weekly; 8 to 27 days,
-    /// that many whole weeks; exactly 28, every four weeks; more, monthly. A mandate never
-    /// paid is taken as monthly. The gap is taken at its shortest, so that a cadence is never
-    /// reckoned slower than it is, save when a collection was missed (a weekly debit that
-    /// skipped a week looks fortnightly).
-    public static func cadence(lastPaid: LocalDate?, dueFrom: LocalDate) -> Recurrence {
+    /// How often a mandate collects, from its last payment and its next date. Either may
+    /// have been moved past a weekend or bank holiday, so the gap between the days they were
+    /// due lies between the shortest (the earliest the next may have been due, less the last
+    /// payment) and the longest (the next, less the earliest the last may have been due).
+    /// The cadence is the fastest of weekly, every 2, 3 or 4 weeks, and monthly (28 to 31
+    /// days) that such a gap allows; when none does, the shortest gap says: 7 days or less
+    /// is weekly; 8 to 27 days, that many whole weeks; more, monthly. A mandate never paid is
+    /// taken as monthly. So a cadence is never reckoned slower than it is, save when a
+    /// collection was missed (a weekly debit that skipped a week looks fortnightly).
+    public static func cadence(lastPaid: LocalDate?, next: LocalDate) -> Recurrence {
         guard let lastPaid else { return Recurrence(frequency: .monthly) }
-        let gap = dueFrom.daysSinceEpoch - lastPaid.daysSinceEpoch
-        switch gap {
-        case ...7: return Recurrence(frequency: .weekly)
-        case 8...28: return Recurrence(frequency: .weekly, interval: gap / 7)
-        default: return Recurrence(frequency: .monthly)
+        let shortest = BankHolidays.earliestDue(movedTo: next).daysSinceEpoch - lastPaid.daysSinceEpoch
+        let longest = next.daysSinceEpoch - BankHolidays.earliestDue(movedTo: lastPaid).daysSinceEpoch
+        if shortest <= 7 { return Recurrence(frequency: .weekly) }
+        if let weeks = (1...4).first(where: { (shortest...max(shortest, longest)).contains($0 * 7) }) {
+            return Recurrence(frequency: .weekly, interval: weeks)
         }
+        if shortest <= 31, longest >= 28 { return Recurrence(frequency: .monthly) }
+        return shortest < 28 ? Recurrence(frequency: .weekly, interval: shortest / 7) : Recurrence(frequency: .monthly)
     }
 }
 

@@ -5,8 +5,8 @@ import StarlingAPI
 import Testing
 
 /// A direct debit's dates before payday, from only what the bank shows of it (its last
-/// payment and its next date): generated true schedules (weekly, fortnightly, four-weekly,
-/// monthly, each collection moved past weekends and England and Wales bank holidays), and
+/// payment and its next date): generated true schedules (weekly, fortnightly, three-weekly,
+/// four-weekly, monthly, each collection moved past weekends and England and Wales bank holidays), and
 /// the job never counts fewer collections before the horizon ends than the schedule makes.
 @Suite struct DebitCadenceTests {
     /// England and Wales bank holidays as gov.uk lists them, the true calendar the generated
@@ -43,6 +43,7 @@ import Testing
         #expect(BankHolidays.earliestDue(movedTo: LocalDate(iso: "2026-11-27")!) == LocalDate(iso: "2026-11-27"))
     }
 
+    /// Next on Monday 30 November, which may have been due on the Saturday before.
     @Test(arguments: [
         ("2026-11-23", "2026-11-30", Recurrence(frequency: .weekly)),
         ("2026-11-26", "2026-11-30", Recurrence(frequency: .weekly)),
@@ -51,15 +52,20 @@ import Testing
         ("2026-11-03", "2026-11-30", Recurrence(frequency: .weekly, interval: 3)),
         ("2026-11-02", "2026-11-30", Recurrence(frequency: .weekly, interval: 4)),
         ("2026-10-30", "2026-11-30", Recurrence(frequency: .monthly)),
+        // Paid on Friday 30 October, next on Monday 30 November: 29 to 31 days, monthly;
+        // 27 days before (a Sunday's collection moved to Monday the 2nd) would be 4-weekly.
+        ("2026-11-03", "2026-11-30", Recurrence(frequency: .weekly, interval: 3)),
+        ("2026-09-30", "2026-11-30", Recurrence(frequency: .monthly)),
+        ("2026-10-20", "2026-11-30", Recurrence(frequency: .monthly)),
     ])
-    func theCadenceIsTheGapAtItsShortest(last: String, next: String, cadence: Recurrence) {
+    func theCadenceIsTheFastestTheGapAllows(last: String, next: String, cadence: Recurrence) {
         let next = LocalDate(iso: next)!
-        #expect(DirectDebitMandate.cadence(lastPaid: LocalDate(iso: last), dueFrom: next) == cadence)
-        #expect(DirectDebitMandate.cadence(lastPaid: nil, dueFrom: next) == Recurrence(frequency: .monthly))
+        #expect(DirectDebitMandate.cadence(lastPaid: LocalDate(iso: last), next: next) == cadence)
+        #expect(DirectDebitMandate.cadence(lastPaid: nil, next: next) == Recurrence(frequency: .monthly))
     }
 
     enum Kind: Int, CaseIterable, Sendable {
-        case weekly, fortnightly, fourWeekly, monthly
+        case weekly, fortnightly, threeWeekly, fourWeekly, monthly
     }
 
     struct Debit: Sendable, CustomStringConvertible {
@@ -76,6 +82,7 @@ import Testing
                     switch kind {
                     case .weekly: anchor.adding(days: 7 * step)
                     case .fortnightly: anchor.adding(days: 14 * step)
+                    case .threeWeekly: anchor.adding(days: 21 * step)
                     case .fourWeekly: anchor.adding(days: 28 * step)
                     case .monthly: Recurrence(frequency: .monthly).date(step, after: anchor)
                     }
@@ -89,7 +96,7 @@ import Testing
     }
 
     static let debits = zip(
-        Gen.int(in: 0...3), Gen.int(in: 20_100...20_800), Gen.int(in: 0...40), Gen.int(in: 0...3), Gen.int(in: 1...31)
+        Gen.int(in: 0...4), Gen.int(in: 20_100...20_800), Gen.int(in: 0...40), Gen.int(in: 0...3), Gen.int(in: 1...31)
     ).map { kind, anchor, offset, paydayKind, paydayNumber -> Debit in
         let today = LocalDate(daysSinceEpoch: anchor + offset)
         let payday: Payday? =
