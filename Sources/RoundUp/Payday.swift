@@ -102,9 +102,9 @@ public struct Horizon: Hashable, Sendable {
     /// Without a payday the horizon is the next seven days, through the next weekly run.
     public static let weekWithoutPayday = 7
 
-    /// The horizon of a run on `today`: through the next payday, or through the following
-    /// Monday when that payday falls on a weekend (bank holidays are not known); without a
-    /// payday, through the next seven days.
+    /// The horizon of a run on `today`: through the next payday, or, when that payday falls
+    /// on a weekend or bank holiday (`BankHolidays`), through the next working day after it,
+    /// when pay may arrive instead; without a payday, through the next seven days.
     public init(today: LocalDate, payday: Payday?) {
         self.today = today
         guard let payday else {
@@ -114,12 +114,9 @@ public struct Horizon: Hashable, Sendable {
         }
         let next = payday.next(after: today)
         self.payday = next
-        self.end =
-            switch next.weekday {
-            case .saturday: next.adding(days: 2)
-            case .sunday: next.adding(days: 1)
-            default: next
-            }
+        var end = next
+        while BankHolidays.isClosed(end), end.year < 9999 { end = end.adding(days: 1) }
+        self.end = end
     }
 
     public init(today: LocalDate, end: LocalDate, payday: LocalDate?) {
@@ -128,6 +125,7 @@ public struct Horizon: Hashable, Sendable {
         self.payday = payday
     }
 
-    /// Whether the payday falls on a weekend, so that the horizon runs through the Monday after.
-    public var paydayOnAWeekend: Bool { payday.map { [.saturday, .sunday].contains($0.weekday) } ?? false }
+    /// Whether the payday falls on a weekend or bank holiday, so that the horizon runs
+    /// through the next working day after it.
+    public var paydayOnAClosedDay: Bool { payday.map { $0 != end } ?? false }
 }

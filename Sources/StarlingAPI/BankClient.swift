@@ -249,12 +249,13 @@ public struct BankClient: Sendable {
         return try decode(Body.self, from: response, endpoint: "\(method.rawValue) \(path)")
     }
 
-    /// `response`'s body, decoded whole.
+    /// `response`'s body, decoded whole. The access token is taken out of it first: text the
+    /// bank sends back (a reference, a name) is said and kept, in reports and the ledger.
     private func decode<Body: Decodable>(_ type: Body.Type, from response: HTTPResponse, endpoint: String)
         throws(BankError) -> Body
     {
         do {
-            return try JSONDecoder().decode(Body.self, from: Data(response.body))
+            return try JSONDecoder().decode(Body.self, from: Data(token.redacted(inUTF8: response.body)))
         } catch {
             throw .malformedResponse(
                 endpoint: endpoint, detail: token.redacted(in: describe(error, body: response.body)))

@@ -51,6 +51,8 @@ public struct DirectDebitMandate: Decodable, Sendable, Equatable {
     public let reference: String?
     public let status: String?
     public let nextDate: String?
+    /// The last payment's date, as the mandate itself gives it (beside `lastPayment`'s).
+    public let lastDate: String?
     public let originatorName: String?
     public let lastPayment: LastPayment?
     public let categoryUid: String?
@@ -92,7 +94,7 @@ extension StandingOrder {
 
 extension DirectDebitMandate {
     enum CodingKeys: String, CodingKey {
-        case uid, reference, status, nextDate, originatorName, lastPayment, categoryUid
+        case uid, reference, status, nextDate, lastDate, originatorName, lastPayment, categoryUid
     }
 
     public init(from decoder: any Decoder) throws {
@@ -101,6 +103,7 @@ extension DirectDebitMandate {
         reference = try container.decodeIfPresent(String.self, forKey: .reference)
         status = try container.decodeIfPresent(String.self, forKey: .status)
         nextDate = try container.decodeIfPresent(String.self, forKey: .nextDate)
+        lastDate = try container.decodeIfPresent(String.self, forKey: .lastDate)
         originatorName = try container.decodeIfPresent(String.self, forKey: .originatorName)
         lastPayment = try container.decodeIfPresent(LastPayment.self, forKey: .lastPayment)
         categoryUid = try container.decodeUidIfPresent(forKey: .categoryUid)
@@ -263,9 +266,14 @@ extension StandingOrder {
         }
         guard listIsComplete(nextDates, horizon: horizon) else {
             let upTo = nextDates.max().map { "only up to \($0)" } ?? "none"
+            if case .on(let final)? = lastPayment, final <= horizon.end {
+                return .unplaced(
+                    "\(label) (standing order): the bank listed its dates \(upTo), short of its last payment on \(final)"
+                )
+            }
             return .unplaced(
                 "\(label) (standing order): the bank listed its dates \(upTo), not through \(horizon.end), and the "
-                    + "order has no end before then")
+                    + "order has no end before then that the job can tell")
         }
         // Each of the bank's own dates, as a payment of its own.
         return .payments(
@@ -276,32 +284,75 @@ extension StandingOrder {
     /// order that can fall due before the horizon ends, paid from the main balance, without a
     /// next date or a frequency the job can read.
     public func needsNextDates(in account: Account, horizon: Horizon) -> Bool {
-        guard !fallsDueAfter(horizon), isCancelled(by: horizon.today) == false,
+        // A cancellation time that cannot be read is looked at once the dates say the order
+        // can fall due before payday.
+        guard !fallsDueAfter(horizon), isCancelled(by: horizon.today) != true,
             Payer(categoryUid, of: account) == .mainBalance
         else { return false }
         return nextDate.flatMap({ LocalDate(iso: $0) }) == nil || standingOrderRecurrence?.recurrence == nil
     }
 
     /// Whether `dates`, the bank's own next dates for the order, are all it pays before
-    /// `horizon` ends: they reach past the horizon, or the order's own end comes first (its
-    /// `untilDate`, or its `count`-th payment from its `startDate`, which the list must then
-    /// reach).
+    /// `horizon` ends: they reach past the horizon, or they reach the order's own last
+    /// payment (`lastPayment`) and that comes before the horizon ends.
     public func listIsComplete(_ dates: [LocalDate], horizon: Horizon) -> Bool {
         let last = dates.max()
         if let last, last > horizon.end { return true }
-        guard let rule = standingOrderRecurrence else { return false }
-        if let text = rule.untilDate {
-            guard let until = LocalDate(iso: text) else { return false }
-            return until <= horizon.end
+        let final: LocalDate
+        switch lastPayment {
+        case .on(let date)?: final = date
+        case .none?: return true
+        case nil: return false
         }
-        guard let count = rule.count, count >= 1, let start = rule.startDate.flatMap({ LocalDate(iso: $0) }),
-            let recurrence = rule.recurrence, recurrence.days.isEmpty,
-            let end = recurrence.date(count - 1, after: start)
-        else { return false }
-        guard end <= horizon.end else { return false }
-        if end < horizon.today { return true }
+        guard final <= horizon.end else { return false }
+        if final < horizon.today { return true }
         guard let last else { return false }
-        return last >= end
+        return last >= final
+    }
+
+    /// The order's own last payment, when its recurrence says: the `count`-th from its
+    /// `startDate`, or the last on or before its `untilDate` (`.none` when it pays nothing
+    /// by then). Nil when the recurrence cannot say (no end, or a frequency not known).
+    var lastPayment: LastOfOrder? {
+        guard let rule = standingOrderRecurrence, let start = rule.startDate.flatMap({ LocalDate(iso: $0) }),
+            let frequency = rule.frequency.flatMap({ Recurrence.Frequency(rawValue: $0.uppercased()) })
+        else { return nil }
+        var days = Set<Weekday>()
+        for day in (rule.days ?? []).compactMap({ $0 }) {
+            guard let weekday = Weekday(rawValue: day.lowercased()) else { return nil }
+            days.insert(weekday)
+        }
+        if let interval = rule.interval, interval < 1 { return nil }
+        let recurrence = Recurrence(frequency: frequency, interval: rule.interval ?? 1, days: days)
+        if let text = rule.untilDate {
+            guard let until = LocalDate(iso: text) else { return nil }
+            guard start <= until else { return LastOfOrder.none }
+            // The last payment on or before `until` lies within one period of it.
+            let period =
+                switch frequency {
+                case .daily: 1
+                case .weekly: 7
+                case .monthly: 31
+                case .yearly: 366
+                }
+            let (span, overflow) = period.multipliedReportingOverflow(by: recurrence.interval)
+            let from = overflow ? start : max(start, until.adding(days: -min(span, 3_660_000)))
+            let dates = ScheduledPayment(
+                label: "", source: .standingOrder, amount: nil, next: start, recurrence: recurrence
+            ).dates(in: Horizon(today: from, end: until, payday: nil))
+            return dates.last.map { LastOfOrder.on($0) } ?? LastOfOrder.none
+        }
+        guard let count = rule.count, count >= 1, days.isEmpty,
+            let end = recurrence.date(count - 1, after: start)
+        else { return nil }
+        return .on(end)
+    }
+
+    /// An order's last payment by its own recurrence.
+    enum LastOfOrder {
+        case on(LocalDate)
+        /// It pays nothing by its end.
+        case none
     }
 }
 
@@ -316,7 +367,7 @@ extension DirectDebitMandate {
     public func placement(in account: Account, horizon: Horizon) -> SchedulePlacement {
         // Each date: not given (nil), given and not readable (.some(nil)), or a date.
         let next: LocalDate?? = nextDate.map { LocalDate(iso: $0) }
-        let last: LocalDate?? = (lastPayment?.lastDate).map { LocalDate(iso: $0) }
+        let last = lastPaid
         let monthly = Recurrence(frequency: .monthly)
         var first = FirstDue.unknown
         if let next {
@@ -364,6 +415,16 @@ extension DirectDebitMandate {
                 label: label, source: .directDebit, amount: amount, lastAmount: true, next: date,
                 recurrence: DirectDebitMandate.cadence(lastPaid: last ?? nil, next: date), reckonedFrom: from)
         ])
+    }
+
+    /// The last payment's date: not given (nil), given and not readable (.some(nil)), or the
+    /// later of `lastPayment.lastDate` and the mandate's own `lastDate`.
+    var lastPaid: LocalDate?? {
+        let given = [lastPayment?.lastDate, lastDate].compactMap { $0 }
+        guard !given.isEmpty else { return nil }
+        let dates = given.compactMap { LocalDate(iso: $0) }
+        guard dates.count == given.count else { return .some(nil) }
+        return dates.max()
     }
 
     /// How often a mandate collects, from its last payment and its next date. Either may

@@ -80,17 +80,24 @@ import Testing
         }
     }
 
-    @Test func aWeekendPaydayRunsTheHorizonThroughMonday() {
+    @Test func aPaydayOnAClosedDayRunsTheHorizonThroughTheNextWorkingDay() {
         // 2026-11-28 is a Saturday; 2026-11-29 a Sunday.
         let saturday = Horizon(today: Self.date("2026-11-26"), payday: .monthly(day: 28))
         #expect(saturday.payday == Self.date("2026-11-28"))
         #expect(saturday.end == Self.date("2026-11-30"))
-        #expect(saturday.paydayOnAWeekend)
+        #expect(saturday.paydayOnAClosedDay)
         let sunday = Horizon(today: Self.date("2026-11-26"), payday: .weekly(.sunday))
         #expect(sunday.end == Self.date("2026-11-30"))
         let friday = Horizon(today: Self.date("2026-11-26"), payday: .weekly(.friday))
         #expect(friday.end == Self.date("2026-11-27"))
-        #expect(!friday.paydayOnAWeekend)
+        #expect(!friday.paydayOnAClosedDay)
+        // Saturday 26 December 2026: Monday the 28th is the substitute Boxing Day.
+        let boxingDay = Horizon(today: Self.date("2026-12-20"), payday: .monthly(day: 26))
+        #expect(boxingDay.end == Self.date("2026-12-29"))
+        // Good Friday, 3 April 2026, then Easter Monday.
+        let goodFriday = Horizon(today: Self.date("2026-03-30"), payday: .monthly(day: 3))
+        #expect(goodFriday.end == Self.date("2026-04-07"))
+        #expect(goodFriday.paydayOnAClosedDay)
     }
 
     @Test func withoutAPaydayTheHorizonIsTheNextSevenDays() {

@@ -89,7 +89,12 @@ import Testing
     @Test func aShortListIsCompleteOnlyWhenTheOrderEndsFirst() throws {
         let dates = ["2026-11-28", "2026-12-12"].map { LocalDate(iso: $0)! }
         for (rule, complete) in [
-            (#""untilDate": "2026-12-20""#, true), (#""untilDate": "2027-01-20""#, false),
+            // Fortnightly from 31 October: 28 November and 12 December are the last before the 20th.
+            (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "untilDate": "2026-12-20""#, true),
+            // Weekly, it pays on the 19th too, which the list does not reach.
+            (#""startDate": "2026-10-31", "frequency": "WEEKLY", "untilDate": "2026-12-20""#, false),
+            // An end with no frequency the job knows says nothing of the dates before it.
+            (#""untilDate": "2026-12-20""#, false), (#""untilDate": "2027-01-20""#, false),
             (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 4"#, true),
             (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 5"#, false),
             (#""startDate": "2026-10-31", "frequency": "FORTNIGHTLY", "count": 4"#, false),
@@ -130,6 +135,16 @@ import Testing
         #expect(monthly.label == "Council tax")
         #expect(monthly.next == LocalDate(iso: "2026-02-28"))
         #expect(monthly.recurrence == Recurrence(frequency: .monthly))
+        // The mandate's own lastDate, where lastPayment gives none: a week before, weekly.
+        let ownDate = try Self.decode(
+            DirectDebitMandate.self,
+            """
+            {"status": "LIVE", "nextDate": "2026-11-30", "lastDate": "2026-11-23",
+             "lastPayment": {"lastAmount": {"currency": "GBP", "minorUnits": 1000}}}
+            """)
+        #expect(
+            Self.payments(ownDate.placement(in: Self.account, horizon: Self.horizon))?.first?.recurrence
+                == Recurrence(frequency: .weekly))
         let neverPaid = try Self.decode(
             DirectDebitMandate.self, #"{"status": "LIVE", "nextDate": "2026-11-29", "lastPayment": null}"#)
         #expect(Self.payments(neverPaid.placement(in: Self.account, horizon: Self.horizon))?.first?.amount == nil)

@@ -124,8 +124,8 @@ public enum Check {
         let through =
             horizon.payday.map { payday in
                 "before the next payday, \(payday.weekdayDayAndMonth)"
-                    + (horizon.paydayOnAWeekend
-                        ? " (a weekend: through \(horizon.end.weekdayDayAndMonth); bank holidays are not known)" : "")
+                    + (horizon.paydayOnAClosedDay
+                        ? " (a weekend or bank holiday: through \(horizon.end.weekdayDayAndMonth))" : "")
             } ?? "through \(horizon.end.weekdayDayAndMonth) (the next 7 days; set payday to look to it)"
         return "upcoming payments: a run today counts standing orders, direct debits and goals' recurring transfers "
             + "\(through); it cannot see card subscriptions, one-off future payments to payees, or bills the bank was "

@@ -28,6 +28,9 @@ struct AccountWork: Sendable {
         -> (AccountOutcome, AccountFindings)
     {
         var found = AccountFindings()
+        // Sends made from here on are this run's: money they may have moved is not in the
+        // balance the run read.
+        let started = now()
         do throws(AccountFailure) {
             // Held until the week's outcome is recorded; a dry run moves nothing and takes none.
             let lock = dryRun ? nil : try await AccountLock.hold(account, at: bank.baseURL, waiting: accountLockWait)
@@ -87,8 +90,14 @@ struct AccountWork: Sendable {
             // A week left with its transfer recorded and not known to have arrived is
             // unconfirmed, whatever stopped it: as the ledger, `history` and `resolve` say.
             if !error.held, !dryRun,
-                (try? ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate))??.status == .pending
+                let entry = (try? ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate)) ?? nil,
+                entry.status == .pending
             {
+                // Sent by this run and perhaps moved: the run's later weeks measure against the
+                // balance less it, as they do for a transfer this run confirmed.
+                if let sent = entry.lastSentOn, sent >= started, let currency = Currency(code: entry.currency) {
+                    memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
+                }
                 return (.unconfirmed(error.status, error.message), found)
             }
             return (AccountOutcome(error), found)

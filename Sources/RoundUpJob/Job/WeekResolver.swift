@@ -86,8 +86,8 @@ struct WeekResolver: Sendable {
                     + "nothing changed. \(await resendWords(entry, account: account)) `--redirect GOAL` sends it "
                     + "elsewhere, `--abandon REASON` gives it up.\n"
             case .unclear(let reason):
-                return "Still unclear: \(reason). Nothing changed; `--retry` sends it again, `--abandon REASON` "
-                    + "gives it up.\n"
+                return "Still unclear: \(reason). Nothing changed; \(await resendWords(entry, account: account)) "
+                    + "`--abandon REASON` gives it up.\n"
             }
         } catch {
             throw CommandFailure(error.status, error.message)
@@ -97,6 +97,12 @@ struct WeekResolver: Sendable {
     /// What `--retry` would do with `entry` now, measured as it would be (nothing is sent):
     /// send it, or end the week held back, and why.
     private func resendWords(_ entry: LedgerEntry, account: Account) async -> String {
+        if let tooSoon = sender.tooSoonToSendAgain(entry) {
+            return "`--retry` would send nothing yet (\(tooSoon));"
+        }
+        if entry.status != .held, let grew = TransferSender.goalGrewReason(entry) {
+            return "`--retry` would hold the week for a person instead (\(grew));"
+        }
         do throws(AccountFailure) {
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in

@@ -1,0 +1,58 @@
+import RoundUp
+import StarlingEmulator
+import TestSupport
+import Testing
+
+/// What a week is measured against around a transfer sent again, in-process through libcurl
+/// against the emulator.
+@Suite struct ResendMeasureTests {
+    /// A catch-up's later weeks are measured against the balance less what its earlier weeks
+    /// may have moved: a transfer the bank carried out without saying so (its answer a 503,
+    /// the feed not showing it yet, the goal's total grown by it) counts as moved.
+    @Test func aLaterWeekCountsAnEarlierWeeksTransferThatMayHaveMoved() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", balance: 11_50)
+        bank.goal(account, name: "Round-ups", uid: "90a10000-0000-4000-8000-000000000301")
+        // 0.99 each week.
+        for week in ["2026-11-08", "2026-11-15"] {
+            bank.spend(account, 1_01, settled: londonWeek(week).start.adding(milliseconds: 3_600_000))
+        }
+        let harness = try JobHarness(token: bank.state.token)
+        let config = JobHarness.quickRetries + "minimumBalance: {GBP: 10.00}\noverdraft: allow\n"
+        let behaviour = EmulatorBehaviour(feedLag: .seconds(3600))
+        try await withEmulator(bank.state, behaviour: behaviour) { server in
+            let first = await harness.run(server, endDate: "2026-11-01", config: config)
+            #expect(first.status == .ok, "\(first.diagnostics)")
+            await server.bank.injectFaults([.first(1, [.addMoney], .failAfterApplying(503))])
+            let caught = await harness.run(server, endDate: "2026-11-15", catchUp: true, config: config)
+            #expect(caught.status == .temporaryFailure, "\(caught.diagnostics)")
+            let transfers = await server.bank.transfers.map(\.amount.minorUnits)
+            // The first week's 0.99 moved; the second has 0.51 of room above the minimum.
+            #expect(transfers == [99, 51], "\(caught.output)")
+            #expect(await server.bank.state.accounts[0].balance == 10_00)
+        }
+    }
+
+    /// `resolve --check` says what `--retry` would do now: nothing yet while the feed has not
+    /// had its `feedSettleMinutes` to show an unanswered send, and the mandate's own
+    /// `lastDate` counts where `lastPayment` has none.
+    @Test func checkSaysARetryWouldWaitForTheFeed() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", balance: 100_00)
+        bank.goal(account, name: "Round-ups", uid: "90a10000-0000-4000-8000-000000000302")
+        bank.spend(account, 1_01, settled: londonWeek("2026-11-15").start.adding(milliseconds: 3_600_000))
+        let harness = try JobHarness(token: bank.state.token)
+        let config = JobHarness.quickRetries.replacingOccurrences(
+            of: "feedSettleMinutes: 0", with: "feedSettleMinutes: 30")
+        try await withEmulator(bank.state) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(503)])
+            ])
+            let failed = await harness.run(server, endDate: "2026-11-15", config: config)
+            #expect(failed.status != .ok, "\(failed.output)")
+            let check = await harness.resolve(server, .check, account: account, endDate: "2026-11-15", config: config)
+            #expect(check.output.contains("`--retry` would send nothing yet"), "\(check.output)")
+            #expect(await server.bank.transfers.isEmpty)
+        }
+    }
+}
