@@ -65,7 +65,9 @@ public enum History {
 
         /// "before payday on 2026-12-04: 3 payments due, 940.00 GBP; low point 294.56 GBP".
         func words(_ currency: String) -> String {
-            let horizon = payday.map { "before payday on \($0)" } ?? "through \(through)"
+            let horizon =
+                payday.map { "before payday on \($0)" + ($0 == through ? "" : " (through \(through))") }
+                ?? "through \(through)"
             return "\(horizon): \(payments) payment\(payments == 1 ? "" : "s") due, \(due) \(currency)"
                 + (lowPoint.map { "; low point \($0) \(currency)" } ?? "")
         }

@@ -185,9 +185,13 @@ public struct ForecastReport: Sendable, Equatable {
         unseen = forecast.unseen
     }
 
-    /// "before payday on Fri 4 Dec", or "through Thu 3 Dec" without a payday.
+    /// "before payday on Fri 4 Dec", "before payday on Fri 25 Dec (through Tue 29 Dec)" when
+    /// payday falls on a weekend or bank holiday, or "through Thu 3 Dec" without a payday.
     public var horizonWords: String {
-        payday.map { "before payday on \($0.weekdayDayAndMonth)" } ?? "through \(through.weekdayDayAndMonth)"
+        payday.map {
+            "before payday on \($0.weekdayDayAndMonth)"
+                + ($0 == through ? "" : " (through \(through.weekdayDayAndMonth))")
+        } ?? "through \(through.weekdayDayAndMonth)"
     }
 
     /// "rent 850.00 on 28 Nov (standing order), Octopus Energy about 30.00 on 29 Nov

@@ -265,14 +265,14 @@ extension StandingOrder {
             return .unplaced("\(label) (standing order): no next date or frequency the job can read")
         }
         guard listIsComplete(nextDates, horizon: horizon) else {
-            let upTo = nextDates.max().map { "only up to \($0)" } ?? "none"
+            let upTo = nextDates.max().map { "its dates only up to \($0)" } ?? "no dates"
             if case .on(let final)? = lastPayment, final <= horizon.end {
                 return .unplaced(
-                    "\(label) (standing order): the bank listed its dates \(upTo), short of its last payment on \(final)"
+                    "\(label) (standing order): the bank listed \(upTo), short of its last payment on \(final)"
                 )
             }
             return .unplaced(
-                "\(label) (standing order): the bank listed its dates \(upTo), not through \(horizon.end), and the "
+                "\(label) (standing order): the bank listed \(upTo), not through \(horizon.end), and the "
                     + "order has no end before then that the job can tell")
         }
         // Each of the bank's own dates, as a payment of its own.
@@ -324,28 +324,29 @@ extension StandingOrder {
         }
         if let interval = rule.interval, interval < 1 { return nil }
         let recurrence = Recurrence(frequency: frequency, interval: rule.interval ?? 1, days: days)
-        if let text = rule.untilDate {
-            guard let until = LocalDate(iso: text) else { return nil }
-            guard start <= until else { return LastOfOrder.none }
-            // The last payment on or before `until` lies within one period of it.
-            let period =
-                switch frequency {
-                case .daily: 1
-                case .weekly: 7
-                case .monthly: 31
-                case .yearly: 366
-                }
-            let (span, overflow) = period.multipliedReportingOverflow(by: recurrence.interval)
-            let from = overflow ? start : max(start, until.adding(days: -min(span, 3_660_000)))
-            let dates = ScheduledPayment(
-                label: "", source: .standingOrder, amount: nil, next: start, recurrence: recurrence
-            ).dates(in: Horizon(today: from, end: until, payday: nil))
-            return dates.last.map { LastOfOrder.on($0) } ?? LastOfOrder.none
+        // By its count: the count-th payment from its start.
+        let byCount = rule.count.flatMap { count in
+            count >= 1 && days.isEmpty ? recurrence.date(count - 1, after: start) : nil
         }
-        guard let count = rule.count, count >= 1, days.isEmpty,
-            let end = recurrence.date(count - 1, after: start)
-        else { return nil }
-        return .on(end)
+        guard let text = rule.untilDate else { return byCount.map { .on($0) } }
+        guard let until = LocalDate(iso: text) else { return nil }
+        guard start <= until else { return LastOfOrder.none }
+        // By its end date: the last payment on or before it, within one period of it.
+        let period =
+            switch frequency {
+            case .daily: 1
+            case .weekly: 7
+            case .monthly: 31
+            case .yearly: 366
+            }
+        let (span, overflow) = period.multipliedReportingOverflow(by: recurrence.interval)
+        let from = overflow ? start : max(start, until.adding(days: -min(span, 3_660_000)))
+        let dates = ScheduledPayment(
+            label: "", source: .standingOrder, amount: nil, next: start, recurrence: recurrence
+        ).dates(in: Horizon(today: from, end: until, payday: nil))
+        guard let byUntil = dates.last else { return LastOfOrder.none }
+        // Whichever end comes first.
+        return .on(byCount.map { min($0, byUntil) } ?? byUntil)
     }
 
     /// An order's last payment by its own recurrence.
@@ -397,6 +398,9 @@ extension DirectDebitMandate {
         }
         guard case .on(let date) = first else {
             if next != nil { return .unplaced("\(label) (direct debit): a next date the job cannot read") }
+            if case .some(nil) = last {
+                return .unplaced("\(label) (direct debit): no next date, and a last payment date the job cannot read")
+            }
             return .unplaced("\(label) (direct debit): no next date and no last payment to date it from")
         }
         guard next != nil else {

@@ -33,6 +33,34 @@ import Testing
         }
     }
 
+    /// A send whose goal's total then grew by another amount holds the week for a person;
+    /// what it may have moved still counts against the catch-up's later weeks.
+    @Test func aLaterWeekCountsAnEarlierWeeksTransferHeldAfterItsSend() async throws {
+        var bank = TestBank()
+        let account = bank.account("GBP", balance: 11_50)
+        bank.goal(account, name: "Round-ups", uid: "90a10000-0000-4000-8000-000000000303")
+        for week in ["2026-11-08", "2026-11-15"] {
+            bank.spend(account, 1_01, settled: londonWeek(week).start.adding(milliseconds: 3_600_000))
+        }
+        let harness = try JobHarness(token: bank.state.token)
+        let config = JobHarness.quickRetries + "minimumBalance: {GBP: 10.00}\noverdraft: allow\n"
+        try await withEmulator(bank.state, behaviour: EmulatorBehaviour(feedLag: .seconds(3600))) { server in
+            _ = await harness.run(server, endDate: "2026-11-01", config: config)
+            await server.bank.injectFaults([
+                .first(1, [.addMoney], .failAfterApplying(503)),
+                // The goal's total read after the send shows 1.06, not the 0.99 sent.
+                FaultRule(
+                    endpoints: [.savingsGoal], when: .onRequests([2]),
+                    faults: [.rewrittenBody("\"minorUnits\":99", "\"minorUnits\":106")]),
+            ])
+            let caught = await harness.run(server, endDate: "2026-11-15", catchUp: true, config: config)
+            #expect(caught.status == .configuration, "\(caught.output)")
+            #expect(caught.output.contains("held"), "\(caught.output)")
+            #expect(await server.bank.transfers.map(\.amount.minorUnits) == [99, 51], "\(caught.output)")
+            #expect(await server.bank.state.accounts[0].balance == 10_00)
+        }
+    }
+
     /// `resolve --check` says what `--retry` would do now: nothing yet while the feed has not
     /// had its `feedSettleMinutes` to show an unanswered send, and the mandate's own
     /// `lastDate` counts where `lastPayment` has none.

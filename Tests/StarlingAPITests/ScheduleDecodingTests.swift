@@ -95,6 +95,11 @@ import Testing
             (#""startDate": "2026-10-31", "frequency": "WEEKLY", "untilDate": "2026-12-20""#, false),
             // An end with no frequency the job knows says nothing of the dates before it.
             (#""untilDate": "2026-12-20""#, false), (#""untilDate": "2027-01-20""#, false),
+            // Both ends: its count's comes first, on the 12th.
+            (
+                #""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 4, "untilDate": "2026-12-27""#,
+                true
+            ),
             (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 4"#, true),
             (#""startDate": "2026-10-31", "frequency": "WEEKLY", "interval": 2, "count": 5"#, false),
             (#""startDate": "2026-10-31", "frequency": "FORTNIGHTLY", "count": 4"#, false),

@@ -250,8 +250,10 @@ struct BalanceMeasure {
         if moved.minorUnits > 0 { less.append("\(moved) moved by this run's earlier weeks") }
         let before =
             horizon.map { horizon in
-                horizon.payday.map { " before payday on \($0.weekdayDayAndMonth)" }
-                    ?? " through \(horizon.end.weekdayDayAndMonth)"
+                horizon.payday.map {
+                    " before payday on \($0.weekdayDayAndMonth)"
+                        + ($0 == horizon.end ? "" : " (through \(horizon.end.weekdayDayAndMonth))")
+                } ?? " through \(horizon.end.weekdayDayAndMonth)"
             } ?? ""
         return "the low point of \(low)\(before) (the balance of \(balance), less \(less.joined(separator: ", less ")))"
     }

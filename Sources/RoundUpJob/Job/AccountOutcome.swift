@@ -73,6 +73,9 @@ struct AccountFindings: Sendable {
     /// The transfer the week is about: the amount, goal and transfer uid, once chosen or
     /// read from the ledger.
     var movement: Movement?
+    /// A recorded transfer was sent again and arrived (or, in a dry run, would be sent again):
+    /// the run's later weeks measure against the balance less it.
+    var sentAgain = false
 }
 
 /// The week's transfer as far as it is known.

@@ -89,15 +89,16 @@ struct AccountWork: Sendable {
             memory.forgetGoal(of: account.uid)
             // A week left with its transfer recorded and not known to have arrived is
             // unconfirmed, whatever stopped it: as the ledger, `history` and `resolve` say.
-            if !error.held, !dryRun,
-                let entry = (try? ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate)) ?? nil,
-                entry.status == .pending
+            let entry = dryRun ? nil : (try? ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate)) ?? nil
+            // Sent by this run and perhaps moved (left unconfirmed, or held for a person): the
+            // run's later weeks measure against the balance less it, as they do for a transfer
+            // this run confirmed.
+            if let entry, [.pending, .held].contains(entry.status), let sent = entry.lastSentOn, sent >= started,
+                let currency = Currency(code: entry.currency)
             {
-                // Sent by this run and perhaps moved: the run's later weeks measure against the
-                // balance less it, as they do for a transfer this run confirmed.
-                if let sent = entry.lastSentOn, sent >= started, let currency = Currency(code: entry.currency) {
-                    memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
-                }
+                memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
+            }
+            if !error.held, entry?.status == .pending {
                 return (.unconfirmed(error.status, error.message), found)
             }
             return (AccountOutcome(error), found)
@@ -144,7 +145,7 @@ struct AccountWork: Sendable {
                 entry, plan: plan, account: account, week: week.bounds, dryRun: dryRun, scopes: week.scopes,
                 found: &found)
             found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
-            if outcome.fate == .transferred, let moved = found.movement?.amount {
+            if found.sentAgain, let moved = found.movement?.amount {
                 // The run's later weeks measure against the balance less what was sent again.
                 memory.count(moved: moved, from: account.uid)
             }

@@ -133,8 +133,9 @@ struct LookAhead: Sendable {
                 part.append(try LookAhead.refused("the next dates of \(order.label)", error))
                 continue
             }
-            let parsed = dates.compactMap { LocalDate(iso: $0) }
-            guard parsed.count == dates.count else {
+            // Each date once, whatever the bank repeats.
+            let parsed = Array(Set(dates.compactMap { LocalDate(iso: $0) })).sorted()
+            guard dates.allSatisfy({ LocalDate(iso: $0) != nil }) else {
                 part.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
                 continue
             }

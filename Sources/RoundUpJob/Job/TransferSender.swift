@@ -225,6 +225,7 @@ struct TransferSender: Sendable {
                 (found.balance, found.forecast) = (outcome, forecast)
                 return .wouldDo("\(absent); a real run would not send it again: \(outcome.note ?? "")")
             }
+            found.sentAgain = true
             return .wouldDo("\(absent); a real run would send it again with the same transfer uid")
         }
         switch check {
@@ -250,6 +251,7 @@ struct TransferSender: Sendable {
                 found.forecast = forecast
             }
             try await send(entry, account: account, goalBefore: goalTotal)
+            found.sentAgain = true
             return .transferred("completed \(begun)")
         }
     }

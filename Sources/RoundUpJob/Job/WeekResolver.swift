@@ -86,8 +86,13 @@ struct WeekResolver: Sendable {
                     + "nothing changed. \(await resendWords(entry, account: account)) `--redirect GOAL` sends it "
                     + "elsewhere, `--abandon REASON` gives it up.\n"
             case .unclear(let reason):
-                return "Still unclear: \(reason). Nothing changed; \(await resendWords(entry, account: account)) "
-                    + "`--abandon REASON` gives it up.\n"
+                // A week not yet held is held over it first: the person then sees the reason.
+                let retry =
+                    entry.status == .held
+                    ? await resendWords(entry, account: account)
+                    : "`--retry` would first hold the week for a person over this, and a second `--retry` would "
+                        + "then send it;"
+                return "Still unclear: \(reason). Nothing changed; \(retry) `--abandon REASON` gives it up.\n"
             }
         } catch {
             throw CommandFailure(error.status, error.message)
@@ -102,6 +107,9 @@ struct WeekResolver: Sendable {
         }
         if entry.status != .held, let grew = TransferSender.goalGrewReason(entry) {
             return "`--retry` would hold the week for a person instead (\(grew));"
+        }
+        if await search.goalIsGone(entry, account: account) {
+            return "its goal no longer exists, so `--retry` would be refused: `--redirect GOAL` sends it elsewhere;"
         }
         do throws(AccountFailure) {
             let scopes = Set(
