@@ -217,6 +217,33 @@ import Testing
         }
     }
 
+    /// A bank that echoes the access token in a mandate's name, which a held-back week's
+    /// reason names: the token is taken out of the answer before anything reads it, so it is
+    /// in no file the run writes, nor in `history`.
+    @Test func aTokenEchoedInAScheduledItemIsKeptNowhere() async throws {
+        let token = "echoed-token-7f3a9c21e4b8"
+        var (bank, gbp) = Self.bank(token, balance: 5_000_00)
+        let next = Self.today.adding(days: 3)
+        bank.mandate(
+            gbp, lastAmount: 30_00, next: next, lastDate: next.adding(days: -30), status: "SUSPENDED", name: token)
+        let home = try TemporaryDirectory()
+        try await withEmulator(bank.state, contract: .requestsOnly) { server in
+            let (run, _) = try await SafeToSaveRunTests.run(server, home, config: "minimumBalance: {GBP: 0.00}\n")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("forecast incomplete"), "\(run.stdout)")
+            let history = try await roundup(["history"], environment: binaryEnvironment(home, token: token))
+            #expect(history.stdout.contains("held back"), "\(history.stdout)")
+            var written: [String] = []
+            let files = FileManager.default.enumerator(atPath: home.path)
+            while let name = files?.nextObject() as? String {
+                guard let data = FileManager.default.contents(atPath: home.path + "/" + name) else { continue }
+                if data.range(of: Data(token.utf8)) != nil { written.append(name) }
+            }
+            #expect(written.isEmpty, "the token is in \(written)")
+            #expect(!(run.stdout + run.stderr + history.stdout + history.stderr).contains(token))
+        }
+    }
+
     /// An order with no next date, whose dates the bank lists: three dates that stop before
     /// payday are not all it pays, and the week is held back naming it; the whole list is
     /// counted.
