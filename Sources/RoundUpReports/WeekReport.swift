@@ -187,10 +187,7 @@ public struct ForecastReport: Sendable, Equatable {
 
     /// "before payday on Fri 4 Dec", "before payday on Fri 25 Dec (through Tue 29 Dec)" when
     /// payday falls on a weekend or bank holiday, or "through Thu 3 Dec" without a payday.
-    public var horizonWords: String { ForecastReport.horizonWords(payday: payday, through: through) }
-
-    /// `horizonWords` of a horizon through `through` to `payday`, wherever a horizon is said.
-    public static func horizonWords(payday: LocalDate?, through: LocalDate) -> String {
+    public var horizonWords: String {
         payday.map {
             "before payday on \($0.weekdayDayAndMonth)"
                 + ($0 == through ? "" : " (through \(through.weekdayDayAndMonth))")

@@ -248,7 +248,13 @@ struct BalanceMeasure {
         var less: [String] = []
         if due.minorUnits > 0 { less.append("\(due) due") }
         if moved.minorUnits > 0 { less.append("\(moved) moved by this run's earlier weeks") }
-        let before = horizon.map { " " + ForecastReport.horizonWords(payday: $0.payday, through: $0.end) } ?? ""
+        let before =
+            horizon.map { horizon in
+                horizon.payday.map {
+                    " before payday on \($0.weekdayDayAndMonth)"
+                        + ($0 == horizon.end ? "" : " (through \(horizon.end.weekdayDayAndMonth))")
+                } ?? " through \(horizon.end.weekdayDayAndMonth)"
+            } ?? ""
         return "the low point of \(low)\(before) (the balance of \(balance), less \(less.joined(separator: ", less ")))"
     }
 }

@@ -133,20 +133,21 @@ struct LookAhead: Sendable {
                 part.append(try LookAhead.refused("the next dates of \(order.label)", error))
                 continue
             }
-            let parsed = dates.compactMap { LocalDate(iso: $0) }
-            guard parsed.count == dates.count else {
+            // Each date once, whatever the bank repeats.
+            let parsed = Array(Set(dates.compactMap { LocalDate(iso: $0) })).sorted()
+            guard dates.allSatisfy({ LocalDate(iso: $0) != nil }) else {
                 part.append(.unplaced("\(order.label) (standing order): next dates the job cannot read"))
                 continue
             }
             // The list is all there is before payday only when it reaches past the horizon
             // or the order ends first: the bank may list fewer dates than asked.
-            // Each date once, whatever the bank repeats.
-            part.append(order.placement(in: account, horizon: horizon, nextDates: Set(parsed).sorted()))
+            part.append(order.placement(in: account, horizon: horizon, nextDates: parsed))
         }
         return part
     }
 
     /// Each of the account's goals' recurring transfer, one request per goal, side by side.
+    /// Each answer travels with the goal it was asked for, whatever order they arrive in.
     private func recurringTransfers(of account: Account, in horizon: Horizon) async throws(AccountFailure)
         -> ([SchedulePlacement], [SavingsGoal]?)
     {
@@ -157,29 +158,29 @@ struct LookAhead: Sendable {
             throw LookAhead.failure(error)
         }
         let live = goals.filter { !$0.isArchived }
-        // Each answer is kept under the goal it was asked for, whatever order they arrive in.
-        typealias Answer = (goalUid: String, result: Result<ScheduledSavingsPayment?, BankError>)
+        typealias Answer = (goal: SavingsGoal, result: Result<ScheduledSavingsPayment?, BankError>)
         let answers = await withTaskGroup(of: Answer.self) { group in
-            for goalUid in Set(live.map(\.savingsGoalUid)) {
+            for goal in live {
                 group.addTask {
                     do throws(BankError) {
-                        return (
-                            goalUid,
-                            .success(try await bank.recurringTransfer(accountUid: account.uid, goalUid: goalUid))
-                        )
+                        let transfer = try await bank.recurringTransfer(
+                            accountUid: account.uid, goalUid: goal.savingsGoalUid)
+                        return (goal, .success(transfer))
                     } catch {
-                        return (goalUid, .failure(error))
+                        return (goal, .failure(error))
                     }
                 }
             }
-            var answers: [String: Result<ScheduledSavingsPayment?, BankError>] = [:]
-            for await answer in group { answers[answer.goalUid] = answer.result }
-            return answers
+            var answers: [Answer] = []
+            for await answer in group { answers.append(answer) }
+            // In the order the bank listed the goals, so that what is said comes out the same.
+            let order = Dictionary(live.enumerated().map { ($1.savingsGoalUid, $0) }) { first, _ in first }
+            return answers.sorted {
+                order[$0.goal.savingsGoalUid, default: 0] < order[$1.goal.savingsGoalUid, default: 0]
+            }
         }
         var part: [SchedulePlacement] = []
-        // In the order the bank listed the goals, so that what is said comes out the same.
-        for goal in live {
-            guard let answer = answers[goal.savingsGoalUid] else { continue }
+        for (goal, answer) in answers {
             switch answer {
             case .success(let transfer?): part.append(transfer.placement(goalName: goal.name, horizon: horizon))
             case .success(nil): continue
