@@ -12,8 +12,10 @@ public struct RecordedPayment: Sendable, Equatable {
     public var counterParty: String?
 }
 
-/// The weeks whose report a run could not write (a full disk), which a later run writes
-/// from the ledger, once.
+/// The weeks whose report a run has not written: one stopped between recording a week
+/// and writing its report (a crash, a kill, a full disk). A later run writes each from the
+/// ledger, once. A week owes its report from the moment its decision is recorded, and
+/// whenever a run sends its transfer, until the run writes the report.
 extension Ledger {
     /// Records that the report of the week ending `weekEnd` was not written, on the
     /// entries the ledger has of it for `accountUids`.
@@ -36,11 +38,20 @@ extension Ledger {
         }
     }
 
-    /// Records that the week's report has been written.
-    public func clearReportMissing(weekEnd: LocalDate) throws {
+    /// Records that the week's report has been written: for `accountUids`, or for every
+    /// account when nil.
+    public func clearReportMissing(weekEnd: LocalDate, accountUids: [String]? = nil) throws {
         try database.write { db in
-            try db.execute(
-                sql: "UPDATE transfer SET reportMissing = 0 WHERE weekEnd = ?", arguments: [weekEnd.description])
+            guard let accountUids else {
+                try db.execute(
+                    sql: "UPDATE transfer SET reportMissing = 0 WHERE weekEnd = ?", arguments: [weekEnd.description])
+                return
+            }
+            for accountUid in accountUids {
+                try db.execute(
+                    sql: "UPDATE transfer SET reportMissing = 0 WHERE accountUid = ? AND weekEnd = ?",
+                    arguments: [accountUid, weekEnd.description])
+            }
         }
     }
 

@@ -16,7 +16,7 @@ struct TransferRow: FetchableRecord, PersistableRecord {
         case accountName, note, confirmation, feedItemUid, reason, resolution, earlierGoalUids
         case createdAt, updatedAt, reference, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits
         case forecastThrough, forecastPayday, forecastPayments, forecastDue, forecastLowPoint
-        case firstSentAt, lastSentAt, sends, confirmedAt, lastSentOn, goalGrew
+        case firstSentAt, lastSentAt, sends, confirmedAt, lastSentOn, goalGrew, reportMissing
     }
 
     var entry: LedgerEntry

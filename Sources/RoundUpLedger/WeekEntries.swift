@@ -62,7 +62,8 @@ extension Ledger {
     /// and, in the same transaction, the payments it `counted` (feed item uid and round-up
     /// in minor units), which no other week counts again, whatever becomes of this one. The
     /// week is marked as one whose payments are known one by one (`CountedSpan.itemised`),
-    /// even when it counted none.
+    /// even when it counted none, and as owing its report until the run writes it: a run
+    /// stopped before then leaves that to the next one (`weeksMissingReports`).
     /// Fails if the (account, week) already has an entry: a week is decided once.
     public func recordDecision(
         _ entry: LedgerEntry, counting counted: [CountedTransaction] = [], at now: Instant
@@ -79,7 +80,7 @@ extension Ledger {
             try TransferRow(decided).insert(db)
             let week = entry.weekEnd.description
             try db.execute(
-                sql: "UPDATE transfer SET itemised = 1 WHERE accountUid = ? AND weekEnd = ?",
+                sql: "UPDATE transfer SET itemised = 1, reportMissing = 1 WHERE accountUid = ? AND weekEnd = ?",
                 arguments: [entry.accountUid, week])
             // A hundred rows a statement: a busy week writes its payments in a thousand.
             let rows = 100
@@ -167,17 +168,22 @@ extension Ledger {
 
     /// Records that the pending week's transfer is about to be sent, at `bankTime` on the
     /// bank's clock: before the request goes out, so that a send is never made unrecorded.
-    public func recordSend(accountUid: String, weekEnd: LocalDate, bankTime: Instant, at now: Instant) throws {
+    /// A run's send leaves the week owing a report until the run writes it (`owesReport`);
+    /// a person's `resolve` says what it did itself.
+    public func recordSend(
+        accountUid: String, weekEnd: LocalDate, bankTime: Instant, owesReport: Bool = true, at now: Instant
+    ) throws {
+        var changes = [
+            Columns.sends.set(to: Columns.sends + 1),
+            Columns.firstSentAt.set(to: Columns.firstSentAt ?? bankTime.iso8601),
+            Columns.lastSentAt.set(to: bankTime.iso8601), Columns.lastSentOn.set(to: now.iso8601),
+            Columns.updatedAt.set(to: now.iso8601),
+        ]
+        if owesReport { changes.append(Columns.reportMissing.set(to: 1)) }
         try database.write { db in
             try Ledger.expectOneChange(
                 try Ledger.week(accountUid, weekEnd).filter(Columns.status == WeekState.pending.rawValue).updateAll(
-                    db,
-                    [
-                        Columns.sends.set(to: Columns.sends + 1),
-                        Columns.firstSentAt.set(to: Columns.firstSentAt ?? bankTime.iso8601),
-                        Columns.lastSentAt.set(to: bankTime.iso8601), Columns.lastSentOn.set(to: now.iso8601),
-                        Columns.updatedAt.set(to: now.iso8601),
-                    ]), "\(accountUid) \(weekEnd)")
+                    db, changes), "\(accountUid) \(weekEnd)")
         }
     }
 

@@ -46,6 +46,10 @@ extension Roundup {
             if reset { try? FileManager.default.removeItem(atPath: demoState) }
 
             guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
+            // Before the emulator starts: without the zone files, a report's time stops the process.
+            if let missing = ZoneData.problem(with: zone) {
+                try finish(.failure(CommandFailure(.configuration, missing)))
+            }
             let week = Week.newest(endingOn: Weekday.defaultWeekEnd, before: live.clock(), in: zone)
             let bank = EmulatedBank(
                 state: Seed.earlierWeeks(

@@ -372,7 +372,7 @@ import Testing
             #expect(later.status == 0, "\(later.stderr)")
             #expect(
                 later.stderr.contains(
-                    "the report of the week ending 2026-11-15, which its run could not write, is written now"),
+                    "the report of the week ending 2026-11-15, which its run did not write, is written now"),
                 "\(later.stderr)")
             // Each run's report by its own name; roundup-2026-11-15.json links to the newest.
             let reportsOfTheWeek = {

@@ -84,6 +84,56 @@ import Testing
             moneyExactlyOnce: once)
     }
 
+    /// A run killed after one account's money moved and before the week's report: the week
+    /// owes its report from the moment it was recorded, so the next run, even of another
+    /// week, writes it from the ledger, once, and says so.
+    @Test func aReportAKilledRunOwedIsWrittenByTheNextRun() async throws {
+        let next = "2026-11-22"
+        let (bank, first, second) = Self.bank("killed-before-report", ends: [Self.week, next])
+        let home = try TemporaryDirectory()
+        let environment = binaryEnvironment(home, token: "killed-before-report")
+        let reports = home.path + "/.local/state/roundup/reports"
+        let ofTheWeek = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []).filter {
+                $0.hasPrefix("roundup-\(Self.week).") && $0.hasSuffix(".json")
+            }.filter { $0 != "roundup-\(Self.week).json" }  // the link to the newest
+        }
+        var once = false
+        try await withEmulator(bank.state) { server in
+            try await Self.killAfterTheFirst(
+                server, home: home, environment: environment, week: Self.week, second: second)
+            #expect(ofTheWeek().isEmpty, "the killed run wrote no report of the week: \(ofTheWeek())")
+
+            let plain = try await roundup(
+                ["run", "--end-date", next, "--api-base-url", server.baseURL], environment: environment)
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(
+                plain.stderr.contains(
+                    "the report of the week ending \(Self.week), which its run did not write, is written now"),
+                "\(plain.stderr)")
+            #expect(ofTheWeek().count == 1, "\(ofTheWeek())")
+            let json = try String(contentsOfFile: reports + "/roundup-\(Self.week).json", encoding: .utf8)
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let accounts = try #require(report["accounts"] as? [[String: Any]])
+            #expect(accounts.compactMap { $0["accountUid"] as? String } == [first], "\(accounts)")
+            #expect(accounts.first?["status"] as? String == "transferred", "\(accounts)")
+            #expect(accounts.first?["totalMinorUnits"] as? Int == 50, "\(accounts)")
+            #expect(json.contains("written later, from the ledger"))
+
+            let again = try await roundup(
+                ["run", "--end-date", next, "--api-base-url", server.baseURL], environment: environment)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(!again.stderr.contains("is written now"), "written once: \(again.stderr)")
+            #expect(ofTheWeek().count == 1, "\(ofTheWeek())")
+            once = await server.bank.transfers.map(\.accountUid).sorted() == [first, first, second].sorted()
+            #expect(once)
+        }
+        robustnessLine(
+            "a run killed after one account's transfer, before the week's report",
+            "the next run, of the next week, wrote the killed week's report from the ledger, once",
+            moneyExactlyOnce: once)
+    }
+
     /// The next week's plain run says it leaves the killed week behind for the account it
     /// never reached, and the catch-up after it rounds that week up, however many runs
     /// ended well in between.

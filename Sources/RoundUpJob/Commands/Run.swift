@@ -107,7 +107,8 @@ public enum Runner {
                 notes += state.tighten(reportDirectory: settings.state.reportDirectory)
                 // Said by the run that changed the ledger's schema, so once.
                 notes += state.ledger.notices
-                // A report an earlier run could not write, written now from the ledger.
+                // A report an earlier run did not write (it stopped after recording the week,
+                // or the disk was full), written now from the ledger.
                 notes += LaterReports.write(
                     from: state.ledger, to: settings.state.reportDirectory, token: token,
                     zone: settings.rules.timeZone, at: clock())
@@ -258,6 +259,9 @@ private struct WeekRuns {
             result.reportPath = nil
             if !request.dryRun, !changedNothing {
                 result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token, at: startedAt)
+                // The week owed its report from the moment it was recorded; it is paid now.
+                try? ledger?.clearReportMissing(
+                    weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))
             }
         } catch {
             // The ledger has what the week decided: a later run writes the report from it.

@@ -1,5 +1,6 @@
 public import Foundation
 public import RoundUp
+import RoundUpReports
 
 /// Which payments count and how much of their round-up moves: the week's time zone, the
 /// selection, the policy, minimum balances, the bank's own round-up and account types.
@@ -123,6 +124,11 @@ extension RuleSettings {
         let (zoneName, origin) =
             sources.first(environment: "ROUNDUP_TIME_ZONE", file: sources.file.timeZone)
             ?? (Week.defaultTimeZoneIdentifier, .file)
+        // Without the zone files, formatting a time stops the process: said before anything else.
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: ZoneData.directory, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        else { throw SettingsError(origin: origin, message: ZoneData.missing) }
         guard let timeZone = TimeZone(identifier: zoneName) else {
             throw SettingsError(
                 origin: origin,
@@ -142,6 +148,9 @@ extension RuleSettings {
                 message: "time zone '\(zoneName)' is a fixed offset or an old abbreviation, which people read "
                     + "differently; use a region name such as \(alike.first ?? Week.defaultTimeZoneIdentifier), "
                     + "or UTC")
+        }
+        if let missing = ZoneData.problem(with: timeZone, named: zoneName) {
+            throw SettingsError(origin: origin, message: missing)
         }
         return timeZone
     }

@@ -5,9 +5,10 @@ import RoundUpOutput
 import RoundUpReports
 import RoundUpVocabulary
 
-/// A week's report that its run could not write (a full disk) is written by a later real
-/// run, once, rebuilt from what the ledger keeps of the week: each account's entry and the
-/// payments it counted. The run says so; a rerun whose report exists writes none.
+/// A week's report that its run did not write (the run was killed or crashed after it
+/// recorded the week, or the disk was full) is written by the next real run, once, rebuilt
+/// from what the ledger keeps of the week: each account's entry and the payments it
+/// counted. The run says so; a rerun whose report exists writes none.
 enum LaterReports {
     /// Writes the report of each week the ledger marks as missing one, and clears the mark;
     /// what is said of each.
@@ -19,7 +20,7 @@ enum LaterReports {
         do {
             entries = try ledger.entries()
         } catch {
-            return ["the reports its runs could not write cannot be rebuilt: \(plainDescription(error))"]
+            return ["the reports its runs did not write cannot be rebuilt: \(plainDescription(error))"]
         }
         var said: [String] = []
         for weekEnd in weeks {
@@ -31,11 +32,11 @@ enum LaterReports {
                 let path = try ReportWriter.write(report, to: directory, token: token, at: now)
                 try ledger.clearReportMissing(weekEnd: weekEnd)
                 said.append(
-                    "the report of the week ending \(weekEnd), which its run could not write, is written now, "
+                    "the report of the week ending \(weekEnd), which its run did not write, is written now, "
                         + "rebuilt from the ledger: \(path)")
             } catch {
                 said.append(
-                    "the report of the week ending \(weekEnd), which its run could not write, still cannot be "
+                    "the report of the week ending \(weekEnd), which its run did not write, still cannot be "
                         + "written: \(plainDescription(error)); the next run tries again")
             }
         }
@@ -68,7 +69,7 @@ enum LaterReports {
             default: .ok
             }
         var detail =
-            "written later, from the ledger, at \(now.iso8601): the run that recorded this week could not write its "
+            "written later, from the ledger, at \(now.iso8601): the run that recorded this week did not write its "
             + "report"
         if let currency = Currency(code: entry.currency) {
             let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, currency: currency) }

@@ -275,10 +275,11 @@ struct TransferSender: Sendable {
     /// Sends a recorded transfer and records its outcome. When the bank may have acted
     /// without saying so, it is sent again in this run only on evidence that the money did
     /// not move (`settleUnanswered`), and at most once. `goalBefore` is the goal's total read
-    /// just before (nil when it could not be read). A run (`capped`) sends a week at most
-    /// `maxSends` times in all, then holds it; a person's `resolve --retry` is not capped.
-    /// Returns once the money has arrived.
-    func send(_ entry: LedgerEntry, account: Account, goalBefore: Int64?, capped: Bool = true)
+    /// just before (nil when it could not be read). A run (`byRun`) sends a week at most
+    /// `maxSends` times in all, then holds it, and each of its sends leaves the week owing
+    /// its report until the run writes it; a person's `resolve --retry` is not capped, and
+    /// says what it did itself. Returns once the money has arrived.
+    func send(_ entry: LedgerEntry, account: Account, goalBefore: Int64?, byRun: Bool = true)
         async throws(AccountFailure)
     {
         guard let goalUid = entry.goalUid, let transferUid = entry.transferUid else {
@@ -295,7 +296,7 @@ struct TransferSender: Sendable {
                     accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: refusal, at: now())
                 throw AccountFailure(.temporaryFailure, refusal)
             }
-            if capped, sends >= Self.maxSends {
+            if byRun, sends >= Self.maxSends {
                 try records.hold(
                     entry,
                     reason: "the transfer of \(entry.amountText) was sent \(sends) times without the bank confirming "
@@ -307,7 +308,9 @@ struct TransferSender: Sendable {
             let previous = (bank: entry.lastSentAt, local: entry.lastSentOn)
             let sentAt = time.bank(now())
             try AccountFailure.ledgerWrite("record the send before it goes out") {
-                try ledger.recordSend(accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: sentAt, at: now())
+                try ledger.recordSend(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: sentAt, owesReport: byRun, at: now()
+                )
             }
             sends += 1
             (entry.sends, entry.lastSentAt, entry.lastSentOn) = (sends, sentAt, now())

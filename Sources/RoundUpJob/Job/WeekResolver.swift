@@ -280,7 +280,7 @@ struct WeekResolver: Sendable {
                 throw AccountFailure(.temporaryFailure, "could not read the ledger back")
             }
             try await sender.send(
-                updated, account: account, goalBefore: await sender.goalTotal(of: updated), capped: false)
+                updated, account: account, goalBefore: await sender.goalTotal(of: updated), byRun: false)
             return "Moved \(entry.amountText) into \"\(printable(entry.goalName ?? "the goal"))\" for the week ending "
                 + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? ""))."
                 + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"
