@@ -10,14 +10,50 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
     private let secretBytes: [UInt8]
 
     /// Wraps `value`, trimmed of surrounding white space (a token file usually ends in a
-    /// newline). Nil when nothing is left or it holds characters a header cannot carry.
+    /// newline). Nil when it is no token a header can carry (`problem(with:)` says why).
     public init?(_ value: String) {
+        guard Self.problem(with: value) == nil else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty,
-            trimmed.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
-        else { return nil }
         self.secret = trimmed
         self.secretBytes = Array(trimmed.utf8)
+    }
+
+    /// Why `value`, trimmed of surrounding white space, is no access token, in words that
+    /// finish "STARLING_ACCESS_TOKEN …" or "the token file … ": what to remove, and where,
+    /// never the token itself. Nil for a token. Quotes pasted around it, or the header's
+    /// `Bearer ` before it, are the usual slips: sent as they are, the bank answers that the
+    /// token is invalid or expired, and a new token pasted the same way fails the same way.
+    public static func problem(with value: String) -> String? {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scalars = Array(trimmed.unicodeScalars)
+        guard let first = scalars.first, let last = scalars.last else { return "is empty" }
+        if scalars.count >= 2, first == last, first == "\"" || first == "'" {
+            let mark = first == "\"" ? "double" : "single"
+            return "has \(mark) quotes (\(first)) around it: remove the one at its start and the one at its end"
+        }
+        if trimmed.lowercased().hasPrefix("bearer"),
+            scalars.count == 6 || !(scalars[6].properties.isAlphabetic || ("0"..."9").contains(scalars[6]))
+        {
+            return "begins with the word Bearer: remove it, and the space after it; roundup adds it itself"
+        }
+        let bad = scalars.enumerated().filter { !($0.element.value > 0x20 && $0.element.value < 0x7F) }
+        guard let (index, scalar) = bad.first else { return nil }
+        let what =
+            switch scalar.value {
+            case 0x20: "a space"
+            case 0x09: "a tab"
+            case 0x0A, 0x0D: "a line break"
+            case ..<0x20, 0x7F: "a control character (U+\(hex(scalar)))"
+            default: "a character outside ASCII (U+\(hex(scalar)))"
+            }
+        let more = bad.count > 1 ? ", and \(bad.count - 1) more such character(s) after it" : ""
+        return "holds \(what) at character \(index + 1) of \(scalars.count)\(more), which no access token has: "
+            + "copy the token again, alone"
+    }
+
+    private static func hex(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     package var authorizationValue: String { "Bearer \(secret)" }

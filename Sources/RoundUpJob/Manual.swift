@@ -11,7 +11,9 @@ public enum Manual {
     public static let environment: [(name: String, meaning: String)] = [
         (
             "STARLING_ACCESS_TOKEN",
-            "The access token, first of the places a token is read from. There is no token flag."
+            "The access token, first of the places a token is read from, as the bank gives it: one pasted with quotes "
+                + "around it or the word Bearer before it is refused before any request, saying what to remove. "
+                + "There is no token flag."
         ),
         (
             "CREDENTIALS_DIRECTORY",
@@ -186,7 +188,9 @@ extension ExitStatus {
         case .temporaryFailure:
             "Try again later: another run holds the lock, the bank asked to slow down, or the run's time ran out"
         case .permissionDenied: "The token was rejected, or lacks a scope the run needs"
-        case .configuration: "The configuration cannot be used, or a week is held until a person decides"
+        case .configuration:
+            "The configuration cannot be used, the time zone data is missing (install tzdata), or a week is held until "
+                + "a person decides"
         }
     }
 

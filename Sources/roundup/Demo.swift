@@ -29,6 +29,13 @@ extension Roundup {
         /// The weeks before last week that a first demo runs.
         static let earlierWeeks = 7
 
+        /// Whether a program `name` is in one of `searchPath`'s directories.
+        static func onPath(_ name: String, searchPath: String?) -> Bool {
+            (searchPath ?? "/usr/bin:/bin").split(separator: ":").contains { directory in
+                FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)")
+            }
+        }
+
         @Flag(help: "Show what would move; write nothing.")
         var dryRun = false
 
@@ -90,13 +97,20 @@ extension Roundup {
             await server.stop()
 
             if !output.json, result.report != nil {
-                // The summary ends with the report's path; what to look at next follows it.
+                // The summary ends with the report's path; what to look at next follows it,
+                // with only the programs this machine has (a container may have no pager or
+                // browser).
                 var next = ["", "Next:"]
-                if let path = result.reportPath {
-                    next.append("  less \(path)   # the week's whole report")
+                let has = { (name: String) in Demo.onPath(name, searchPath: live.environment["PATH"]) }
+                if let path = result.reportPath, let pager = ["less", "more"].first(where: has) {
+                    next.append("  \(pager) \(path)   # the week's whole report")
                 }
                 if !dryRun {
-                    next.append("  xdg-open \(demoState)/reports/savings.html   # the savings chart, in a browser")
+                    let chart = "\(demoState)/reports/savings.html"
+                    next.append(
+                        has("xdg-open")
+                            ? "  xdg-open \(chart)   # the savings chart, in a browser"
+                            : "  the savings chart, for a browser: \(chart)")
                 }
                 next.append("  \(live.executable) history --state-dir \(demoState)   # every week so far")
                 result.output =

@@ -13,13 +13,14 @@ extension Roundup {
                 Reads the state directory only: no token, no request to the bank. Writes each transfer whose \
                 money arrived (not held back, held, unconfirmed or abandoned), oldest first, as a move from \
                 the account's main balance to its goal, dated the day the money moved (in timeZone) and \
-                described by its reference. ledger: a journal hledger and ledger-cli read, its accounts and \
+                described by its reference. ledger (or hledger): a journal hledger and ledger-cli read, its accounts and \
                 commodities declared. beancount: a file bean-check accepts, names made valid, the originals \
                 kept as metadata. ofx: OFX 2.2 for Actual, GnuCash, Moneydance or another OFX importer, one \
                 statement per account, each transfer's FITID its transfer uid, so importing twice adds nothing.
 
                 Examples:
                   roundup export --format ledger > savings.journal
+                  roundup export --format hledger | hledger -f - balance
                   roundup export --format beancount --year 2026 --output savings.beancount
                   roundup export --format ofx --since 2026-06-01 --output roundup.ofx
                 """
@@ -27,7 +28,10 @@ extension Roundup {
 
         @OptionGroup var locations: LocationOptions
 
-        @Option(help: ArgumentHelp("What to write: ledger, beancount or ofx.", valueName: "ledger|beancount|ofx"))
+        @Option(
+            help: ArgumentHelp(
+                "What to write: ledger (hledger is a name for it), beancount or ofx.",
+                valueName: "ledger|hledger|beancount|ofx"))
         var format: ExportFormat
 
         @OptionGroup var period: PeriodOptions
@@ -43,13 +47,14 @@ extension Roundup {
     }
 }
 
-/// `--format ledger|beancount|ofx`.
+/// `--format ledger|hledger|beancount|ofx`: hledger reads the ledger journal, so its name
+/// gives the same.
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case ledger, beancount, ofx
+    case ledger, hledger, beancount, ofx
 
     var format: RoundUpReports.Export.Format {
         switch self {
-        case .ledger: .ledger
+        case .ledger, .hledger: .ledger
         case .beancount: .beancount
         case .ofx: .ofx
         }

@@ -150,7 +150,15 @@ import Testing
     }
 
     @Test func theDemoMovesMoneyOnceAndShowsTheReport() async throws {
-        let first = try await roundup(["demo"], environment: environment)
+        // A pager and a browser opener on the PATH: the demo names them.
+        let programs = home.path + "/programs"
+        try FileManager.default.createDirectory(atPath: programs, withIntermediateDirectories: true)
+        for name in ["less", "xdg-open"] {
+            _ = FileManager.default.createFile(
+                atPath: programs + "/" + name, contents: Data("#!/bin/sh\n".utf8),
+                attributes: [.posixPermissions: 0o755])
+        }
+        let first = try await roundup(["demo"], environment: ["HOME": home.path, "PATH": programs])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(summaryRow(first.stdout, "Personal (GBP)")?.last == "transferred")
         // The demo ends with the summary and what to open next: the report, the chart, the history.
@@ -169,10 +177,16 @@ import Testing
             FileManager.default.fileExists(
                 atPath: reportPath.replacingOccurrences(
                     of: #"/roundup-[^/]+$"#, with: "/savings.html", options: .regularExpression)))
-        let second = try await roundup(["demo"], environment: environment)
+        // Where there is neither, as in the image, the demo names no program it lacks.
+        let empty = home.path + "/nothing"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let second = try await roundup(["demo"], environment: ["HOME": home.path, "PATH": empty])
         #expect(second.status == 0)
         #expect(second.stdout.contains("already transferred"))
         #expect(summaryRow(second.stdout, "Personal (GBP)")?.last == "already transferred")
+        #expect(!second.stdout.contains("  less ") && !second.stdout.contains("xdg-open"), "\(second.stdout)")
+        #expect(second.stdout.contains("  the savings chart, for a browser: "), "\(second.stdout)")
+        #expect(second.stdout.contains(" history --state-dir "), "\(second.stdout)")
     }
 }
 

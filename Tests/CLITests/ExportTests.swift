@@ -121,6 +121,10 @@ import Testing
             ["export", "--format", "ledger", "--since", "2026-11-15", "--config", config], environment: environment)
         #expect(newest.status == 0)
         #expect(newest.stdout.components(separatedBy: "\n    ; transfer: ").count - 1 == 9, "\(newest.stdout)")
+        // hledger's name gives the same journal.
+        let hledger = try await roundup(
+            ["export", "--format", "hledger", "--since", "2026-11-15", "--config", config], environment: environment)
+        #expect(hledger.status == 0 && hledger.stdout == newest.stdout, "\(hledger.stderr)")
         // `-` is standard output too; a device is never replaced.
         let dash = try await roundup(
             ["export", "--format", "ofx", "--output", "-", "--config", config], environment: environment)

@@ -100,4 +100,39 @@ import Testing
             #expect(bytes.range(of: Data(token.utf8)) == nil, "\(name) holds the token")
         }
     }
+
+    /// A token pasted with quotes around it, or with the header's `Bearer ` before it, in
+    /// the environment or in the token file, is refused before any request: the bank would
+    /// call it invalid or expired. The message says what to remove, never the token.
+    @Test func aTokenPastedWithQuotesOrBearerIsRefusedBeforeAnyRequest() async throws {
+        let token = "pasted-token-" + UUID().uuidString
+        let home = try TemporaryDirectory()
+        let bank = TestBank(token: token)
+        let file = home.path + "/token"
+        try await withEmulator(bank.state) { server in
+            for (pasted, inFile, said) in [
+                (
+                    "\"\(token)\"", false,
+                    "STARLING_ACCESS_TOKEN has double quotes (\") around it: remove the one at its start"
+                ),
+                ("'\(token)'\n", true, "the token file \(file) has single quotes (') around it"),
+                ("Bearer \(token)\n", true, "the token file \(file) begins with the word Bearer: remove it"),
+            ] {
+                var environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+                var arguments = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL]
+                if inFile {
+                    _ = FileManager.default.createFile(
+                        atPath: file, contents: Data(pasted.utf8), attributes: [.posixPermissions: 0o600])
+                    arguments += ["--config", try writeConfig("tokenFile: \(file)\n", in: home)]
+                } else {
+                    environment["STARLING_ACCESS_TOKEN"] = pasted
+                }
+                let run = try await roundup(arguments, environment: environment)
+                #expect(run.status == 78, "\(run.stderr)")
+                #expect(run.stderr.contains(said), "\(run.stderr)")
+                #expect(!run.stdout.contains(token) && !run.stderr.contains(token))
+                #expect(await server.bank.requests.isEmpty, "nothing was asked of the bank")
+            }
+        }
+    }
 }

@@ -39,8 +39,8 @@ public struct TokenLoader: Sendable {
     public func load(tokenFile: String?) -> Result<(AccessToken, TokenSource), TokenError> {
         if let value = environment["STARLING_ACCESS_TOKEN"], !value.isEmpty {
             guard let token = AccessToken(value) else {
-                return .failure(
-                    TokenError(message: "STARLING_ACCESS_TOKEN holds characters an access token cannot have"))
+                let why = AccessToken.problem(with: value) ?? "is no access token"
+                return .failure(TokenError(message: "STARLING_ACCESS_TOKEN \(why)"))
             }
             return .success((token, .environment))
         }
@@ -116,8 +116,13 @@ public struct TokenLoader: Sendable {
         case .failure(.unreadable(let why)):
             return .failure(TokenError(message: "cannot read the token file \(path): \(why)"))
         case .success(let bytes):
-            guard let text = String(bytes: bytes, encoding: .utf8), let token = AccessToken(text) else {
-                return .failure(TokenError(message: "the token file \(path) does not hold an access token"))
+            guard let text = String(bytes: bytes, encoding: .utf8) else {
+                return .failure(
+                    TokenError(message: "the token file \(path) is not UTF-8 text: it holds no access token"))
+            }
+            guard let token = AccessToken(text) else {
+                let why = AccessToken.problem(with: text) ?? "does not hold an access token"
+                return .failure(TokenError(message: "the token file \(path) \(why)"))
             }
             return .success(token)
         }
