@@ -12,20 +12,28 @@ public enum ZoneData {
     /// What a command says, and exits 78 with, when they are missing.
     public static let missing = "the time zone data is missing: install tzdata"
 
+    /// Whether `directory` holds any zone data at all.
+    public static func present(in directory: String = directory) -> Bool {
+        !((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty
+    }
+
     /// Nil when `zone` (named `name` where it was configured) loads from `directory` and a
-    /// time formats in it; else why not, as a person can act on it.
+    /// time formats in it; else why not, as a person can act on it: no zone data at all, or
+    /// data without this zone (a name older or newer than the machine's `tzdata`).
     public static func problem(with zone: TimeZone, named name: String? = nil, in directory: String = directory)
         -> String?
     {
+        guard present(in: directory) else { return missing }
         for file in Set([name ?? zone.identifier, zone.identifier]) {
             // A name is a relative path under the directory, never one that leaves it.
-            guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
-                return missing
-            }
             var status = stat()
-            guard stat(directory + "/" + file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+            guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains(".."),
+                stat(directory + "/" + file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
                 access(directory + "/" + file, R_OK) == 0
-            else { return missing }
+            else {
+                return "time zone '\(file)' is not in this machine's time zone data (\(directory)): use a current "
+                    + "name such as \(Week.defaultTimeZoneIdentifier), or update tzdata"
+            }
         }
         // The formatter the reports use, on the week that holds this moment.
         let week = Week(endingOn: Week.localDate(of: Instant.now, in: zone), in: zone)

@@ -125,10 +125,7 @@ extension RuleSettings {
             sources.first(environment: "ROUNDUP_TIME_ZONE", file: sources.file.timeZone)
             ?? (Week.defaultTimeZoneIdentifier, .file)
         // Without the zone files, formatting a time stops the process: said before anything else.
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: ZoneData.directory, isDirectory: &isDirectory),
-            isDirectory.boolValue
-        else { throw SettingsError(origin: origin, message: ZoneData.missing) }
+        guard ZoneData.present() else { throw SettingsError(origin: origin, message: ZoneData.missing) }
         guard let timeZone = TimeZone(identifier: zoneName) else {
             throw SettingsError(
                 origin: origin,
