@@ -20,23 +20,34 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// Why `value`, trimmed of surrounding white space, is no access token, in words that
     /// finish "STARLING_ACCESS_TOKEN …" or "the token file … ": what to remove, and where,
-    /// never the token itself. Nil for a token. Quotes pasted around it, or the header's
-    /// `Bearer ` before it, are the usual slips: sent as they are, the bank answers that the
-    /// token is invalid or expired, and a new token pasted the same way fails the same way.
+    /// never the token itself. Nil for a token. A bearer token is letters, digits and
+    /// `-._~+/`, with `=` only at its end (RFC 6750); anything else was pasted with it.
+    /// Quotes around it, or the header's `Bearer ` before it, are the usual slips: sent as
+    /// they are, the bank answers that the token is invalid or expired, and a new token
+    /// pasted the same way fails the same way.
     public static func problem(with value: String) -> String? {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         let scalars = Array(trimmed.unicodeScalars)
         guard let first = scalars.first, let last = scalars.last else { return "is empty" }
-        if scalars.count >= 2, first == last, first == "\"" || first == "'" {
-            let mark = first == "\"" ? "double" : "single"
-            return "has \(mark) quotes (\(first)) around it: remove the one at its start and the one at its end"
+        let pairs: [Unicode.Scalar: Unicode.Scalar] = [
+            "\"": "\"", "'": "'", "`": "`", "\u{201C}": "\u{201D}", "\u{2018}": "\u{2019}", "\u{00AB}": "\u{00BB}",
+            "\u{201E}": "\u{201C}", "<": ">",
+        ]
+        if scalars.count >= 2, pairs[first] == last {
+            guard scalars.count > 2 else {
+                return "holds only a pair of quotes (\(first)\(last)): the token is missing"
+            }
+            return "has quotes (\(first) \(last)) around it: remove the one at its start and the one at its end"
         }
-        if trimmed.lowercased().hasPrefix("bearer"),
-            scalars.count == 6 || !(scalars[6].properties.isAlphabetic || ("0"..."9").contains(scalars[6]))
-        {
+        let lower = trimmed.lowercased()
+        if lower.hasPrefix("bearer"), scalars.count == 6 || !isTokenCharacter(scalars[6]) {
             return "begins with the word Bearer: remove it, and the space after it; roundup adds it itself"
         }
-        let bad = scalars.enumerated().filter { !($0.element.value > 0x20 && $0.element.value < 0x7F) }
+        if lower.hasPrefix("starling_access_token=") || lower.hasPrefix("export starling_access_token=") {
+            return "begins with STARLING_ACCESS_TOKEN=: it holds the token alone, with nothing before it"
+        }
+        let padding = scalars.reversed().prefix { $0 == "=" }.count
+        let bad = scalars.dropLast(padding).enumerated().filter { !isTokenCharacter($0.element) }
         guard let (index, scalar) = bad.first else { return nil }
         let what =
             switch scalar.value {
@@ -44,11 +55,20 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
             case 0x09: "a tab"
             case 0x0A, 0x0D: "a line break"
             case ..<0x20, 0x7F: "a control character (U+\(hex(scalar)))"
-            default: "a character outside ASCII (U+\(hex(scalar)))"
+            case 0x80...: "a character outside ASCII (U+\(hex(scalar)))"
+            default: "\(scalar)"
             }
         let more = bad.count > 1 ? ", and \(bad.count - 1) more such character(s) after it" : ""
         return "holds \(what) at character \(index + 1) of \(scalars.count)\(more), which no access token has: "
             + "copy the token again, alone"
+    }
+
+    /// A character of RFC 6750's `b64token`, but its closing `=`.
+    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", ".", "_", "~", "+", "/": true
+        default: false
+        }
     }
 
     private static func hex(_ scalar: Unicode.Scalar) -> String {

@@ -49,22 +49,45 @@ public enum ReportWriter {
             json.abandon()
             throw error
         }
-        let markdown = try ReportFile(in: directory, name: "\(name).md", token: token)
+        // A pair or nothing: a Markdown file that cannot be written (a full disk) takes its
+        // JSON with it, so that the report a later run writes is the week's only one.
         do {
-            try report.writeMarkdown(to: markdown)
-            try markdown.commit()
+            let markdown = try ReportFile(in: directory, name: "\(name).md", token: token)
+            do {
+                try report.writeMarkdown(to: markdown)
+                try markdown.commit()
+            } catch {
+                markdown.abandon()
+                throw error
+            }
         } catch {
-            markdown.abandon()
+            directory.remove("\(name).json")
             throw error
         }
         if outcome != .failed {
-            for suffix in [".json", ".md"] {
-                try link("\(week)\(suffix)", to: name + suffix, in: directory)
+            do {
+                for suffix in [".json", ".md"] {
+                    try link("\(week)\(suffix)", to: name + suffix, in: directory)
+                }
+            } catch {
+                throw LinkFailure(path: "\(path)/\(name).md", link: "\(path)/\(week).md", reason: error.description)
             }
         }
         removeOldFailedReports(in: directory, now: time)
         directory.removeLeftovers(now: time)
         return "\(path)/\(name).md"
+    }
+
+    /// The run's report pair was written, whole, at `path`; only the week's link
+    /// (`roundup-<end>.md`) could not be made to point at it. The report is not missing.
+    package struct LinkFailure: Error, CustomStringConvertible, PlainlyWorded {
+        package let path: String
+        package let link: String
+        package let reason: String
+        package var description: String {
+            "the report is written (\(path)), but \(link) could not be pointed at it: \(reason)"
+        }
+        package var plainWords: String { description }
     }
 
     /// What a rerun that changed nothing of the week ending `endDate` says instead of a

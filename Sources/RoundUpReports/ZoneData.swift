@@ -12,6 +12,14 @@ public enum ZoneData {
     /// What a command says, and exits 78 with, when they are missing.
     public static let missing = "the time zone data is missing: install tzdata"
 
+    /// Whether the file at `path` begins as compiled zone data (RFC 8536) does.
+    static func isCompiledZone(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        let header = (try? file.read(upToCount: 44)) ?? Data()
+        return header.count == 44 && header.starts(with: Array("TZif".utf8))
+    }
+
     /// Whether `directory` holds any zone data at all.
     public static func present(in directory: String = directory) -> Bool {
         !((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty
@@ -24,7 +32,11 @@ public enum ZoneData {
         -> String?
     {
         guard present(in: directory) else { return missing }
-        for file in Set([name ?? zone.identifier, zone.identifier]) {
+        // The name as configured first, then the one Foundation gives the zone, if another.
+        let files = [name ?? zone.identifier, zone.identifier].enumerated().filter {
+            $0.offset == 0 || $0.element != name
+        }
+        for file in files.map(\.element) {
             // A name is a relative path under the directory, never one that leaves it.
             var status = stat()
             guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains(".."),
@@ -33,6 +45,12 @@ public enum ZoneData {
             else {
                 return "time zone '\(file)' is not in this machine's time zone data (\(directory)): use a current "
                     + "name such as \(Week.defaultTimeZoneIdentifier), or update tzdata"
+            }
+            // A file cut short or overwritten stops the formatter as surely as none: the
+            // compiled format begins "TZif", and its header alone is 44 bytes.
+            guard isCompiledZone(directory + "/" + file) else {
+                return "the time zone file \(directory)/\(file) is damaged (it is not compiled zone data): "
+                    + "reinstall tzdata (sudo apt install --reinstall tzdata)"
             }
         }
         // The formatter the reports use, on the week that holds this moment.

@@ -29,10 +29,14 @@ extension Roundup {
         /// The weeks before last week that a first demo runs.
         static let earlierWeeks = 7
 
-        /// Whether a program `name` is in one of `searchPath`'s directories.
+        /// Whether a program `name` is in one of `searchPath`'s directories: a file, not a
+        /// directory of that name, that may be run.
         static func onPath(_ name: String, searchPath: String?) -> Bool {
             (searchPath ?? "/usr/bin:/bin").split(separator: ":").contains { directory in
-                FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)")
+                var status = stat()
+                let path = "\(directory)/\(name)"
+                return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+                    && FileManager.default.isExecutableFile(atPath: path)
             }
         }
 

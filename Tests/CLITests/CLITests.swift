@@ -177,9 +177,10 @@ import Testing
             FileManager.default.fileExists(
                 atPath: reportPath.replacingOccurrences(
                     of: #"/roundup-[^/]+$"#, with: "/savings.html", options: .regularExpression)))
-        // Where there is neither, as in the image, the demo names no program it lacks.
+        // Where there is neither, as in the image, the demo names no program it lacks (a
+        // directory of the name is no program).
         let empty = home.path + "/nothing"
-        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: empty + "/less", withIntermediateDirectories: true)
         let second = try await roundup(["demo"], environment: ["HOME": home.path, "PATH": empty])
         #expect(second.status == 0)
         #expect(second.stdout.contains("already transferred"))

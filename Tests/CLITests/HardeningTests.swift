@@ -338,6 +338,39 @@ import Testing
         return process.terminationStatus
     }
 
+    /// A directory planted at the week's link name: the run writes its report pair and says
+    /// the link could not be made (exit 78); the report is not owed, so no later run writes
+    /// it again.
+    @Test func aReportWhoseLinkCannotBeMadeIsWrittenOnceAndSaidSo() async throws {
+        let reports = home.path + "/reports"
+        try FileManager.default.createDirectory(
+            atPath: reports + "/roundup-2026-11-15.md", withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: reports)
+        let config = try writeConfig("reportDir: \(reports)\n", in: home)
+        let state = Seed.realisticWeek(endingOn: LocalDate(iso: "2026-11-15")!, timeZone: TestBank.london, token: token)
+        let pairs = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []).filter {
+                $0.hasPrefix("roundup-2026-11-15.2") && $0.hasSuffix(".json")
+            }
+        }
+        try await withEmulator(state) { server in
+            let arguments = ["run", "--end-date", "2026-11-15", "--api-base-url", server.baseURL, "--config", config]
+            let first = try await roundup(arguments, environment: environment)
+            #expect(first.status == 78, "\(first.stderr)")
+            #expect(first.stderr.contains("the report is written ("), "\(first.stderr)")
+            #expect(first.stderr.contains("roundup-2026-11-15.md could not be pointed at it"), "\(first.stderr)")
+            #expect(pairs().count == 1, "\(pairs())")
+            for end in ["2026-11-15", "2026-11-22"] {
+                let later = try await roundup(
+                    ["run", "--end-date", end, "--api-base-url", server.baseURL, "--config", config],
+                    environment: environment)
+                #expect(!later.stderr.contains("which its run did not write"), "\(later.stderr)")
+            }
+            #expect(pairs().count == 1, "written once: \(pairs())")
+        }
+    }
+
     /// The report directory on a full disk: the run that moves the money cannot write its
     /// report, and the ledger marks the week. Once there is room, the next run writes it,
     /// once, rebuilt from the ledger's counted payments, and says so; a rerun after that

@@ -1,5 +1,6 @@
 import Foundation
 import RoundUp
+import RoundUpLedger
 import StarlingEmulator
 import TestSupport
 import Testing
@@ -43,8 +44,13 @@ import Testing
             environment: environment, output: home.path + "/killed")
         let moved = await waitFor(victim, within: .seconds(180)) { await server.bank.transfers.count == before + 1 }
         #expect(moved, "\((try? String(contentsOfFile: home.path + "/killed.err", encoding: .utf8)) ?? "")")
-        // The first account's week is recorded as soon as its transfer is answered.
-        try await Task.sleep(for: .milliseconds(300))
+        // The first account's week is recorded done once its transfer is answered and seen:
+        // the kill comes after that, however loaded the machine.
+        let ledger = home.path + "/.local/state/roundup/ledger.sqlite"
+        let done = await waitFor(victim, within: .seconds(120)) {
+            ((try? Ledger.readOnlyCopy(of: ledger).entries()) ?? []).contains { $0.status == .done }
+        }
+        #expect(done, "the first account's week was not recorded done")
         #expect(victim.kill())
         _ = await victim.exit()
         await server.bank.injectFaults([])

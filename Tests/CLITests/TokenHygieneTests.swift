@@ -113,9 +113,9 @@ import Testing
             for (pasted, inFile, said) in [
                 (
                     "\"\(token)\"", false,
-                    "STARLING_ACCESS_TOKEN has double quotes (\") around it: remove the one at its start"
+                    "STARLING_ACCESS_TOKEN has quotes (\" \") around it: remove the one at its start"
                 ),
-                ("'\(token)'\n", true, "the token file \(file) has single quotes (') around it"),
+                ("'\(token)'\n", true, "the token file \(file) has quotes (' ') around it"),
                 ("Bearer \(token)\n", true, "the token file \(file) begins with the word Bearer: remove it"),
             ] {
                 var environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]

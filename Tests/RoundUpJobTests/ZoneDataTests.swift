@@ -1,8 +1,11 @@
 import Foundation
+import RoundUp
 import TestSupport
 import Testing
 
+@testable import RoundUpJob
 @testable import RoundUpReports
+@testable import RoundUpVocabulary
 
 /// The zone files are looked for before a time is formatted: without them Foundation's
 /// formatter stops the process. scripts/package-test removes the real ones in a Debian root
@@ -42,9 +45,45 @@ import Testing
         #expect(escaping?.contains("'../../etc/passwd' is not in") == true, "\(escaping ?? "")")
     }
 
+    @Test func anEmptyOrOverwrittenZoneFileIsDamaged() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path + "/Europe", withIntermediateDirectories: true)
+        let file = folder.path + "/Europe/London"
+        for contents in [Data(), Data("TZif".utf8), Data(repeating: 0x41, count: 300)] {
+            try contents.write(to: URL(fileURLWithPath: file))
+            let said = ZoneData.problem(with: london, in: folder.path)
+            #expect(said?.contains("the time zone file \(file) is damaged") == true, "\(said ?? "")")
+        }
+    }
+
     @Test func thisMachinesZonesLoadAndFormat() throws {
         try #require(FileManager.default.fileExists(atPath: ZoneData.directory + "/UTC"), "no zone files here")
         #expect(ZoneData.problem(with: london) == nil)
         #expect(ZoneData.problem(with: TimeZone(identifier: "UTC")!, named: "UTC") == nil)
+    }
+}
+
+/// A report the next run rebuilds from the ledger shows the week in the zone it was counted
+/// in, whatever the zone is now.
+@Suite struct LaterReportZoneTests {
+    @Test func aRebuiltReportKeepsTheZoneItsWeekWasCountedIn() throws {
+        let london = try #require(TimeZone(identifier: "Europe/London"))
+        let auckland = try #require(TimeZone(identifier: "Pacific/Auckland"))
+        let end = try #require(LocalDate(iso: "2026-11-22"))
+        var entry = LedgerEntry(
+            accountUid: "acc00000-0000-4000-8000-000000000001", weekEnd: end, status: .done, currency: "GBP",
+            minorUnits: 50)
+        entry.timeZone = "Europe/London"
+        let report = try LaterReports.rebuild(
+            weekEnd: end, entries: [entry], zone: auckland, at: Instant(millisecondsSince1970: 1_795_000_000_000)
+        ) { _ in [] }
+        #expect(report.week.timeZone.identifier == "Europe/London")
+        #expect(report.week.start == Week(endingOn: end, in: london).start)
+        // A ledger from before weeks kept their zone: the configured one.
+        entry.timeZone = nil
+        let older = try LaterReports.rebuild(
+            weekEnd: end, entries: [entry], zone: auckland, at: Instant(millisecondsSince1970: 1_795_000_000_000)
+        ) { _ in [] }
+        #expect(older.week.timeZone.identifier == "Pacific/Auckland")
     }
 }

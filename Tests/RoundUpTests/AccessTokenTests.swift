@@ -8,9 +8,16 @@ private let secret = "eyJhbGciOiJQUzI1NiJ9.payload-Part_42"
 /// saying what to remove and where, never what the token is.
 @Suite struct AccessTokenTests {
     @Test(arguments: [
-        ("\"\(secret)\"", "has double quotes (\") around it: remove the one at its start"),
-        ("'\(secret)'", "has single quotes (') around it: remove the one at its start"),
-        ("  \"\(secret)\"\n", "has double quotes"),
+        ("\"\(secret)\"", "has quotes (\" \") around it: remove the one at its start and the one at its end"),
+        ("'\(secret)'", "has quotes (' ') around it: remove the one at its start"),
+        ("  \"\(secret)\"\n", "has quotes (\" \")"),
+        ("\u{201C}\(secret)\u{201D}", "has quotes (\u{201C} \u{201D}) around it"),
+        ("`\(secret)`", "has quotes (` `) around it"),
+        ("\"\"", "holds only a pair of quotes (\"\"): the token is missing"),
+        ("\"\(secret)", "holds \" at character 1 of 37"),
+        ("\(secret)'", "holds ' at character 37 of 37"),
+        ("STARLING_ACCESS_TOKEN=\(secret)", "begins with STARLING_ACCESS_TOKEN=: it holds the token alone"),
+        ("\(secret);", "holds ; at character 37"),
         ("Bearer \(secret)", "begins with the word Bearer: remove it, and the space after it"),
         ("bearer:\(secret)", "begins with the word Bearer"),
         ("eyJhbGci OiJQUzI1NiJ9", "holds a space at character 9 of 21, which no access token has"),
@@ -27,13 +34,13 @@ private let secret = "eyJhbGciOiJQUzI1NiJ9.payload-Part_42"
         #expect(!problem.contains("OiJQ"), "\(problem)")
     }
 
-    @Test func aTokenWithQuotesOnlyInsideOrAtOneEndIsTaken() throws {
+    @Test func aBearerTokensOwnCharactersAreTaken() throws {
         #expect(AccessToken.problem(with: secret) == nil)
         #expect(AccessToken.problem(with: "  \(secret)\n") == nil)
-        #expect(
-            AccessToken.problem(with: "\"\(secret)") == nil, "one quote is no pair: the bank says whether it is right")
-        #expect(AccessToken.problem(with: "ab\"cd\"ef") == nil)
-        #expect(AccessToken.problem(with: "\"") == nil, "a lone quote is a one-character token")
+        #expect(AccessToken.problem(with: "abc+/~-._XYZ09==") == nil, "RFC 6750's b64token, padded")
+        #expect(AccessToken.problem(with: "bearerABC123") == nil, "a token may begin with those letters")
+        #expect(AccessToken.problem(with: "bearer-ABC123") == nil)
+        #expect(AccessToken.problem(with: "ab=cd")?.contains("holds = at character 3") == true)
         #expect(try #require(AccessToken(" \(secret) ")).length == secret.utf8.count)
     }
 }

@@ -263,6 +263,13 @@ private struct WeekRuns {
                 try? ledger?.clearReportMissing(
                     weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))
             }
+        } catch let failure as ReportWriter.LinkFailure {
+            // The report is there; only its link is not: nothing for a later run to write.
+            result.reportPath = failure.path
+            try? ledger?.clearReportMissing(
+                weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))
+            result.said.append(Diagnostic(.failure, plainDescription(failure)))
+            if result.status == .ok { result.status = .configuration }
         } catch {
             // The ledger has what the week decided: a later run writes the report from it.
             let marked =

@@ -121,9 +121,11 @@ extension RuleSettings {
     /// The environment's, else the file's time zone, else London; a region or UTC, never a
     /// fixed offset.
     private static func timeZone(_ sources: SettingSources) throws(SettingsError) -> TimeZone {
-        let (zoneName, origin) =
+        let (given, origin) =
             sources.first(environment: "ROUNDUP_TIME_ZONE", file: sources.file.timeZone)
             ?? (Week.defaultTimeZoneIdentifier, .file)
+        // A space pasted after the name is no part of it.
+        let zoneName = given.trimmingCharacters(in: .whitespacesAndNewlines)
         // Without the zone files, formatting a time stops the process: said before anything else.
         guard ZoneData.present() else { throw SettingsError(origin: origin, message: ZoneData.missing) }
         guard let timeZone = TimeZone(identifier: zoneName) else {

@@ -34,6 +34,11 @@ enum LaterReports {
                 said.append(
                     "the report of the week ending \(weekEnd), which its run did not write, is written now, "
                         + "rebuilt from the ledger: \(path)")
+            } catch let failure as ReportWriter.LinkFailure {
+                try? ledger.clearReportMissing(weekEnd: weekEnd)
+                said.append(
+                    "the report of the week ending \(weekEnd), which its run did not write, is written now, "
+                        + "rebuilt from the ledger; \(plainDescription(failure))")
             } catch {
                 said.append(
                     "the report of the week ending \(weekEnd), which its run did not write, still cannot be "
@@ -49,7 +54,12 @@ enum LaterReports {
         weekEnd: LocalDate, entries: [LedgerEntry], zone: TimeZone, at now: Instant,
         payments: (LedgerEntry) throws -> [RecordedPayment]
     ) throws -> WeekReport {
-        let week = Week(endingOn: weekEnd, in: zone)
+        // The week in the zone it was counted in, as the ledger says, where this machine can
+        // write times in it; else the configured one.
+        let counted = entries.lazy.compactMap(\.timeZone).compactMap(TimeZone.init(identifier:)).first {
+            ZoneData.problem(with: $0) == nil
+        }
+        let week = Week(endingOn: weekEnd, in: counted ?? zone)
         let accounts = try entries.map { entry in try account(entry, payments: payments(entry), week: week, at: now) }
         return WeekReport(
             generator: "roundup \(roundupVersion)", generatedAt: now, dryRun: false, week: week, accounts: accounts,
