@@ -40,9 +40,12 @@ public struct AccessToken: Sendable, CustomStringConvertible, CustomDebugStringC
             return "has quotes (\(first) \(last)) around it: remove the one at its start and the one at its end"
         }
         let lower = trimmed.lowercased()
-        if lower.hasPrefix("bearer"), scalars.count == 6 || !isTokenCharacter(scalars[6]) {
-            return "begins with the word Bearer: remove it, and the space after it; roundup adds it itself"
+        if lower == "bearer" { return "is only the word Bearer: the token itself is missing" }
+        if lower.hasPrefix("bearer"), !isTokenCharacter(scalars[6]) {
+            return "begins with the word Bearer: remove it, and what separates it from the token; roundup adds it "
+                + "itself"
         }
+        if scalars.allSatisfy({ $0 == "=" }) { return "holds only = signs: the token itself is missing" }
         if lower.hasPrefix("starling_access_token=") || lower.hasPrefix("export starling_access_token=") {
             return "begins with STARLING_ACCESS_TOKEN=: it holds the token alone, with nothing before it"
         }

@@ -65,12 +65,13 @@ public enum ReportWriter {
             throw error
         }
         if outcome != .failed {
-            do {
-                for suffix in [".json", ".md"] {
+            for suffix in [".json", ".md"] {
+                do {
                     try link("\(week)\(suffix)", to: name + suffix, in: directory)
+                } catch {
+                    throw LinkFailure(
+                        path: "\(path)/\(name).md", link: "\(path)/\(week)\(suffix)", reason: error.description)
                 }
-            } catch {
-                throw LinkFailure(path: "\(path)/\(name).md", link: "\(path)/\(week).md", reason: error.description)
             }
         }
         removeOldFailedReports(in: directory, now: time)

@@ -29,6 +29,15 @@ extension Roundup {
         /// The weeks before last week that a first demo runs.
         static let earlierWeeks = 7
 
+        /// `text` as one word a shell reads back as it is: unquoted when it is plain, else in
+        /// single quotes.
+        static func shellWord(_ text: String) -> String {
+            let plain = text.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "/._-+:@%=,".unicodeScalars.contains($0)
+            }
+            return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+
         /// Whether a program `name` is in one of `searchPath`'s directories: a file, not a
         /// directory of that name, that may be run.
         static func onPath(_ name: String, searchPath: String?) -> Bool {
@@ -106,17 +115,19 @@ extension Roundup {
                 // browser).
                 var next = ["", "Next:"]
                 let has = { (name: String) in Demo.onPath(name, searchPath: live.environment["PATH"]) }
+                let quoted = Demo.shellWord
                 if let path = result.reportPath, let pager = ["less", "more"].first(where: has) {
-                    next.append("  \(pager) \(path)   # the week's whole report")
+                    next.append("  \(pager) \(quoted(path))   # the week's whole report")
                 }
                 if !dryRun {
                     let chart = "\(demoState)/reports/savings.html"
                     next.append(
                         has("xdg-open")
-                            ? "  xdg-open \(chart)   # the savings chart, in a browser"
+                            ? "  xdg-open \(quoted(chart))   # the savings chart, in a browser"
                             : "  the savings chart, for a browser: \(chart)")
                 }
-                next.append("  \(live.executable) history --state-dir \(demoState)   # every week so far")
+                next.append(
+                    "  \(quoted(live.executable)) history --state-dir \(quoted(demoState))   # every week so far")
                 result.output =
                     "roundup demo: the emulated bank is at \(server.baseURL); state in \(demoState)\n" + before + "\n"
                     + result.output + next.joined(separator: "\n") + "\n"

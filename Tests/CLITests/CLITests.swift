@@ -4,6 +4,8 @@ import StarlingEmulator
 import TestSupport
 import Testing
 
+@testable import roundup
+
 /// The built `roundup` binary: what it prints and how it exits.
 @Suite struct CLITests {
     let home: TemporaryDirectory
@@ -188,6 +190,15 @@ import Testing
         #expect(!second.stdout.contains("  less ") && !second.stdout.contains("xdg-open"), "\(second.stdout)")
         #expect(second.stdout.contains("  the savings chart, for a browser: "), "\(second.stdout)")
         #expect(second.stdout.contains(" history --state-dir "), "\(second.stdout)")
+    }
+
+    /// The demo's Next: lines are commands to paste: a path with a space or a quote in it
+    /// is one word.
+    @Test func theDemosNextLinesQuoteWhatAShellWouldSplit() {
+        #expect(Roundup.Demo.shellWord("/home/me/.local/state/roundup/demo") == "/home/me/.local/state/roundup/demo")
+        #expect(Roundup.Demo.shellWord("/home/a b/x.md") == "'/home/a b/x.md'")
+        #expect(Roundup.Demo.shellWord("/home/o'neil/x") == "'/home/o'\\''neil/x'")
+        #expect(Roundup.Demo.shellWord("/tmp/$HOME;rm") == "'/tmp/$HOME;rm'")
     }
 }
 

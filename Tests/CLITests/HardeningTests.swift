@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import RoundUp
 import StarlingEmulator
 import TestSupport
@@ -368,6 +369,28 @@ import Testing
                 #expect(!later.stderr.contains("which its run did not write"), "\(later.stderr)")
             }
             #expect(pairs().count == 1, "written once: \(pairs())")
+
+            // Owed again (as a run killed before its report leaves it), with the link still
+            // blocked: the next run writes the report, says the link failed, and exits 78.
+            let ledger = try DatabaseQueue(path: home.path + "/.local/state/roundup/ledger.sqlite")
+            try await ledger.write {
+                try $0.execute(sql: "UPDATE transfer SET reportMissing = 1 WHERE weekEnd = '2026-11-15'")
+            }
+            try ledger.close()
+            let owed = try await roundup(
+                ["run", "--end-date", "2026-11-22", "--api-base-url", server.baseURL, "--config", config],
+                environment: environment)
+            #expect(owed.status == 78, "\(owed.stderr)")
+            #expect(
+                owed.stderr.contains(
+                    "which its run did not write, is written now, rebuilt from the ledger; the report "),
+                "\(owed.stderr)")
+            #expect(pairs().count == 2, "\(pairs())")
+            let after = try await roundup(
+                ["run", "--end-date", "2026-11-22", "--api-base-url", server.baseURL, "--config", config],
+                environment: environment)
+            #expect(!after.stderr.contains("which its run did not write"), "not owed again: \(after.stderr)")
+            #expect(pairs().count == 2, "\(pairs())")
         }
     }
 

@@ -40,7 +40,14 @@ import Testing
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(
             atPath: folder.path + "/Europe/London", withIntermediateDirectories: true)
-        #expect(ZoneData.problem(with: london, in: folder.path)?.contains("'Europe/London' is not in") == true)
+        let directory = ZoneData.problem(with: london, in: folder.path)
+        #expect(
+            directory?.contains("Europe/London cannot be read (a broken link, not a file") == true, "\(directory ?? "")"
+        )
+        // A pipe in its place is said, not opened and waited on.
+        try FileManager.default.removeItem(atPath: folder.path + "/Europe/London")
+        #expect(mkfifo(folder.path + "/Europe/London", 0o600) == 0)
+        #expect(ZoneData.problem(with: london, in: folder.path)?.contains("cannot be read") == true)
         let escaping = ZoneData.problem(with: london, named: "../../etc/passwd", in: folder.path)
         #expect(escaping?.contains("'../../etc/passwd' is not in") == true, "\(escaping ?? "")")
     }
@@ -49,11 +56,32 @@ import Testing
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.path + "/Europe", withIntermediateDirectories: true)
         let file = folder.path + "/Europe/London"
-        for contents in [Data(), Data("TZif".utf8), Data(repeating: 0x41, count: 300)] {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: ZoneData.directory + "/Europe/London"))
+        #expect(ZoneData.isCompiledZone([UInt8](whole)))
+        var garbled = [UInt8](whole)
+        for index in stride(from: 44, to: garbled.count, by: 7) { garbled[index] = 0xFF }
+        let damaged: [Data] = [
+            Data(), Data("TZif".utf8), Data(repeating: 0x41, count: 300), whole.prefix(44), whole.prefix(100),
+            whole.prefix(1000), whole.dropLast(), Data("TZif2".utf8) + Data(repeating: 0, count: 400), Data(garbled),
+        ]
+        for contents in damaged {
             try contents.write(to: URL(fileURLWithPath: file))
             let said = ZoneData.problem(with: london, in: folder.path)
             #expect(said?.contains("the time zone file \(file) is damaged") == true, "\(said ?? "")")
         }
+    }
+
+    @Test func everyZoneFileOfThisMachineIsWholeCompiledData() throws {
+        let files = try #require(FileManager.default.enumerator(atPath: ZoneData.directory))
+        var checked = 0
+        for case let name as String in files {
+            let path = ZoneData.directory + "/" + name
+            guard let bytes = FileManager.default.contents(atPath: path), bytes.starts(with: Array("TZif".utf8))
+            else { continue }
+            #expect(ZoneData.isCompiledZone([UInt8](bytes)), "\(name)")
+            checked += 1
+        }
+        #expect(checked > 300, "the machine's tzdata has hundreds of zones: \(checked)")
     }
 
     @Test func thisMachinesZonesLoadAndFormat() throws {

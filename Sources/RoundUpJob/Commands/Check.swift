@@ -64,6 +64,9 @@ public enum Check {
                 list.ok(
                     "config: none at \(lookup.config.path ?? "any place") (\(lookup.config.why)), so the defaults")
             }
+        case .failure(let error) where error.ofTheMachine:
+            list.problem(error.exitStatus, "time zone data: \(error.message)")
+            return list.result
         case .failure(let error):
             list.problem(error.exitStatus, "config: \(error.message) (\(lookup.config.why))")
             return list.result

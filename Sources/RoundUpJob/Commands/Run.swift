@@ -94,6 +94,7 @@ public enum Runner {
         let bank: BankClient
         var weeks = [request.week]
         var notes: [String] = []
+        var laterReports = LaterReports.Said()
         do throws(CommandFailure) {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: !request.dryRun) {
                 notes.append(warning)
@@ -109,9 +110,10 @@ public enum Runner {
                 notes += state.ledger.notices
                 // A report an earlier run did not write (it stopped after recording the week,
                 // or the disk was full), written now from the ledger.
-                notes += LaterReports.write(
+                laterReports = LaterReports.write(
                     from: state.ledger, to: settings.state.reportDirectory, token: token,
                     zone: settings.rules.timeZone, at: clock())
+                notes += laterReports.written
             }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(
@@ -134,6 +136,10 @@ public enum Runner {
         var run = WeekRuns(
             request: request, printout: printout, reportDirectory: settings.state.reportDirectory, token: token,
             startedAt: clock(), ledger: request.dryRun ? nil : state.ledger)
+        if !laterReports.failed.isEmpty {
+            run.result.said += laterReports.failed.map { Diagnostic(.failure, $0) }
+            run.result.status = .configuration
+        }
         var daily = DailyRequests(
             ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
         notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)

@@ -127,7 +127,7 @@ extension RuleSettings {
         // A space pasted after the name is no part of it.
         let zoneName = given.trimmingCharacters(in: .whitespacesAndNewlines)
         // Without the zone files, formatting a time stops the process: said before anything else.
-        guard ZoneData.present() else { throw SettingsError(origin: origin, message: ZoneData.missing) }
+        guard ZoneData.present() else { throw Self.machine(ZoneData.problem(with: .gmt) ?? ZoneData.missing) }
         guard let timeZone = TimeZone(identifier: zoneName) else {
             throw SettingsError(
                 origin: origin,
@@ -149,9 +149,18 @@ extension RuleSettings {
                     + "or UTC")
         }
         if let missing = ZoneData.problem(with: timeZone, named: zoneName) {
+            // A name the data lacks is the setting's to change; anything else is the machine's.
+            guard missing.hasPrefix("time zone '") else { throw Self.machine(missing) }
             throw SettingsError(origin: origin, message: missing)
         }
         return timeZone
+    }
+
+    /// A problem with this machine's time zone data, not with a setting.
+    private static func machine(_ message: String) -> SettingsError {
+        var error = SettingsError(origin: .environment, message: message)
+        error.ofTheMachine = true
+        return error
     }
 
     /// `Europe/London`, `America/Argentina/Buenos_Aires` or `UTC`; not `GMT+5`, `Etc/GMT-1`, `EST`.

@@ -60,6 +60,9 @@ public struct SettingsError: Error, Sendable, CustomStringConvertible {
 
     public let origin: Origin
     public let message: String
+    /// Whether the problem is this machine's, not a setting's: its time zone data. `check`
+    /// then names no config file as its cause.
+    public var ofTheMachine = false
 
     public var description: String { message }
 

@@ -10,19 +10,27 @@ import RoundUpVocabulary
 /// from what the ledger keeps of the week: each account's entry and the payments it
 /// counted. The run says so; a rerun whose report exists writes none.
 enum LaterReports {
+    /// What writing them said: each week written, and what failed, which the run's exit
+    /// status shows (78), as a report it could not write itself would.
+    struct Said {
+        var written: [String] = []
+        var failed: [String] = []
+    }
+
     /// Writes the report of each week the ledger marks as missing one, and clears the mark;
     /// what is said of each.
     static func write(
         from ledger: Ledger, to directory: String, token: AccessToken, zone: TimeZone, at now: Instant
-    ) -> [String] {
-        guard let weeks = try? ledger.weeksMissingReports(), !weeks.isEmpty else { return [] }
+    ) -> Said {
+        var said = Said()
+        guard let weeks = try? ledger.weeksMissingReports(), !weeks.isEmpty else { return said }
         let entries: [LedgerEntry]
         do {
             entries = try ledger.entries()
         } catch {
-            return ["the reports its runs did not write cannot be rebuilt: \(plainDescription(error))"]
+            said.failed.append("the reports its runs did not write cannot be rebuilt: \(plainDescription(error))")
+            return said
         }
-        var said: [String] = []
         for weekEnd in weeks {
             do {
                 let entries = entries.filter { $0.weekEnd == weekEnd }
@@ -31,16 +39,16 @@ enum LaterReports {
                 }
                 let path = try ReportWriter.write(report, to: directory, token: token, at: now)
                 try ledger.clearReportMissing(weekEnd: weekEnd)
-                said.append(
+                said.written.append(
                     "the report of the week ending \(weekEnd), which its run did not write, is written now, "
                         + "rebuilt from the ledger: \(path)")
             } catch let failure as ReportWriter.LinkFailure {
                 try? ledger.clearReportMissing(weekEnd: weekEnd)
-                said.append(
+                said.failed.append(
                     "the report of the week ending \(weekEnd), which its run did not write, is written now, "
                         + "rebuilt from the ledger; \(plainDescription(failure))")
             } catch {
-                said.append(
+                said.failed.append(
                     "the report of the week ending \(weekEnd), which its run did not write, still cannot be "
                         + "written: \(plainDescription(error)); the next run tries again")
             }
