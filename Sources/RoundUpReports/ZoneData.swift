@@ -46,56 +46,80 @@ public enum ZoneData {
         return true
     }
 
-    /// Whether `directory` holds any zone data at all.
-    public static func present(in directory: String = directory) -> Bool {
-        !((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty
+    /// What is wrong, in words a person can act on; `isTheMachines` when no setting can
+    /// mend it (the data is missing, unreadable or damaged), false when the configured name
+    /// is not in the data (a name older or newer than the machine's `tzdata`).
+    public struct Problem: Sendable, Equatable {
+        public let message: String
+        public let isTheMachines: Bool
     }
 
-    /// Nil when `zone` (named `name` where it was configured) loads from `directory` and a
-    /// time formats in it; else why not, as a person can act on it: no zone data at all,
-    /// data this user cannot read, data without this zone (a name older or newer than the
-    /// machine's `tzdata`), or a zone file that is damaged.
+    private static let reinstall = "reinstall tzdata (sudo apt install --reinstall tzdata)"
+
+    /// Why `directory` as a whole is no zone data this user can read; nil when it is.
+    public static func dataProblem(in directory: String = directory) -> Problem? {
+        guard let folder = opendir(directory) else {
+            var status = stat()
+            let there = stat(directory, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            return Problem(
+                message: there
+                    ? "the time zone data in \(directory) cannot be read by this user: its mode or owner was "
+                        + "changed; \(reinstall)" : missing,
+                isTheMachines: true)
+        }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { return nil }
+        }
+        return Problem(message: missing, isTheMachines: true)
+    }
+
+    /// Nil when `zone` (named `name` where it was configured) loads from `directory`;
+    /// else why not. Each file is opened without waiting (a pipe planted there is said, not
+    /// waited on) and read whole, then a time is formatted in the zone with the reports'
+    /// formatter: should it stop the process for a reason not foreseen here, it does so
+    /// before any request, not after the money moved.
     public static func problem(with zone: TimeZone, named name: String? = nil, in directory: String = directory)
-        -> String?
+        -> Problem?
     {
-        var folder = stat()
-        if stat(directory, &folder) == 0, folder.st_mode & S_IFMT == S_IFDIR, access(directory, R_OK | X_OK) != 0 {
-            return "the time zone data in \(directory) cannot be read by this user: its mode or owner was changed; "
-                + "reinstall tzdata (sudo apt install --reinstall tzdata)"
-        }
-        guard present(in: directory) else { return missing }
+        if let problem = dataProblem(in: directory) { return problem }
         // The name as configured first, then the one Foundation gives the zone, if another.
-        let files = [name ?? zone.identifier, zone.identifier].enumerated().filter {
-            $0.offset == 0 || $0.element != name
-        }
-        for file in files.map(\.element) {
+        var files = [name ?? zone.identifier]
+        if zone.identifier != files[0] { files.append(zone.identifier) }
+        for file in files {
             let path = directory + "/" + file
             // A name is a relative path under the directory, never one that leaves it.
-            var status = stat()
             var link = stat()
             guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains(".."),
                 lstat(path, &link) == 0
             else {
-                return "time zone '\(file)' is not in this machine's time zone data (\(directory)): use a current "
-                    + "name such as \(Week.defaultTimeZoneIdentifier), or update tzdata"
+                return Problem(
+                    message: "time zone '\(file)' is not in this machine's time zone data (\(directory)): use a "
+                        + "current name such as \(Week.defaultTimeZoneIdentifier), or update tzdata",
+                    isTheMachines: false)
             }
-            // Something is there: a file this user can read, never a pipe that would wait.
-            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0,
-                let file = FileHandle(forReadingAtPath: path)
-            else {
-                return "the time zone file \(path) cannot be read (a broken link, not a file, or not readable by this "
-                    + "user): reinstall tzdata (sudo apt install --reinstall tzdata)"
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            var status = stat()
+            guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                if descriptor >= 0 { close(descriptor) }
+                return Problem(
+                    message: "the time zone file \(path) cannot be read (a broken link, not a file, or not readable "
+                        + "by this user): \(reinstall)",
+                    isTheMachines: true)
             }
-            let bytes = [UInt8]((try? file.read(upToCount: sizeLimit + 1)) ?? Data())
-            try? file.close()
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            let bytes = [UInt8]((try? handle.read(upToCount: sizeLimit + 1)) ?? Data())
             // A file cut short or overwritten stops the formatter as surely as none.
             guard bytes.count <= sizeLimit, isCompiledZone(bytes) else {
-                return "the time zone file \(path) is damaged (it is not whole compiled zone data): "
-                    + "reinstall tzdata (sudo apt install --reinstall tzdata)"
+                return Problem(
+                    message: "the time zone file \(path) is damaged (it is not whole compiled zone data): \(reinstall)",
+                    isTheMachines: true)
             }
         }
-        // The formatter the reports use, on the week that holds this moment.
-        let week = Week(endingOn: Week.localDate(of: Instant.now, in: zone), in: zone)
-        return week.localStartText.isEmpty ? missing : nil
+        _ = Week(endingOn: Week.localDate(of: Instant.now, in: zone), in: zone).localStartText
+        return nil
     }
 }

@@ -67,8 +67,8 @@ extension Roundup {
 
             guard let zone = Week.defaultTimeZone else { throw ExitCode(78) }
             // Before the emulator starts: without the zone files, a report's time stops the process.
-            if let missing = ZoneData.problem(with: zone) {
-                try finish(.failure(CommandFailure(.configuration, missing)))
+            if let problem = ZoneData.problem(with: zone) {
+                try finish(.failure(CommandFailure(.configuration, problem.message)))
             }
             let week = Week.newest(endingOn: Weekday.defaultWeekEnd, before: live.clock(), in: zone)
             let bank = EmulatedBank(

@@ -15,8 +15,8 @@ import Testing
 
     @Test func anEmptyOrMissingFolderIsMissingData() throws {
         let folder = try TemporaryDirectory()
-        #expect(ZoneData.problem(with: london, in: folder.path) == ZoneData.missing)
-        #expect(ZoneData.problem(with: london, in: folder.path + "/none") == ZoneData.missing)
+        #expect(ZoneData.problem(with: london, in: folder.path)?.message == ZoneData.missing)
+        #expect(ZoneData.problem(with: london, in: folder.path + "/none")?.message == ZoneData.missing)
         #expect(ZoneData.missing == "the time zone data is missing: install tzdata")
     }
 
@@ -28,11 +28,12 @@ import Testing
         try FileManager.default.copyItem(atPath: ZoneData.directory + "/UTC", toPath: folder.path + "/UTC")
         // Data without this zone: a name the machine's tzdata does not have.
         let absent = "time zone 'Europe/London' is not in this machine's time zone data (\(folder.path))"
-        #expect(ZoneData.problem(with: london, in: folder.path)?.hasPrefix(absent) == true)
+        #expect(ZoneData.problem(with: london, in: folder.path)?.message.hasPrefix(absent) == true)
+        #expect(ZoneData.problem(with: london, in: folder.path)?.isTheMachines == false, "the setting's to change")
         try FileManager.default.copyItem(atPath: system, toPath: folder.path + "/Europe/London")
         #expect(ZoneData.problem(with: london, in: folder.path) == nil)
         // The name as configured is looked for too.
-        let paris = ZoneData.problem(with: london, named: "Europe/Paris", in: folder.path)
+        let paris = ZoneData.problem(with: london, named: "Europe/Paris", in: folder.path)?.message
         #expect(paris?.contains("time zone 'Europe/Paris' is not in") == true, "\(paris ?? "")")
     }
 
@@ -40,15 +41,15 @@ import Testing
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(
             atPath: folder.path + "/Europe/London", withIntermediateDirectories: true)
-        let directory = ZoneData.problem(with: london, in: folder.path)
+        let directory = ZoneData.problem(with: london, in: folder.path)?.message
         #expect(
             directory?.contains("Europe/London cannot be read (a broken link, not a file") == true, "\(directory ?? "")"
         )
         // A pipe in its place is said, not opened and waited on.
         try FileManager.default.removeItem(atPath: folder.path + "/Europe/London")
         #expect(mkfifo(folder.path + "/Europe/London", 0o600) == 0)
-        #expect(ZoneData.problem(with: london, in: folder.path)?.contains("cannot be read") == true)
-        let escaping = ZoneData.problem(with: london, named: "../../etc/passwd", in: folder.path)
+        #expect(ZoneData.problem(with: london, in: folder.path)?.message.contains("cannot be read") == true)
+        let escaping = ZoneData.problem(with: london, named: "../../etc/passwd", in: folder.path)?.message
         #expect(escaping?.contains("'../../etc/passwd' is not in") == true, "\(escaping ?? "")")
     }
 
@@ -66,7 +67,8 @@ import Testing
         ]
         for contents in damaged {
             try contents.write(to: URL(fileURLWithPath: file))
-            let said = ZoneData.problem(with: london, in: folder.path)
+            let said = ZoneData.problem(with: london, in: folder.path)?.message
+            #expect(ZoneData.problem(with: london, in: folder.path)?.isTheMachines == true)
             #expect(said?.contains("the time zone file \(file) is damaged") == true, "\(said ?? "")")
         }
     }

@@ -255,6 +255,11 @@ private struct WeekRuns {
         self.startedAt = startedAt
     }
 
+    /// The week owed its report from the moment it was recorded; it is written now.
+    private func paid(_ report: WeekReport) {
+        try? ledger?.clearReportMissing(weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))
+    }
+
     mutating func record(_ report: WeekReport, changedNothing: Bool) {
         result.report = report
         result.tally.add(report)
@@ -265,15 +270,12 @@ private struct WeekRuns {
             result.reportPath = nil
             if !request.dryRun, !changedNothing {
                 result.reportPath = try ReportWriter.write(report, to: reportDirectory, token: token, at: startedAt)
-                // The week owed its report from the moment it was recorded; it is paid now.
-                try? ledger?.clearReportMissing(
-                    weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))
+                paid(report)
             }
         } catch let failure as ReportWriter.LinkFailure {
             // The report is there; only its link is not: nothing for a later run to write.
             result.reportPath = failure.path
-            try? ledger?.clearReportMissing(
-                weekEnd: report.week.endDate, accountUids: report.accounts.map(\.accountUid))
+            paid(report)
             result.said.append(Diagnostic(.failure, plainDescription(failure)))
             if result.status == .ok { result.status = .configuration }
         } catch {

@@ -127,7 +127,7 @@ extension RuleSettings {
         // A space pasted after the name is no part of it.
         let zoneName = given.trimmingCharacters(in: .whitespacesAndNewlines)
         // Without the zone files, formatting a time stops the process: said before anything else.
-        guard ZoneData.present() else { throw Self.machine(ZoneData.problem(with: .gmt) ?? ZoneData.missing) }
+        if let problem = ZoneData.dataProblem() { throw Self.machine(problem.message) }
         guard let timeZone = TimeZone(identifier: zoneName) else {
             throw SettingsError(
                 origin: origin,
@@ -148,10 +148,10 @@ extension RuleSettings {
                     + "differently; use a region name such as \(alike.first ?? Week.defaultTimeZoneIdentifier), "
                     + "or UTC")
         }
-        if let missing = ZoneData.problem(with: timeZone, named: zoneName) {
+        if let problem = ZoneData.problem(with: timeZone, named: zoneName) {
             // A name the data lacks is the setting's to change; anything else is the machine's.
-            guard missing.hasPrefix("time zone '") else { throw Self.machine(missing) }
-            throw SettingsError(origin: origin, message: missing)
+            throw problem.isTheMachines
+                ? Self.machine(problem.message) : SettingsError(origin: origin, message: problem.message)
         }
         return timeZone
     }
