@@ -3,7 +3,8 @@
 # qemu-user-static and binfmt-support set it up at boot: binfmt_misc mounted (when it is
 # not), the two packages installed (when they are not), and qemu-aarch64 registered with
 # the F flag, so that it works inside a chroot or a container too. Needs root; says why
-# when it cannot. Sourced by scripts/image and scripts/image-test, for the arm64 image.
+# when it cannot. Sourced by scripts/image and scripts/image-test, for the arm64 image,
+# after scripts/lib/apt-install.sh.
 arm64_emulation() {
   local binfmt=/proc/sys/fs/binfmt_misc
   registered() { [ -e "$binfmt/qemu-aarch64" ] && grep -q '^flags:.*F' "$binfmt/qemu-aarch64"; }
@@ -14,9 +15,7 @@ arm64_emulation() {
   fi
   if ! command -v qemu-aarch64-static >/dev/null || ! command -v update-binfmts >/dev/null; then
     echo "installing qemu-user-static and binfmt-support with apt-get, to run arm64 programs" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static binfmt-support >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static binfmt-support >/dev/null 2>&1; } ||
+    apt_install qemu-user-static binfmt-support >/dev/null 2>&1 ||
       { echo "cannot install qemu-user-static and binfmt-support" >&2; return 1; }
   fi
   registered || update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
