@@ -27,7 +27,7 @@ extension Ledger {
             try db.execute(
                 sql: """
                     DELETE FROM account WHERE accountUid = ?
-                    AND NOT EXISTS (SELECT 1 FROM transfer WHERE transfer.accountUid = account.accountUid)
+                    AND NOT EXISTS (SELECT 1 FROM week WHERE week.accountUid = account.accountUid)
                     """, arguments: [accountUid])
         }
     }

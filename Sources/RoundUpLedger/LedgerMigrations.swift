@@ -6,7 +6,7 @@ extension Ledger {
     /// The ledger's schema as it grew, one migration per change. A migration that has
     /// shipped is frozen: ledgers in use recorded it by name when they ran it, so neither
     /// its name nor its SQL ever changes; a new column or table is a new migration at the
-    /// end, and the record of the table (`TransferRow`, `RunRow`) gains it too.
+    /// end, and the record of the table (`WeekRow`, `LegRow`, `RunRow`) gains it too.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -40,7 +40,7 @@ extension Ledger {
         migrator.registerMigration("v7: transfer references") { db in
             try db.execute(sql: "ALTER TABLE transfer ADD COLUMN reference TEXT")
         }
-        migrator.registerMigration("v8: one spelling per uid", migrate: lowerCaseUids)
+        migrator.registerMigration("v8: one spelling per uid", migrate: lowerCaseTransferUids)
         migrator.registerMigration("v9: counted payments", migrate: countPayments)
         migrator.registerMigration("v10: week bounds") { db in
             try db.execute(
@@ -119,7 +119,88 @@ extension Ledger {
                     UPDATE transfer SET sends = 1 WHERE status IN ('pending', 'held', 'abandoned');
                     """)
         }
+        migrator.registerMigration("v17: a week's transfers as legs", migrate: splitWeeksIntoLegs)
         return migrator
+    }
+
+    /// v17: a week's decision and its transfers in tables of their own, so that a week can
+    /// move money into more than one goal. `week` keeps what was decided for the
+    /// (account, week); `leg` keeps each transfer under (account, week, index): its goal,
+    /// amount, transfer uid and reference, its sends on both clocks, and what confirmed it.
+    /// Every week of `transfer` becomes a week with one leg, index 0, carrying the week's
+    /// status, amount and transfer whole, its earlier goals and claimed feed item; the
+    /// payments it counted and the report it owes stay the week's.
+    private static func splitWeeksIntoLegs(_ db: Database) throws {
+        let states = "'pending', 'done', 'nothing', 'held', 'abandoned'"
+        try db.execute(
+            sql: """
+                CREATE TABLE week (
+                    accountUid TEXT NOT NULL,
+                    weekEnd TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN (\(states))),
+                    currency TEXT NOT NULL,
+                    minorUnits INTEGER NOT NULL CHECK (minorUnits >= 0),
+                    accountName TEXT,
+                    note TEXT,
+                    reason TEXT,
+                    resolution TEXT,
+                    startsAt TEXT,
+                    endsAt TEXT,
+                    timeZone TEXT,
+                    otherWeekEnd TEXT,
+                    sharedMinorUnits INTEGER CHECK (sharedMinorUnits >= 0),
+                    forecastThrough TEXT,
+                    forecastPayday TEXT,
+                    forecastPayments INTEGER,
+                    forecastDue INTEGER,
+                    forecastLowPoint INTEGER,
+                    itemised INTEGER NOT NULL DEFAULT 0,
+                    reportMissing INTEGER NOT NULL DEFAULT 0,
+                    createdAt TEXT NOT NULL,
+                    updatedAt TEXT NOT NULL,
+                    PRIMARY KEY (accountUid, weekEnd)
+                );
+                CREATE TABLE leg (
+                    accountUid TEXT NOT NULL,
+                    weekEnd TEXT NOT NULL,
+                    leg INTEGER NOT NULL CHECK (leg >= 0),
+                    status TEXT NOT NULL CHECK (status IN (\(states))),
+                    goalUid TEXT,
+                    goalName TEXT,
+                    minorUnits INTEGER NOT NULL CHECK (minorUnits >= 0),
+                    transferUid TEXT UNIQUE,
+                    reference TEXT,
+                    earlierGoalUids TEXT,
+                    lastError TEXT,
+                    confirmation TEXT CHECK (confirmation IN ('bank', 'feed')),
+                    feedItemUid TEXT UNIQUE,
+                    firstSentAt TEXT,
+                    lastSentAt TEXT,
+                    sends INTEGER NOT NULL DEFAULT 0 CHECK (sends >= 0),
+                    lastSentOn TEXT,
+                    confirmedAt TEXT,
+                    goalGrew INTEGER NOT NULL DEFAULT 0 CHECK (goalGrew IN (0, 1)),
+                    PRIMARY KEY (accountUid, weekEnd, leg),
+                    FOREIGN KEY (accountUid, weekEnd) REFERENCES week (accountUid, weekEnd) ON UPDATE CASCADE
+                );
+                INSERT INTO week (accountUid, weekEnd, status, currency, minorUnits, accountName, note, reason,
+                                  resolution, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits,
+                                  forecastThrough, forecastPayday, forecastPayments, forecastDue, forecastLowPoint,
+                                  itemised, reportMissing, createdAt, updatedAt)
+                    SELECT accountUid, weekEnd, status, currency, minorUnits, accountName, note, reason,
+                           resolution, startsAt, endsAt, timeZone, otherWeekEnd, sharedMinorUnits,
+                           forecastThrough, forecastPayday, forecastPayments, forecastDue, forecastLowPoint,
+                           itemised, reportMissing, createdAt, updatedAt
+                    FROM transfer;
+                INSERT INTO leg (accountUid, weekEnd, leg, status, goalUid, goalName, minorUnits, transferUid,
+                                 reference, earlierGoalUids, lastError, confirmation, feedItemUid, firstSentAt,
+                                 lastSentAt, sends, lastSentOn, confirmedAt, goalGrew)
+                    SELECT accountUid, weekEnd, 0, status, goalUid, goalName, minorUnits, transferUid,
+                           reference, earlierGoalUids, lastError, confirmation, feedItemUid, firstSentAt,
+                           lastSentAt, sends, lastSentOn, confirmedAt, goalGrew
+                    FROM transfer;
+                DROP TABLE transfer;
+                """)
     }
 
     /// v12's name, by which `Ledger.init` knows the run that applied it.
@@ -199,16 +280,16 @@ extension Ledger {
     /// ledger before it could read its config) gets them too.
     static func boundWeeks(_ db: Database, in timeZone: TimeZone) throws {
         let unbounded = try Row.fetchAll(
-            db, sql: "SELECT rowid, weekEnd FROM transfer WHERE startsAt IS NULL OR endsAt IS NULL")
+            db, sql: "SELECT rowid, weekEnd FROM week WHERE startsAt IS NULL OR endsAt IS NULL")
         for row in unbounded {
             let stored: DatabaseValue = row["weekEnd"]
             guard let text = String.fromDatabaseValue(stored), let weekEnd = LocalDate(iso: text) else {
-                throw LedgerError.corrupt("transfer.weekEnd value \(LedgerRow.describe(stored))")
+                throw LedgerError.corrupt("week.weekEnd value \(LedgerRow.describe(stored))")
             }
             let week = Week(endingOn: weekEnd, in: timeZone)
             try db.execute(
                 sql: """
-                    UPDATE transfer SET startsAt = ?, endsAt = ?, timeZone = coalesce(timeZone, ?) WHERE rowid = ?
+                    UPDATE week SET startsAt = ?, endsAt = ?, timeZone = coalesce(timeZone, ?) WHERE rowid = ?
                     """,
                 arguments: [week.start.iso8601, week.end.iso8601, timeZone.identifier, row["rowid"]])
         }
@@ -230,13 +311,56 @@ extension Ledger {
                 """)
     }
 
+    /// Account and goal uids in lower case (`Uid.canonical`), as every reader compares them,
+    /// on each opening of the ledger (`Ledger.init`), for rows a person wrote by hand since.
+    /// SQLite's `lower` changes ASCII letters only, as `Uid.canonical` does. Two weeks of one
+    /// account whose uids differ only in case cannot both be kept: such a ledger is refused
+    /// as it is, unchanged, for a person to look at. A leg's week follows its week's
+    /// (`ON UPDATE CASCADE`).
+    static func lowerCaseUids(_ db: Database) throws {
+        for table in ["week", "leg"] {
+            if let odd = try String.fetchOne(
+                db, sql: "SELECT typeof(accountUid) FROM \(table) WHERE typeof(accountUid) != 'text' LIMIT 1")
+            {
+                throw LedgerError.corrupt("\(table).accountUid value of type \(odd)")
+            }
+        }
+        guard
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM week WHERE accountUid != lower(accountUid))
+                        OR EXISTS (SELECT 1 FROM leg WHERE accountUid != lower(accountUid)
+                            OR goalUid != lower(goalUid) OR earlierGoalUids != lower(earlierGoalUids))
+                    """) == true
+        else { return }
+        if let clash = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT lower(accountUid) AS account, weekEnd FROM week
+                GROUP BY lower(accountUid), weekEnd HAVING count(*) > 1 LIMIT 1
+                """)
+        {
+            let account: String = clash["account"] ?? "?"
+            let week: String = clash["weekEnd"] ?? "?"
+            throw LedgerError.corrupt(
+                "pair of rows for the account \(account) and the week \(week), whose uids differ only in case")
+        }
+        try db.execute(
+            sql: """
+                UPDATE week SET accountUid = lower(accountUid);
+                UPDATE leg SET accountUid = lower(accountUid), goalUid = lower(goalUid),
+                               earlierGoalUids = lower(earlierGoalUids);
+                """)
+    }
+
     /// v8: account and goal uids in lower case (`Uid.canonical`), as every reader compares
     /// them. Earlier versions stored them as the config or the bank spelt them. SQLite's
     /// `lower` changes ASCII letters only, as `Uid.canonical` does. Two rows of one week
     /// whose account uids differ only in case cannot both be kept: such a ledger is refused
-    /// as it is, unchanged, for a person to look at. Run again each time the ledger opens
-    /// (`Ledger.init`), for rows an older roundup wrote since, or a person by hand.
-    static func lowerCaseUids(_ db: Database) throws {
+    /// as it is, unchanged, for a person to look at. (Until v17 it ran each time the ledger
+    /// opened too; `lowerCaseUids` does that now, on the tables v17 made.)
+    private static func lowerCaseTransferUids(_ db: Database) throws {
         if let odd = try String.fetchOne(
             db, sql: "SELECT typeof(accountUid) FROM transfer WHERE typeof(accountUid) != 'text' LIMIT 1")
         {

@@ -23,7 +23,7 @@ extension Ledger {
         try database.write { db in
             for accountUid in accountUids {
                 try db.execute(
-                    sql: "UPDATE transfer SET reportMissing = 1 WHERE accountUid = ? AND weekEnd = ?",
+                    sql: "UPDATE week SET reportMissing = 1 WHERE accountUid = ? AND weekEnd = ?",
                     arguments: [accountUid, weekEnd.description])
             }
         }
@@ -33,7 +33,7 @@ extension Ledger {
     public func weeksMissingReports() throws -> [LocalDate] {
         try database.read { db in
             try String.fetchAll(
-                db, sql: "SELECT DISTINCT weekEnd FROM transfer WHERE reportMissing = 1 ORDER BY weekEnd"
+                db, sql: "SELECT DISTINCT weekEnd FROM week WHERE reportMissing = 1 ORDER BY weekEnd"
             ).compactMap { LocalDate(iso: $0) }
         }
     }
@@ -44,12 +44,12 @@ extension Ledger {
         try database.write { db in
             guard let accountUids else {
                 try db.execute(
-                    sql: "UPDATE transfer SET reportMissing = 0 WHERE weekEnd = ?", arguments: [weekEnd.description])
+                    sql: "UPDATE week SET reportMissing = 0 WHERE weekEnd = ?", arguments: [weekEnd.description])
                 return
             }
             for accountUid in accountUids {
                 try db.execute(
-                    sql: "UPDATE transfer SET reportMissing = 0 WHERE accountUid = ? AND weekEnd = ?",
+                    sql: "UPDATE week SET reportMissing = 0 WHERE accountUid = ? AND weekEnd = ?",
                     arguments: [accountUid, weekEnd.description])
             }
         }

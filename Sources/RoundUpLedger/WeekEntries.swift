@@ -3,15 +3,20 @@ import GRDB
 public import RoundUp
 public import RoundUpVocabulary
 
-/// The week entries: what was decided for each (account, week), and how it ended. An entry
-/// is written once, when the week is decided, and from then on only moves between states
-/// by the updates below, each of which changes nothing unless the week is pending or held.
+/// The account-weeks: what was decided for each (account, week), the transfers it moves
+/// (its legs), and how they ended. A week is written once, when it is decided, and from
+/// then on only moves between states by the updates below, each of which changes nothing
+/// unless the week, and the leg it names, are pending or held.
 extension Ledger {
-    private typealias Columns = TransferRow.Columns
+    private typealias Columns = WeekRow.Columns
+    private typealias LegColumns = LegRow.Columns
 
-    /// The entry for `accountUid`'s week ending `weekEnd`, if any.
-    public func entry(accountUid: String, weekEnd: LocalDate) throws -> LedgerEntry? {
-        try database.read { db in try Ledger.week(accountUid, weekEnd).fetchOne(db)?.entry }
+    /// `accountUid`'s week ending `weekEnd`, with its legs, if the ledger has it.
+    public func accountWeek(accountUid: String, weekEnd: LocalDate) throws -> AccountWeek? {
+        try database.read { db in
+            guard let row = try Ledger.weekRow(accountUid, weekEnd).fetchOne(db) else { return nil }
+            return try Ledger.withLegs([row], legs: Ledger.legRows(accountUid, weekEnd).fetchAll(db)).first
+        }
     }
 
     /// How many days either side of a week's end a week that could share instants with it,
@@ -28,7 +33,7 @@ extension Ledger {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM transfer
+                    SELECT * FROM week
                     WHERE accountUid = ? AND weekEnd != ? AND weekEnd >= ? AND weekEnd <= ?
                     """,
                 arguments: [
@@ -37,50 +42,75 @@ extension Ledger {
                 ])
         }
         return try rows.map { row in
-            let entry = try TransferRow(row: row).entry
-            let local = Week(endingOn: entry.weekEnd, in: zone)
+            let week = try WeekRow(row: row).week
+            let local = Week(endingOn: week.weekEnd, in: zone)
             return CountedSpan(
-                weekEnd: entry.weekEnd, start: entry.startsAt ?? local.start, end: entry.endsAt ?? local.end,
-                timeZone: entry.timeZone, itemised: row["itemised"] == true)
+                weekEnd: week.weekEnd, start: week.startsAt ?? local.start, end: week.endsAt ?? local.end,
+                timeZone: week.timeZone, itemised: row["itemised"] == true)
         }
     }
 
-    /// Every entry, oldest week first.
-    public func entries() throws -> [LedgerEntry] {
-        try database.read { db in try TransferRow.order(Columns.weekEnd, Columns.accountUid).fetchAll(db).map(\.entry) }
-    }
-
-    /// Every entry of `accountUid`, oldest week first.
-    public func entries(accountUid: String) throws -> [LedgerEntry] {
+    /// Every account-week with its legs, oldest week first.
+    public func accountWeeks() throws -> [AccountWeek] {
         try database.read { db in
-            try TransferRow.filter(Columns.accountUid == accountUid).order(Columns.weekEnd).fetchAll(db).map(\.entry)
+            try Ledger.withLegs(
+                WeekRow.order(Columns.weekEnd, Columns.accountUid).fetchAll(db), legs: LegRow.fetchAll(db))
         }
     }
 
-    /// Records what was decided for the week: a pending transfer (written before it is
-    /// sent), nothing to move, a transfer found already made, or a week held for a person;
-    /// and, in the same transaction, the payments it `counted` (feed item uid and round-up
-    /// in minor units), which no other week counts again, whatever becomes of this one. The
-    /// week is marked as one whose payments are known one by one (`CountedSpan.itemised`),
-    /// even when it counted none, and as owing its report until the run writes it: a run
-    /// stopped before then leaves that to the next one (`weeksMissingReports`).
-    /// Fails if the (account, week) already has an entry: a week is decided once.
+    /// Every account-week of `accountUid` with its legs, oldest week first.
+    public func accountWeeks(accountUid: String) throws -> [AccountWeek] {
+        try database.read { db in
+            try Ledger.withLegs(
+                WeekRow.filter(Columns.accountUid == accountUid).order(Columns.weekEnd).fetchAll(db),
+                legs: LegRow.filter(LegColumns.accountUid == accountUid).fetchAll(db))
+        }
+    }
+
+    /// `weeks` each with its legs from `legs`, in index order. A week without a leg is the
+    /// ledger's damage: every week is written with at least one.
+    private static func withLegs(_ weeks: [WeekRow], legs: [LegRow]) throws -> [AccountWeek] {
+        var byWeek: [AccountWeekKey: [TransferLeg]] = [:]
+        for row in legs { byWeek[row.key, default: []].append(row.leg) }
+        return try weeks.map { row in
+            var week = row.week
+            week.legs = (byWeek[week.key] ?? []).sorted { $0.index < $1.index }
+            guard !week.legs.isEmpty else {
+                throw LedgerError.corrupt("week \(week.accountUid) \(week.weekEnd), which has no leg")
+            }
+            return week
+        }
+    }
+
+    /// Records what was decided for the week, with its legs: a pending transfer (written
+    /// before it is sent), nothing to move, a transfer found already made, or a week held
+    /// for a person; and, in the same transaction, the payments it `counted` (feed item uid
+    /// and round-up in minor units), which no other week counts again, whatever becomes of
+    /// this one. The week is marked as one whose payments are known one by one
+    /// (`CountedSpan.itemised`), even when it counted none, and as owing its report until
+    /// the run writes it: a run stopped before then leaves that to the next one
+    /// (`weeksMissingReports`). Fails if the (account, week) already has an entry: a week
+    /// is decided once.
     public func recordDecision(
-        _ entry: LedgerEntry, counting counted: [CountedTransaction] = [], at now: Instant
+        _ week: AccountWeek, counting counted: [CountedTransaction] = [], at now: Instant
     ) throws {
         // A new week has no history yet: no failure, no person's decision, no earlier goal.
-        var decided = entry
-        decided.lastError = nil
+        var decided = week
         decided.resolution = nil
-        decided.earlierGoalUids = []
-        decided.reason = entry.reason.map(Ledger.clip)
+        decided.reason = week.reason.map(Ledger.clip)
         decided.createdAt = now.iso8601
         decided.updatedAt = now.iso8601
+        for index in decided.legs.indices {
+            decided.legs[index].lastError = nil
+            decided.legs[index].earlierGoalUids = []
+        }
+        let entry = decided
         try database.write { db in
-            try TransferRow(decided).insert(db)
+            try WeekRow(decided).insert(db)
+            for leg in decided.legs { try LegRow(leg, of: decided.key).insert(db) }
             let week = entry.weekEnd.description
             try db.execute(
-                sql: "UPDATE transfer SET itemised = 1, reportMissing = 1 WHERE accountUid = ? AND weekEnd = ?",
+                sql: "UPDATE week SET itemised = 1, reportMissing = 1 WHERE accountUid = ? AND weekEnd = ?",
                 arguments: [entry.accountUid, week])
             // A hundred rows a statement: a busy week writes its payments in a thousand.
             let rows = 100
@@ -148,121 +178,146 @@ extension Ledger {
         }
     }
 
-    /// Records that the week's money arrived: the bank confirmed the transfer (at
-    /// `confirmedAt` on its clock), or the feed item `feedItemUid` shows it. Only a pending
-    /// or held week changes.
+    /// Records that leg `leg`'s money arrived: the bank confirmed the transfer (at
+    /// `confirmedAt` on its clock), or the feed item `feedItemUid` shows it. The week is
+    /// done once all its legs are. Only a pending or held leg of a pending or held week
+    /// changes.
     public func recordDone(
-        accountUid: String, weekEnd: LocalDate, confirmation: Confirmation = .bank, feedItemUid: String? = nil,
-        confirmedAt: Instant? = nil, resolution: String? = nil, at now: Instant
+        accountUid: String, weekEnd: LocalDate, leg: Int, confirmation: Confirmation = .bank,
+        feedItemUid: String? = nil, confirmedAt: Instant? = nil, resolution: String? = nil, at now: Instant
     ) throws {
-        var changes = [
-            Columns.status.set(to: WeekState.done.rawValue), Columns.lastError.set(to: nil),
-            Columns.reason.set(to: nil), Columns.confirmation.set(to: confirmation.rawValue),
-            Columns.feedItemUid.set(to: feedItemUid), Columns.updatedAt.set(to: now.iso8601),
-            Columns.confirmedAt.set(to: confirmedAt?.iso8601),
-        ]
-        // A week confirmed by a run keeps what a person decided about it earlier.
-        if let resolution { changes.append(Columns.resolution.set(to: resolution)) }
-        try change(accountUid, weekEnd, changes)
+        try database.write { db in
+            try Ledger.expectOneChange(
+                try Ledger.undecidedLegs(accountUid, weekEnd).filter(LegColumns.leg == leg).updateAll(
+                    db,
+                    [
+                        LegColumns.status.set(to: WeekState.done.rawValue), LegColumns.lastError.set(to: nil),
+                        LegColumns.confirmation.set(to: confirmation.rawValue),
+                        LegColumns.feedItemUid.set(to: feedItemUid),
+                        LegColumns.confirmedAt.set(to: confirmedAt?.iso8601),
+                    ]), "\(accountUid) \(weekEnd) leg \(leg)")
+            let open = try Ledger.legRows(accountUid, weekEnd).filter(
+                ![WeekState.done.rawValue, WeekState.nothing.rawValue].contains(LegColumns.status)
+            ).fetchCount(db)
+            var changes = [Columns.updatedAt.set(to: now.iso8601)]
+            if open == 0 {
+                changes += [Columns.status.set(to: WeekState.done.rawValue), Columns.reason.set(to: nil)]
+            }
+            // A week confirmed by a run keeps what a person decided about it earlier.
+            if let resolution { changes.append(Columns.resolution.set(to: resolution)) }
+            try Ledger.expectOneChange(
+                try Ledger.undecided(accountUid, weekEnd).updateAll(db, changes), "\(accountUid) \(weekEnd)")
+        }
     }
 
-    /// Records that the pending week's transfer is about to be sent, at `bankTime` on the
+    /// Records that the pending leg's transfer is about to be sent, at `bankTime` on the
     /// bank's clock: before the request goes out, so that a send is never made unrecorded.
     /// A run's send leaves the week owing a report until the run writes it (`owesReport`);
     /// a person's `resolve` says what it did itself.
     public func recordSend(
-        accountUid: String, weekEnd: LocalDate, bankTime: Instant, owesReport: Bool = true, at now: Instant
+        accountUid: String, weekEnd: LocalDate, leg: Int, bankTime: Instant, owesReport: Bool = true, at now: Instant
     ) throws {
-        var changes = [
-            Columns.sends.set(to: Columns.sends + 1),
-            Columns.firstSentAt.set(to: Columns.firstSentAt ?? bankTime.iso8601),
-            Columns.lastSentAt.set(to: bankTime.iso8601), Columns.lastSentOn.set(to: now.iso8601),
-            Columns.updatedAt.set(to: now.iso8601),
-        ]
+        var changes = [Columns.updatedAt.set(to: now.iso8601)]
         if owesReport { changes.append(Columns.reportMissing.set(to: 1)) }
         try database.write { db in
+            let pending = LegColumns.status == WeekState.pending.rawValue
             try Ledger.expectOneChange(
-                try Ledger.week(accountUid, weekEnd).filter(Columns.status == WeekState.pending.rawValue).updateAll(
+                try Ledger.legRows(accountUid, weekEnd).filter(LegColumns.leg == leg && pending).updateAll(
+                    db,
+                    [
+                        LegColumns.sends.set(to: LegColumns.sends + 1),
+                        LegColumns.firstSentAt.set(to: LegColumns.firstSentAt ?? bankTime.iso8601),
+                        LegColumns.lastSentAt.set(to: bankTime.iso8601), LegColumns.lastSentOn.set(to: now.iso8601),
+                    ]), "\(accountUid) \(weekEnd) leg \(leg)")
+            try Ledger.expectOneChange(
+                try Ledger.weekRow(accountUid, weekEnd).filter(Columns.status == WeekState.pending.rawValue).updateAll(
                     db, changes), "\(accountUid) \(weekEnd)")
         }
     }
 
-    /// Records that the bank refused the week's latest send (a 4xx, no connection made): it
+    /// Records that the bank refused the leg's latest send (a 4xx, no connection made): it
     /// moved nothing, so it counts as no send, and the send before it (`previous`, on the
     /// bank's clock and this machine's; nil for none) is the last one again: a later run
     /// waits for the feed to show that one, if any.
     public func recordSendRefused(
-        accountUid: String, weekEnd: LocalDate, previous: (bank: Instant?, local: Instant?), at now: Instant
+        accountUid: String, weekEnd: LocalDate, leg: Int, previous: (bank: Instant?, local: Instant?), at now: Instant
     ) throws {
         try database.write { db in
-            _ = try Ledger.week(accountUid, weekEnd).filter(Columns.sends > 0).updateAll(
-                db,
-                [
-                    Columns.sends.set(to: Columns.sends - 1), Columns.lastSentAt.set(to: previous.bank?.iso8601),
-                    Columns.lastSentOn.set(to: previous.local?.iso8601), Columns.updatedAt.set(to: now.iso8601),
-                ])
+            let refused = try Ledger.legRows(accountUid, weekEnd).filter(LegColumns.leg == leg && LegColumns.sends > 0)
+                .updateAll(
+                    db,
+                    [
+                        LegColumns.sends.set(to: LegColumns.sends - 1),
+                        LegColumns.lastSentAt.set(to: previous.bank?.iso8601),
+                        LegColumns.lastSentOn.set(to: previous.local?.iso8601),
+                    ])
+            if refused > 0 {
+                try Ledger.weekRow(accountUid, weekEnd).updateAll(db, Columns.updatedAt.set(to: now.iso8601))
+            }
         }
     }
 
-    /// Records that the goal's total grew by the week's amount after a send the feed did
-    /// not show: the money moved, and no run sends the week again.
-    public func recordGoalGrew(accountUid: String, weekEnd: LocalDate, at now: Instant) throws {
-        try change(accountUid, weekEnd, [Columns.goalGrew.set(to: 1), Columns.updatedAt.set(to: now.iso8601)])
+    /// Records that the goal's total grew by the leg's amount after a send the feed did
+    /// not show: the money moved, and no run sends the leg again.
+    public func recordGoalGrew(accountUid: String, weekEnd: LocalDate, leg: Int, at now: Instant) throws {
+        try change(accountUid, weekEnd, leg: leg, week: [], legs: [LegColumns.goalGrew.set(to: 1)], at: now)
     }
 
-    /// Records that the feed item `feedItemUid` is the transfer of the done week, which the
-    /// bank confirmed without naming one. False, and nothing changes, when the week already
-    /// has its item, is not done, or another week has claimed that item: an item confirms
-    /// one week, once.
+    /// Records that the feed item `feedItemUid` is the transfer of the done leg, which the
+    /// bank confirmed without naming one. False, and nothing changes, when the leg already
+    /// has its item, is not done, or another leg has claimed that item: an item confirms
+    /// one transfer, once.
     @discardableResult
-    public func recordClaim(accountUid: String, weekEnd: LocalDate, feedItemUid: String) throws -> Bool {
+    public func recordClaim(accountUid: String, weekEnd: LocalDate, leg: Int, feedItemUid: String) throws -> Bool {
         try database.write { db in
-            guard try TransferRow.filter(Columns.feedItemUid == feedItemUid).fetchCount(db) == 0 else { return false }
+            guard try LegRow.filter(LegColumns.feedItemUid == feedItemUid).fetchCount(db) == 0 else { return false }
             // The week's own times stay as they were: its confirmation is when it was done.
-            return try Ledger.week(accountUid, weekEnd).filter(
-                Columns.status == WeekState.done.rawValue && Columns.feedItemUid == nil
-            ).updateAll(db, [Columns.feedItemUid.set(to: feedItemUid)]) == 1
+            return try Ledger.legRows(accountUid, weekEnd).filter(
+                LegColumns.leg == leg && LegColumns.status == WeekState.done.rawValue && LegColumns.feedItemUid == nil
+            ).updateAll(db, [LegColumns.feedItemUid.set(to: feedItemUid)]) == 1
         }
     }
 
-    /// Notes why the pending transfer has not been confirmed; it stays pending.
-    public func recordFailure(accountUid: String, weekEnd: LocalDate, error: String, at now: Instant) throws {
+    /// Notes why the leg's pending transfer has not been confirmed; it stays pending.
+    public func recordFailure(accountUid: String, weekEnd: LocalDate, leg: Int, error: String, at now: Instant) throws {
         try database.write { db in
-            _ = try Ledger.undecided(accountUid, weekEnd).updateAll(
-                db, [Columns.lastError.set(to: Ledger.clip(error)), Columns.updatedAt.set(to: now.iso8601)])
+            let failed = try Ledger.undecidedLegs(accountUid, weekEnd).filter(LegColumns.leg == leg).updateAll(
+                db, LegColumns.lastError.set(to: Ledger.clip(error)))
+            if failed > 0 {
+                _ = try Ledger.undecided(accountUid, weekEnd).updateAll(db, Columns.updatedAt.set(to: now.iso8601))
+            }
         }
     }
 
-    /// Holds a pending week for a person, saying why; runs leave it be until it is resolved.
-    /// Over another ledger's transfer, the week it names and how much may be saved twice
-    /// are noted too.
+    /// Holds a pending week and its open legs for a person, saying why; runs leave it be
+    /// until it is resolved. Over another ledger's transfer, the week it names and how much
+    /// may be saved twice are noted too.
     public func recordHeld(
         accountUid: String, weekEnd: LocalDate, reason: String, otherWeekEnd: LocalDate? = nil,
         sharedMinorUnits: Int64? = nil, at now: Instant
     ) throws {
-        var changes = [
-            Columns.status.set(to: WeekState.held.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
-            Columns.updatedAt.set(to: now.iso8601),
-        ]
+        var changes = [Columns.status.set(to: WeekState.held.rawValue), Columns.reason.set(to: Ledger.clip(reason))]
         if let otherWeekEnd {
             changes += [
                 Columns.otherWeekEnd.set(to: otherWeekEnd.description),
                 Columns.sharedMinorUnits.set(to: sharedMinorUnits),
             ]
         }
-        try change(accountUid, weekEnd, changes)
+        try change(
+            accountUid, weekEnd, leg: nil, week: changes, legs: [LegColumns.status.set(to: WeekState.held.rawValue)],
+            at: now)
     }
 
-    /// A week whose recorded transfer was to be sent again and no longer fits what the
+    /// A week whose recorded transfers were to be sent again and no longer fit what the
     /// account can spare: it ends held back, as a week decided without room would. Nothing
-    /// moved, its payments stay counted, and `note` says why; its transfer uid and sends are
-    /// kept.
+    /// moved, its payments stay counted, and `note` says why; its legs' transfer uids and
+    /// sends are kept.
     public func recordHeldBack(
         accountUid: String, weekEnd: LocalDate, note: String, forecast: ForecastSummary?, at now: Instant
     ) throws {
         try change(
-            accountUid, weekEnd,
-            [
+            accountUid, weekEnd, leg: nil,
+            week: [
                 Columns.status.set(to: WeekState.nothing.rawValue), Columns.minorUnits.set(to: 0),
                 Columns.note.set(to: Ledger.clip(note)), Columns.reason.set(to: nil),
                 Columns.forecastThrough.set(to: forecast?.through.description),
@@ -270,68 +325,101 @@ extension Ledger {
                 Columns.forecastPayments.set(to: forecast?.payments),
                 Columns.forecastDue.set(to: forecast?.dueMinorUnits),
                 Columns.forecastLowPoint.set(to: forecast?.lowPointMinorUnits),
-                Columns.updatedAt.set(to: now.iso8601),
-            ])
+            ],
+            legs: [LegColumns.status.set(to: WeekState.nothing.rawValue), LegColumns.minorUnits.set(to: 0)], at: now)
     }
 
-    /// A person's decision on a held or failed week (`roundup resolve`): send it again,
-    /// to the same goal or to another one with a new transfer uid.
+    /// A person's decision on a held or failed week (`roundup resolve`): send it again. Its
+    /// open legs are pending again; leg `leg` goes to the same goal, or to `goal` with a new
+    /// transfer uid, the goal it had joining the ones the feed is searched for.
     public func recordRetry(
-        accountUid: String, weekEnd: LocalDate, goal: (uid: String, name: String, transferUid: String)? = nil,
+        accountUid: String, weekEnd: LocalDate, leg: Int, goal: (uid: String, name: String, transferUid: String)? = nil,
         resolution: String, at now: Instant
     ) throws {
         try database.write { db in
             let current = try Row.fetchOne(
-                db, Ledger.week(accountUid, weekEnd).select(Columns.goalUid, Columns.earlierGoalUids))
-            var earlier = TransferRow.goalList(current?[Columns.earlierGoalUids])
-            if let goal, let old: String = current?[Columns.goalUid], old != goal.uid, !earlier.contains(old) {
+                db,
+                Ledger.legRows(accountUid, weekEnd).filter(LegColumns.leg == leg).select(
+                    LegColumns.goalUid, LegColumns.earlierGoalUids))
+            var earlier = LegRow.goalList(current?[LegColumns.earlierGoalUids])
+            if let goal, let old: String = current?[LegColumns.goalUid], old != goal.uid, !earlier.contains(old) {
                 earlier.append(old)
             }
-            var changes = [
-                Columns.status.set(to: WeekState.pending.rawValue), Columns.reason.set(to: nil),
-                Columns.lastError.set(to: nil), Columns.resolution.set(to: Ledger.clip(resolution)),
-                Columns.earlierGoalUids.set(to: TransferRow.goalText(earlier)),
-                Columns.updatedAt.set(to: now.iso8601),
-            ]
+            var redirect = [LegColumns.earlierGoalUids.set(to: LegRow.goalText(earlier))]
             if let goal {
-                changes += [
-                    Columns.goalUid.set(to: goal.uid), Columns.goalName.set(to: goal.name),
-                    Columns.transferUid.set(to: goal.transferUid),
+                redirect += [
+                    LegColumns.goalUid.set(to: goal.uid), LegColumns.goalName.set(to: goal.name),
+                    LegColumns.transferUid.set(to: goal.transferUid),
                 ]
             }
             try Ledger.expectOneChange(
-                try Ledger.undecided(accountUid, weekEnd).updateAll(db, changes), "\(accountUid) \(weekEnd)")
+                try Ledger.undecidedLegs(accountUid, weekEnd).filter(LegColumns.leg == leg).updateAll(db, redirect),
+                "\(accountUid) \(weekEnd) leg \(leg)")
+            _ = try Ledger.undecidedLegs(accountUid, weekEnd).updateAll(
+                db, [LegColumns.status.set(to: WeekState.pending.rawValue), LegColumns.lastError.set(to: nil)])
+            try Ledger.expectOneChange(
+                try Ledger.undecided(accountUid, weekEnd).updateAll(
+                    db,
+                    [
+                        Columns.status.set(to: WeekState.pending.rawValue), Columns.reason.set(to: nil),
+                        Columns.resolution.set(to: Ledger.clip(resolution)), Columns.updatedAt.set(to: now.iso8601),
+                    ]), "\(accountUid) \(weekEnd)")
         }
     }
 
-    /// A person's decision that a held or failed week's money is not to be moved.
+    /// A person's decision that a held or failed week's money is not to be moved: the week
+    /// and its open legs are abandoned.
     public func recordAbandoned(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
         try change(
-            accountUid, weekEnd,
-            [
+            accountUid, weekEnd, leg: nil,
+            week: [
                 Columns.status.set(to: WeekState.abandoned.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
-                Columns.resolution.set(to: "abandoned at \(now.iso8601)"), Columns.updatedAt.set(to: now.iso8601),
-            ])
+                Columns.resolution.set(to: "abandoned at \(now.iso8601)"),
+            ],
+            legs: [LegColumns.status.set(to: WeekState.abandoned.rawValue)], at: now)
     }
 
-    /// Makes `changes` to the week, which must be pending or held.
-    private func change(_ accountUid: String, _ weekEnd: LocalDate, _ changes: [ColumnAssignment]) throws {
+    /// Makes `legChanges` to the week's leg `leg` (to each of its open legs, for nil) and
+    /// `weekChanges` to the week, in one transaction: the week and a leg must be pending or
+    /// held, or nothing changes and it is an error.
+    private func change(
+        _ accountUid: String, _ weekEnd: LocalDate, leg: Int?, week weekChanges: [ColumnAssignment],
+        legs legChanges: [ColumnAssignment], at now: Instant
+    ) throws {
         try database.write { db in
+            var legs = Ledger.undecidedLegs(accountUid, weekEnd)
+            if let leg { legs = legs.filter(LegColumns.leg == leg) }
+            guard try legs.updateAll(db, legChanges) > 0 else {
+                throw LedgerError.unchanged("\(accountUid) \(weekEnd)" + (leg.map { " leg \($0)" } ?? ""))
+            }
             try Ledger.expectOneChange(
-                try Ledger.undecided(accountUid, weekEnd).updateAll(db, changes), "\(accountUid) \(weekEnd)")
+                try Ledger.undecided(accountUid, weekEnd).updateAll(
+                    db, weekChanges + [Columns.updatedAt.set(to: now.iso8601)]), "\(accountUid) \(weekEnd)")
         }
     }
 
-    /// The entry of one (account, week).
-    private static func week(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<TransferRow> {
-        TransferRow.filter(Columns.accountUid == accountUid && Columns.weekEnd == weekEnd.description)
+    /// The row of one (account, week).
+    private static func weekRow(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<WeekRow> {
+        WeekRow.filter(Columns.accountUid == accountUid && Columns.weekEnd == weekEnd.description)
     }
 
-    /// The entry of one (account, week) while its outcome is still open: pending or held.
-    private static func undecided(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<TransferRow> {
-        week(accountUid, weekEnd).filter(
-            [WeekState.pending.rawValue, WeekState.held.rawValue].contains(Columns.status))
+    /// The legs of one (account, week).
+    private static func legRows(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<LegRow> {
+        LegRow.filter(LegColumns.accountUid == accountUid && LegColumns.weekEnd == weekEnd.description)
     }
+
+    /// The row of one (account, week) while its outcome is still open: pending or held.
+    private static func undecided(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<WeekRow> {
+        weekRow(accountUid, weekEnd).filter(Ledger.open.contains(Columns.status))
+    }
+
+    /// The legs of one (account, week) whose outcome is still open: pending or held.
+    private static func undecidedLegs(_ accountUid: String, _ weekEnd: LocalDate) -> QueryInterfaceRequest<LegRow> {
+        legRows(accountUid, weekEnd).filter(Ledger.open.contains(LegColumns.status))
+    }
+
+    /// The states of a week or leg whose outcome is still open.
+    private static let open = [WeekState.pending.rawValue, WeekState.held.rawValue]
 
     /// An update meant for one week that changed none (the week was not in the state the
     /// update expects) is an error, never a silent no-op.

@@ -127,7 +127,7 @@ public enum History {
         }
 
         /// The entries the query keeps.
-        package func select(_ entries: [LedgerEntry]) -> [LedgerEntry] {
+        package func select(_ entries: [AccountWeek]) -> [AccountWeek] {
             var kept = entries.filter { entry in
                 (since.map { entry.weekEnd >= $0 } ?? true) && (year.map { entry.weekEnd.year == $0 } ?? true)
                     && (!movedOnly || entry.status == .done)
@@ -188,7 +188,7 @@ public enum History {
     }
 
     /// The history's row for `entry`, its dates told in `zone`.
-    package static func row(for entry: LedgerEntry, in zone: TimeZone) -> Row {
+    package static func row(for entry: AccountWeek, in zone: TimeZone) -> Row {
         // A transferred week's row is last changed when its money is recorded as arrived.
         let movedOn =
             entry.status == .done
@@ -197,15 +197,15 @@ public enum History {
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: Savings.amount(entry.minorUnits, entry.currency), minorUnits: entry.minorUnits,
-            goalName: entry.goalName, goalUid: entry.goalUid, transferUid: entry.transferUid,
-            reference: entry.reference, movedOn: movedOn, status: WeekFate(entry),
-            lastError: entry.lastError, note: entry.note, confirmation: entry.confirmation?.rawValue,
-            feedItemUid: entry.feedItemUid, reason: entry.reason, resolution: entry.resolution,
+            goalName: entry.firstLeg.goalName, goalUid: entry.firstLeg.goalUid, transferUid: entry.firstLeg.transferUid,
+            reference: entry.firstLeg.reference, movedOn: movedOn, status: WeekFate(entry),
+            lastError: entry.firstLeg.lastError, note: entry.note, confirmation: entry.firstLeg.confirmation?.rawValue,
+            feedItemUid: entry.firstLeg.feedItemUid, reason: entry.reason, resolution: entry.resolution,
             updatedAt: entry.updatedAt, forecast: entry.forecast.map { RowForecast($0, currency: entry.currency) })
     }
 
     /// What the confirmed transfers add up to, per currency: the savings' totals.
-    package static func totals(of entries: [LedgerEntry]) -> [String: String] {
+    package static func totals(of entries: [AccountWeek]) -> [String: String] {
         Dictionary(uniqueKeysWithValues: Savings(entries).series.map { ($0.currency, $0.amount($0.total)) })
     }
 

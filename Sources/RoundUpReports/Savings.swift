@@ -38,7 +38,7 @@ package struct Savings: Sendable, Equatable {
     package var series: [Series]
 
     /// The savings in `entries`, by currency code in alphabetical order.
-    package init(_ entries: [LedgerEntry]) {
+    package init(_ entries: [AccountWeek]) {
         let moved = entries.filter { $0.status == .done }
         let byCurrency = Dictionary(grouping: moved, by: \.currency)
         series = byCurrency.keys.sorted().map { code in
@@ -90,7 +90,7 @@ package struct Savings: Sendable, Equatable {
 
     /// The entries' amounts added up per `period`, in the periods' order (ISO labels sort
     /// as time does).
-    private static func add(_ entries: [LedgerEntry], by period: (LedgerEntry) -> String) -> [Period] {
+    private static func add(_ entries: [AccountWeek], by period: (AccountWeek) -> String) -> [Period] {
         var sums: [String: Int64] = [:]
         for entry in entries {
             sums[period(entry), default: 0] = Savings.add(sums[period(entry), default: 0], entry.minorUnits)

@@ -7,7 +7,7 @@ package enum SavingsNews {
     /// The line for a real run that moved `moved` (minor units by currency code) over
     /// `weeks`, with `entries` the whole ledger after it; the year is that of the run's
     /// newest week, "this year" when that is `currentYear`.
-    package static func line(moved: [String: Int64], weeks: [LocalDate], entries: [LedgerEntry], currentYear: Int)
+    package static func line(moved: [String: Int64], weeks: [LocalDate], entries: [AccountWeek], currentYear: Int)
         -> String?
     {
         guard let newest = weeks.max() else { return nil }

@@ -124,7 +124,7 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
     }
 
     /// Where a week the ledger records stands.
-    public init(_ entry: LedgerEntry) {
+    public init(_ entry: AccountWeek) {
         switch entry.status {
         case .done: self = .transferred
         case .nothing: self = entry.note == nil ? .nothingToMove : .heldBack

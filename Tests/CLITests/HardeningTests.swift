@@ -374,7 +374,7 @@ import Testing
             // blocked: the next run writes the report, says the link failed, and exits 78.
             let ledger = try DatabaseQueue(path: home.path + "/.local/state/roundup/ledger.sqlite")
             try await ledger.write {
-                try $0.execute(sql: "UPDATE transfer SET reportMissing = 1 WHERE weekEnd = '2026-11-15'")
+                try $0.execute(sql: "UPDATE week SET reportMissing = 1 WHERE weekEnd = '2026-11-15'")
             }
             try ledger.close()
             let owed = try await roundup(

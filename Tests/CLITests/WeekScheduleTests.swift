@@ -279,7 +279,7 @@ import Testing
             #expect(try Self.totals(after) == ["GBP": "3.04", "EUR": "1.26"], "unchanged, and the new week's 0.90")
             let ledger = try DatabaseQueue(path: state + "/ledger.sqlite")
             let rows = try ledger.read { db in
-                try Row.fetchAll(db, sql: "SELECT weekEnd, startsAt, endsAt, timeZone FROM transfer ORDER BY weekEnd")
+                try Row.fetchAll(db, sql: "SELECT weekEnd, startsAt, endsAt, timeZone FROM week ORDER BY weekEnd")
             }
             try ledger.close()
             #expect(rows.allSatisfy { $0["startsAt"] as String? != nil && $0["endsAt"] as String? != nil })

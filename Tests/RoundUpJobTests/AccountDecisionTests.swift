@@ -13,8 +13,8 @@ struct AccountDecisionTests {
 
     static func money(_ minorUnits: Int64) -> Money { Money(minorUnits: minorUnits, currency: gbp) }
 
-    static func entry(_ status: WeekState, weekEnd: LocalDate = weekEnd, minorUnits: Int64 = 298) -> LedgerEntry {
-        LedgerEntry(
+    static func entry(_ status: WeekState, weekEnd: LocalDate = weekEnd, minorUnits: Int64 = 298) -> AccountWeek {
+        AccountWeek(
             accountUid: "account", weekEnd: weekEnd, status: status, currency: "GBP", minorUnits: minorUnits,
             goalUid: status == .nothing ? nil : "goal", goalName: status == .nothing ? nil : "Round-ups",
             transferUid: status == .nothing ? nil : "transfer")
@@ -190,11 +190,11 @@ struct CatchUpTests {
 
     static func week(_ end: String) -> Week { Week(endingOn: LocalDate(iso: end)!, in: zone) }
 
-    static func entry(_ end: String, _ status: WeekState, account: String = "a") -> LedgerEntry {
-        LedgerEntry(accountUid: account, weekEnd: LocalDate(iso: end)!, status: status, currency: "GBP", minorUnits: 1)
+    static func entry(_ end: String, _ status: WeekState, account: String = "a") -> AccountWeek {
+        AccountWeek(accountUid: account, weekEnd: LocalDate(iso: end)!, status: status, currency: "GBP", minorUnits: 1)
     }
 
-    static func weeks(_ entries: [LedgerEntry], through target: String, on weekday: Weekday = .sunday)
+    static func weeks(_ entries: [AccountWeek], through target: String, on weekday: Weekday = .sunday)
         -> ([String], [String])
     {
         let (weeks, notes) = CatchUp.weeks(entries: entries, through: week(target), weekEndsOn: weekday, limit: 8)

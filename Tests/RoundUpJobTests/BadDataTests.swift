@@ -98,7 +98,7 @@ import Testing
             let stderr = result.diagnostics.joined(separator: "\n")
             #expect(stderr.contains("Broken (GBP): "), "\(stderr)")
             #expect(stderr.contains(bad.says), "\(stderr)")
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.map(\.accountUid).sorted() == [first, last])
         }
     }

@@ -84,16 +84,18 @@ import Testing
             await server.bank.injectFaults([])
             for week in Set(scenario.runs.map(\.week)).sorted() { _ = await harness.run(server, endDate: weeks[week]) }
             let transfers = await server.bank.transfers
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             // Every week the scenario ran has its entry: the runs did their work.
             #expect(Set(entries.map(\.weekEnd.description)) == Set(scenario.runs.map { weeks[$0.week] }), "\(scenario)")
             tally.withLock { tally in
                 tally.scenarios += 1
                 tally.beforeAPerson += entries.count { $0.status == .held || $0.status == .pending }
-                tally.doubled += entries.count { entry in transfers.count { $0.transferUid == entry.transferUid } > 1 }
+                tally.doubled += entries.count { entry in
+                    transfers.count { $0.transferUid == entry.firstLeg.transferUid } > 1
+                }
             }
             for entry in entries {
-                let sent = transfers.filter { $0.transferUid == entry.transferUid }.count
+                let sent = transfers.filter { $0.transferUid == entry.firstLeg.transferUid }.count
                 #expect(sent <= 1, "\(scenario): the week ending \(entry.weekEnd) moved \(sent) times")
                 switch entry.status {
                 case .done:
@@ -108,7 +110,7 @@ import Testing
             }
             // Every transfer the bank made is one week's, and no feed item is claimed twice.
             #expect(transfers.count == Set(transfers.map(\.transferUid)).count, "\(scenario)")
-            let claimed = entries.compactMap(\.feedItemUid)
+            let claimed = entries.flatMap(\.feedItemUids)
             #expect(claimed.count == Set(claimed).count, "\(scenario): \(claimed)")
             let items = await server.bank.state.feeds[account] ?? []
             for uid in claimed {

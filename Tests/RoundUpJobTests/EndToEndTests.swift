@@ -257,7 +257,7 @@ import Testing
             }
             _ = await harness.run(server, endDate: weekEnd, catchUp: true)
             try await deleter.value
-            let weeks = try harness.ledger().entries().map { "\($0.weekEnd) \($0.status)" }
+            let weeks = try harness.ledger().accountWeeks().map { "\($0.weekEnd) \($0.status)" }
             #expect(weeks == ["2026-10-25 done", "2026-11-01 done", "2026-11-08 held", "2026-11-15 done"])
             let transfers = await server.bank.transfers
             #expect(transfers.count == 3)
@@ -275,7 +275,7 @@ import Testing
             #expect(result.status == .ok)
             #expect(result.report?.accounts.first?.status == .nothingToMove)
             #expect(await server.bank.requests.allSatisfy { $0.method == "GET" })
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.map(\.status) == [.nothing])
         }
     }
@@ -346,7 +346,7 @@ import Testing
         let harness = try JobHarness(token: bank.state.token)
         try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
         try harness.ledger().recordDecision(
-            LedgerEntry(
+            AccountWeek(
                 accountUid: account, weekEnd: weekEndDate, status: .pending, currency: "GBP", minorUnits: 99,
                 goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
             at: JobHarness.now)
@@ -362,7 +362,7 @@ import Testing
             #expect(state.accounts[0].balance == 10_00 - 99)
             let puts = await server.bank.requests.filter { $0.method == "PUT" }.map(\.path)
             #expect(puts == ["/api/v2/account/\(account)/savings-goals/\(goalUid)/add-money/\(transferUid)"])
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.map(\.status) == [.done])
         }
     }
@@ -379,7 +379,7 @@ import Testing
             let refused = await harness.run(server, endDate: weekEnd, config: config)
             #expect(refused.status == .temporaryFailure)
             #expect(refused.diagnostics.joined().contains("INSUFFICIENT_FUNDS"))
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.map(\.status) == [.pending])
             await server.bank.update { $0.accounts[0].balance = 5_00 }
             let retried = await harness.run(server, endDate: weekEnd, config: config)

@@ -32,13 +32,13 @@ import Testing
         let transferUid = TransferUID.transferUid(accountUid: account, goalUid: goalUid, weekEnd: weekEnd)
         try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
         try harness.ledger().recordDecision(
-            LedgerEntry(
+            AccountWeek(
                 accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: minorUnits,
                 goalUid: goalUid, goalName: "Round-ups", transferUid: transferUid),
             at: Instant.now.adding(milliseconds: -1000))
         // As a run does: the send is recorded before it goes out.
         try harness.ledger().recordSend(
-            accountUid: account, weekEnd: weekEnd, bankTime: Instant.now.adding(milliseconds: -500),
+            accountUid: account, weekEnd: weekEnd, leg: 0, bankTime: Instant.now.adding(milliseconds: -500),
             at: Instant.now.adding(milliseconds: -500))
         let state = await server.bank.state
         let response = await server.bank.handle(
@@ -79,8 +79,8 @@ import Testing
             #expect(await Self.moved(server) == [99])
             let puts = await server.bank.requests.filter { $0.endpoint == .addMoney }
             #expect(puts.count == 1, "never sent again blindly")
-            let entry = try #require(try harness.ledger().entries().first)
-            #expect(entry.status == .done && entry.confirmation == .feed && entry.feedItemUid != nil)
+            let entry = try #require(try harness.ledger().accountWeeks().first)
+            #expect(entry.status == .done && entry.firstLeg.confirmation == .feed && entry.firstLeg.feedItemUid != nil)
             #expect(result.report?.accounts.first?.status == .transferred)
         }
     }
@@ -119,8 +119,8 @@ import Testing
             // The feed was read twice before the transfer was sent again.
             let looks = await server.bank.requests.filter { $0.path.hasSuffix("/transactions-between") }
             #expect(looks.count == 3, "one look before the first send, two after the 503")
-            let entries = try harness.ledger().entries()
-            #expect(entries.first?.confirmation == .bank)
+            let entries = try harness.ledger().accountWeeks()
+            #expect(entries.first?.firstLeg.confirmation == .bank)
         }
     }
 
@@ -159,7 +159,7 @@ import Testing
             #expect(await Self.moved(server) == [99])
             #expect(await server.bank.state.goals[account]?.count == 1, "never two goals")
             #expect(second.report?.accounts.first?.status == .held)
-            let held = try #require(try timer.ledger().entries().first)
+            let held = try #require(try timer.ledger().accountWeeks().first)
             let item = try #require(
                 await server.bank.state.feeds[account]?.first {
                     $0.source == "INTERNAL_TRANSFER" && $0.direction == "OUT"
@@ -169,14 +169,14 @@ import Testing
             // A plain check changes nothing; naming the item records it, once.
             let checked = await timer.resolve(server, .check, account: account, endDate: Self.weekEnd)
             #expect(checked.status == .ok && checked.output.contains("Nothing changed"), "\(checked.output)")
-            #expect(try timer.ledger().entries().first?.status == .held)
+            #expect(try timer.ledger().accountWeeks().first?.status == .held)
             let accepted = await timer.resolve(
                 server, .accept(feedItem: item.feedItemUid.lowercased()), account: account, endDate: Self.weekEnd)
             #expect(accepted.status == .ok, "\(accepted.diagnostics)")
             #expect(await Self.moved(server) == [99])
-            let entry = try #require(try timer.ledger().entries().first)
-            #expect(entry.status == .done && entry.confirmation == .feed)
-            #expect(entry.feedItemUid == item.feedItemUid.lowercased())
+            let entry = try #require(try timer.ledger().accountWeeks().first)
+            #expect(entry.status == .done && entry.firstLeg.confirmation == .feed)
+            #expect(entry.firstLeg.feedItemUid == item.feedItemUid.lowercased())
         }
     }
 
@@ -204,7 +204,7 @@ import Testing
             let caught = await harness.run(server, endDate: Self.weekEnd, catchUp: true, config: capped)
             #expect(caught.status == .ok, "\(caught.diagnostics)")
             #expect(await Self.moved(server) == [100, 100])
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.map(\.status) == [.nothing, .done, .done])
         }
     }
@@ -233,7 +233,7 @@ import Testing
             #expect(resolved.status == .ok, "\(resolved.diagnostics)")
             #expect(resolved.output.contains("Moved 0.99 GBP"))
             #expect(await Self.moved(server) == [500, 99])
-            let entry = try #require(try harness.ledger().entries().first)
+            let entry = try #require(try harness.ledger().accountWeeks().first)
             #expect(entry.status == .done && entry.resolution?.hasPrefix("retried at") == true)
             #expect(await harness.run(server, endDate: Self.weekEnd).status == .ok)
             #expect(await Self.moved(server) == [500, 99])
@@ -254,7 +254,7 @@ import Testing
             let weekEnd = LocalDate(iso: "2026-11-01")!
             try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
             try harness.ledger().recordDecision(
-                LedgerEntry(
+                AccountWeek(
                     accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 42,
                     goalUid: Self.goalUid, goalName: "Round-ups",
                     transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd)),
@@ -265,7 +265,7 @@ import Testing
             #expect(caught.held.joined().contains("no longer exists"))
             // Every other account-week moved, the same account's later weeks included.
             #expect(await Self.moved(server).sorted() == [50, 50, 99, 99])
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.filter { $0.status == .held }.map(\.weekEnd) == [weekEnd])
             #expect(entries.filter { $0.status == .done }.count == 4)
             // The listing names it; a redirect to the new goal settles it.
@@ -274,8 +274,8 @@ import Testing
                 server, .redirect(goal: "round-ups"), account: account, endDate: "2026-11-01")
             #expect(resolved.status == .ok, "\(resolved.diagnostics)")
             #expect(await Self.moved(server).sorted() == [42, 50, 50, 99, 99])
-            let entry = try #require(try harness.ledger().entry(accountUid: account, weekEnd: weekEnd))
-            #expect(entry.status == .done && entry.earlierGoalUids == [Self.goalUid])
+            let entry = try #require(try harness.ledger().accountWeek(accountUid: account, weekEnd: weekEnd))
+            #expect(entry.status == .done && entry.firstLeg.earlierGoalUids == [Self.goalUid])
             #expect(entry.resolution?.contains("redirected") == true)
         }
     }
@@ -292,7 +292,7 @@ import Testing
             #expect(checked.status == .ok, "\(checked.diagnostics)")
             #expect(checked.output.contains("arrived") && checked.output.contains("no longer exists"))
             #expect(await Self.moved(server) == [99])
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.first?.status == .done)
         }
     }
@@ -381,7 +381,8 @@ import Testing
             #expect(result.report?.accounts.map(\.status) == [.alreadyTransferred])
             #expect(await Self.moved(server) == [99])
             #expect(
-                try harness.ledger().entry(accountUid: account, weekEnd: LocalDate(iso: Self.weekEnd)!)?.status == .done
+                try harness.ledger().accountWeek(accountUid: account, weekEnd: LocalDate(iso: Self.weekEnd)!)?.status
+                    == .done
             )
             // A week not begun is skipped.
             let next = await harness.run(server, endDate: "2026-11-08")
@@ -397,13 +398,14 @@ import Testing
         let weekEnd = LocalDate(iso: Self.weekEnd)!
         let twoHoursAgo = Instant.now.adding(milliseconds: -7_200_000)
         try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
-        var intent = LedgerEntry(
+        var intent = AccountWeek(
             accountUid: account, weekEnd: weekEnd, status: .pending, currency: "GBP", minorUnits: 99,
             goalUid: Self.goalUid, goalName: "Round-ups",
             transferUid: TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: weekEnd))
         intent.bound(to: londonWeek(Self.weekEnd))
         try harness.ledger().recordDecision(intent, at: twoHoursAgo)
-        try harness.ledger().recordSend(accountUid: account, weekEnd: weekEnd, bankTime: twoHoursAgo, at: twoHoursAgo)
+        try harness.ledger().recordSend(
+            accountUid: account, weekEnd: weekEnd, leg: 0, bankTime: twoHoursAgo, at: twoHoursAgo)
         return (weekEnd, twoHoursAgo)
     }
 
@@ -418,13 +420,13 @@ import Testing
         try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
             let transferUid = TransferUID.transferUid(accountUid: account, goalUid: Self.goalUid, weekEnd: earlier)
             try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
-            var intent = LedgerEntry(
+            var intent = AccountWeek(
                 accountUid: account, weekEnd: earlier, status: .pending, currency: "GBP", minorUnits: 99,
                 goalUid: Self.goalUid, goalName: "Round-ups", transferUid: transferUid)
             intent.bound(to: londonWeek("2026-11-08"))
             try harness.ledger().recordDecision(intent, at: Instant.now.adding(milliseconds: -2000))
             try harness.ledger().recordSend(
-                accountUid: account, weekEnd: earlier, bankTime: Instant.now.adding(milliseconds: -1500),
+                accountUid: account, weekEnd: earlier, leg: 0, bankTime: Instant.now.adding(milliseconds: -1500),
                 at: Instant.now.adding(milliseconds: -1500))
             let token = await server.bank.state.token
             _ = await server.bank.handle(
@@ -447,7 +449,7 @@ import Testing
             // (Exit 78 all the same: this week is still held, for the person to send.)
             #expect(finished.status == .configuration, "\(finished.diagnostics)")
             #expect(finished.report?.accounts.first?.status == .alreadyTransferred)
-            #expect(try harness.ledger().entry(accountUid: account, weekEnd: earlier)?.status == .done)
+            #expect(try harness.ledger().accountWeek(accountUid: account, weekEnd: earlier)?.status == .done)
             #expect(await Self.moved(server) == [99])
         }
     }

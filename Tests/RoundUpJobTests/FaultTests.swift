@@ -41,7 +41,7 @@ import Testing
             #expect(await server.bank.injectedFaults == [InjectedFault(endpoint: endpoint, fault: fault)])
             let problems = week.problems(in: await server.bank.state)
             #expect(problems.none, "\(problems)")
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.allSatisfy { $0.status != .pending })
             // The retry is logged, saying what failed. (Latency needs none; libcurl itself
             // resends a request whose reused connection was dropped, except goal creation.)
@@ -114,7 +114,7 @@ import Testing
         let message = result.diagnostics.joined(separator: "\n")
         #expect(message.contains("could not reach the bank"), "\(message)")
         #expect(message.contains("6 attempts"), "\(message)")
-        let entries = try harness.ledger().entries()
+        let entries = try harness.ledger().accountWeeks()
         #expect(entries.isEmpty)
     }
 
@@ -129,7 +129,7 @@ import Testing
             #expect(result.diagnostics.joined().contains("HTTP 502"))
             #expect(await server.bank.requests.count == 6, "one request, tried six times")
             #expect(await server.bank.transfers.isEmpty)
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.isEmpty)
         }
     }
@@ -145,7 +145,7 @@ import Testing
             let failed = await harness.run(server, endDate: weekEnd)
             #expect(failed.status == .unavailable)
             #expect(await server.bank.transfers.isEmpty)
-            let pending = try harness.ledger().entries().filter { $0.status == .pending }
+            let pending = try harness.ledger().accountWeeks().filter { $0.status == .pending }
             #expect(pending.count == week.expected.values.filter { $0 > 0 }.count)
             #expect(
                 failed.report?.accounts.allSatisfy { $0.status == .unconfirmed || $0.status == .nothingToMove } == true)

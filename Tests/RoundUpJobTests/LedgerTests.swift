@@ -52,10 +52,10 @@ import Testing
         let end = try #require(LocalDate(iso: "2026-11-15"))
         let now = Instant(millisecondsSince1970: 0)
         try ledger.recordDecision(
-            LedgerEntry(accountUid: "a", weekEnd: end, status: .nothing, currency: "GBP", minorUnits: 0), at: now)
+            AccountWeek(accountUid: "a", weekEnd: end, status: .nothing, currency: "GBP", minorUnits: 0), at: now)
         #expect(throws: (any Error).self) {
             try ledger.recordDecision(
-                LedgerEntry(accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 5), at: now)
+                AccountWeek(accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 5), at: now)
         }
         // Its neighbours: weeks ending within fourteen days, each with its bounds (seven local days
         // for a week recorded without any) and whether its payments were kept one by one.
@@ -80,20 +80,25 @@ import Testing
         let end = try #require(LocalDate(iso: "2026-11-15"))
         let decidedAt = try #require(Instant(iso8601: "2026-11-16T06:00:00.000Z"))
         let changedAt = try #require(Instant(iso8601: "2026-11-17T06:30:00.000Z"))
-        var decision = LedgerEntry(
+        var decision = AccountWeek(
             accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 298, goalUid: "g1",
             goalName: "Round-ups", transferUid: "t1", lastError: "never written by a decision", accountName: "Personal",
             note: "1.00 held back by the minimum balance")
-        decision.confirmation = .feed
-        decision.feedItemUid = namedUid("f1")
+        decision.firstLeg.confirmation = .feed
+        decision.firstLeg.feedItemUid = namedUid("f1")
         decision.reason = String(repeating: "r", count: 1200)
         decision.resolution = "never written by a decision"
-        decision.earlierGoalUids = ["never", "written"]
-        decision.reference = "Round-up w/e 15 Nov 2026"
+        decision.firstLeg.earlierGoalUids = ["never", "written"]
+        decision.firstLeg.reference = "Round-up w/e 15 Nov 2026"
         try ledger.recordDecision(decision, at: decidedAt)
 
         let raw = try DatabaseQueue(path: path)
-        let decided = try #require(try raw.read { db in try Row.fetchOne(db, sql: "SELECT * FROM transfer") })
+        let bothTables = """
+            SELECT week.*, leg.leg, leg.confirmation, leg.reference, leg.lastError, leg.earlierGoalUids
+            FROM week JOIN leg USING (accountUid, weekEnd)
+            """
+        let decided = try #require(try raw.read { db in try Row.fetchOne(db, sql: bothTables) })
+        #expect(decided["leg"] as Int64? == 0)
         #expect(decided["weekEnd"] as String? == "2026-11-15")
         #expect(decided["status"] as String? == "pending")
         #expect(decided["confirmation"] as String? == "feed")
@@ -107,32 +112,34 @@ import Testing
 
         // Redirected twice, failed and held again: every column now holds something.
         try ledger.recordRetry(
-            accountUid: "a", weekEnd: end, goal: ("g2", "Holiday", "t2"), resolution: "to Holiday", at: changedAt)
+            accountUid: "a", weekEnd: end, leg: 0, goal: ("g2", "Holiday", "t2"), resolution: "to Holiday",
+            at: changedAt)
         try ledger.recordRetry(
-            accountUid: "a", weekEnd: end, goal: ("g3", "Rainy day", "t3"), resolution: "to Rainy day", at: changedAt)
-        try ledger.recordFailure(accountUid: "a", weekEnd: end, error: "HTTP 503", at: changedAt)
+            accountUid: "a", weekEnd: end, leg: 0, goal: ("g3", "Rainy day", "t3"), resolution: "to Rainy day",
+            at: changedAt)
+        try ledger.recordFailure(accountUid: "a", weekEnd: end, leg: 0, error: "HTTP 503", at: changedAt)
         try ledger.recordHeld(
             accountUid: "a", weekEnd: end, reason: String(repeating: "s", count: 1200),
             otherWeekEnd: LocalDate(iso: "2026-11-11"), sharedMinorUnits: 50, at: changedAt)
 
-        var expected = LedgerEntry(
+        var expected = AccountWeek(
             accountUid: "a", weekEnd: end, status: .held, currency: "GBP", minorUnits: 298, goalUid: "g3",
             goalName: "Rainy day", transferUid: "t3", lastError: "HTTP 503", accountName: "Personal",
             note: "1.00 held back by the minimum balance")
-        expected.confirmation = .feed
-        expected.feedItemUid = namedUid("f1")
+        expected.firstLeg.confirmation = .feed
+        expected.firstLeg.feedItemUid = namedUid("f1")
         expected.reason = String(repeating: "s", count: 1000)
         expected.otherWeekEnd = LocalDate(iso: "2026-11-11")
         expected.sharedMinorUnits = 50
         expected.resolution = "to Rainy day"
-        expected.earlierGoalUids = ["g1", "g2"]
-        expected.reference = "Round-up w/e 15 Nov 2026"
+        expected.firstLeg.earlierGoalUids = ["g1", "g2"]
+        expected.firstLeg.reference = "Round-up w/e 15 Nov 2026"
         expected.createdAt = "2026-11-16T06:00:00.000Z"
         expected.updatedAt = "2026-11-17T06:30:00.000Z"
-        #expect(try ledger.entry(accountUid: "a", weekEnd: end) == expected)
-        #expect(try ledger.entries() == [expected])
+        #expect(try ledger.accountWeek(accountUid: "a", weekEnd: end) == expected)
+        #expect(try ledger.accountWeeks() == [expected])
 
-        let stored = try #require(try raw.read { db in try Row.fetchOne(db, sql: "SELECT * FROM transfer") })
+        let stored = try #require(try raw.read { db in try Row.fetchOne(db, sql: bothTables) })
         #expect(stored["weekEnd"] as String? == "2026-11-15")
         #expect(stored["otherWeekEnd"] as String? == "2026-11-11")
         #expect(stored["sharedMinorUnits"] as Int64? == 50)
@@ -152,16 +159,119 @@ import Testing
         try raw.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, createdAt, updatedAt)
+                    INSERT INTO week (accountUid, weekEnd, status, currency, minorUnits, createdAt, updatedAt)
                     VALUES ('a', 'someday', 'done', 'GBP', 1, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
                     """)
         }
+        #expect {
+            try ledger.accountWeeks()
+        } throws: { error in
+            "\(error)" == "the ledger holds an unreadable week.weekEnd value 'someday'"
+        }
+        // A week is always written with its legs: one without is damage too.
+        try raw.write { db in try db.execute(sql: "UPDATE week SET weekEnd = '2026-11-15'") }
         try raw.close()
         #expect {
-            try ledger.entries()
+            try ledger.accountWeeks()
         } throws: { error in
-            "\(error)" == "the ledger holds an unreadable transfer.weekEnd value 'someday'"
+            "\(error)" == "the ledger holds an unreadable week a 2026-11-15, which has no leg"
         }
+    }
+
+    /// A ledger whose weeks were each one row of `transfer` (v16, the schema before legs)
+    /// opens with every week split into its decision and one leg, index 0, that carries
+    /// the transfer whole: goal, amount, uid, reference, earlier goals, sends on both
+    /// clocks, its confirmation and claimed feed item, the goal's growth and the last
+    /// error. The payments a week counted and the report it owes stay the week's, and the
+    /// `transfer` table is gone.
+    @Test func aLedgerOfOneRowPerWeekOpensWithEachWeekAsOneLeg() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
+                        transferUid, lastError, createdAt, updatedAt, accountName, note, confirmation, feedItemUid,
+                        reason, resolution, earlierGoalUids, reference, startsAt, endsAt, timeZone, itemised,
+                        otherWeekEnd, sharedMinorUnits, reportMissing, forecastThrough, forecastPayday,
+                        forecastPayments, forecastDue, forecastLowPoint, firstSentAt, lastSentAt, sends, confirmedAt,
+                        lastSentOn, goalGrew)
+                    VALUES
+                        ('a', '2026-11-08', 'done', 'GBP', 99, 'g2', 'Holiday', 't1', NULL,
+                         '2026-11-09T06:00:00.000Z', '2026-11-09T06:00:02.000Z', 'Personal', NULL, 'feed', 'f1',
+                         NULL, 'to Holiday', 'g1', 'Round-up w/e 8 Nov 2026', '2026-11-02T00:00:00.000Z',
+                         '2026-11-09T00:00:00.000Z', 'Europe/London', 1, NULL, NULL, 0, '2026-11-20', '2026-11-20',
+                         2, 5000, 12000, '2026-11-09T06:00:01.000Z', '2026-11-09T06:00:01.500Z', 2,
+                         '2026-11-09T06:00:01.600Z', '2026-11-09T06:00:01.700Z', 0),
+                        ('a', '2026-11-15', 'held', 'GBP', 42, 'g1', 'Round-ups', 't2', 'HTTP 503',
+                         '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:01.000Z', 'Personal', 'held back', NULL,
+                         NULL, 'the goal was gone', NULL, NULL, 'Round-up w/e 15 Nov 2026', NULL, NULL, NULL, 1,
+                         '2026-11-11', 30, 1, NULL, NULL, NULL, NULL, NULL, '2026-11-16T06:00:00.500Z',
+                         '2026-11-16T06:00:00.500Z', 1, NULL, '2026-11-16T06:00:00.600Z', 1),
+                        ('b', '2026-11-15', 'nothing', 'EUR', 0, NULL, NULL, NULL, NULL,
+                         '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z', NULL, NULL, NULL, NULL, NULL,
+                         NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
+                         NULL, 0, NULL, NULL, 0);
+                    INSERT INTO payment (accountUid, feedItemUid, weekEnd, roundUp, amount) VALUES
+                        ('a', 'p1', '2026-11-15', 42, 358);
+                    """)
+        }
+        try old.close()
+
+        let ledger = try Ledger(path: path)
+        let weeks = try ledger.accountWeeks()
+        var done = AccountWeek(
+            accountUid: "a", weekEnd: try #require(LocalDate(iso: "2026-11-08")), status: .done, currency: "GBP",
+            minorUnits: 99, goalUid: "g2", goalName: "Holiday", transferUid: "t1", accountName: "Personal")
+        done.resolution = "to Holiday"
+        done.startsAt = Instant(iso8601: "2026-11-02T00:00:00.000Z")
+        done.endsAt = Instant(iso8601: "2026-11-09T00:00:00.000Z")
+        done.timeZone = "Europe/London"
+        done.forecast = ForecastSummary(
+            through: try #require(LocalDate(iso: "2026-11-20")), payday: LocalDate(iso: "2026-11-20"), payments: 2,
+            dueMinorUnits: 5000, lowPointMinorUnits: 12000)
+        done.createdAt = "2026-11-09T06:00:00.000Z"
+        done.updatedAt = "2026-11-09T06:00:02.000Z"
+        done.firstLeg.confirmation = .feed
+        done.firstLeg.feedItemUid = "f1"
+        done.firstLeg.earlierGoalUids = ["g1"]
+        done.firstLeg.reference = "Round-up w/e 8 Nov 2026"
+        done.firstLeg.firstSentAt = Instant(iso8601: "2026-11-09T06:00:01.000Z")
+        done.firstLeg.lastSentAt = Instant(iso8601: "2026-11-09T06:00:01.500Z")
+        done.firstLeg.sends = 2
+        done.firstLeg.confirmedAt = Instant(iso8601: "2026-11-09T06:00:01.600Z")
+        done.firstLeg.lastSentOn = Instant(iso8601: "2026-11-09T06:00:01.700Z")
+        #expect(weeks.first == done)
+        let held = try #require(weeks.count == 3 ? weeks[1] : nil)
+        #expect(held.status == .held && held.legs.map(\.status) == [.held])
+        #expect(held.reason == "the goal was gone" && held.note == "held back")
+        #expect(held.otherWeekEnd == LocalDate(iso: "2026-11-11") && held.sharedMinorUnits == 30)
+        #expect(held.legs.count == 1 && held.firstLeg.index == 0 && held.firstLeg.minorUnits == 42)
+        #expect(held.firstLeg.goalGrew && held.firstLeg.sends == 1 && held.firstLeg.lastError == "HTTP 503")
+        let nothing = weeks[2]
+        #expect(nothing.status == .nothing && nothing.currency == "EUR")
+        #expect(nothing.legs.count == 1 && nothing.firstLeg.goalUid == nil && nothing.firstLeg.minorUnits == 0)
+        // What belongs to the week stays the week's: its payments, the report it owes.
+        #expect(try ledger.payments(accountUid: "a", weekEnd: held.weekEnd) == ["p1": 42])
+        #expect(try ledger.weeksMissingReports() == [held.weekEnd])
+        let raw = try DatabaseQueue(path: path)
+        #expect(try raw.read { db in try db.tableExists("transfer") } == false)
+        #expect(
+            try raw.read { db in try String.fetchAll(db, sql: "SELECT status FROM leg ORDER BY weekEnd, accountUid") }
+                == [
+                    "done", "held", "nothing",
+                ])
+        try raw.close()
+        // And the held week moves on as any week does: retried, sent, done.
+        let now = try #require(Instant(iso8601: "2026-11-20T06:00:00.000Z"))
+        try ledger.recordRetry(accountUid: "a", weekEnd: held.weekEnd, leg: 0, resolution: "retry", at: now)
+        try ledger.recordSend(accountUid: "a", weekEnd: held.weekEnd, leg: 0, bankTime: now, at: now)
+        try ledger.recordDone(accountUid: "a", weekEnd: held.weekEnd, leg: 0, confirmedAt: now, at: now)
+        let after = try #require(try ledger.accountWeek(accountUid: "a", weekEnd: held.weekEnd))
+        #expect(after.status == .done && after.firstLeg.status == .done && after.firstLeg.sends == 2)
+        #expect(after.firstLeg.lastError == nil && after.reason == nil && after.resolution == "retry")
     }
 
     /// A ledger written before held weeks existed opens with its rows intact: a done week
@@ -191,16 +301,16 @@ import Testing
         }
         try old.close()
         let ledger = try Ledger(path: path)
-        let entries = try ledger.entries()
+        let entries = try ledger.accountWeeks()
         #expect(entries.map(\.status) == [.done, .pending])
-        #expect(entries.map(\.confirmation) == [.bank, nil])
-        #expect(entries[1].lastError == "HTTP 503" && entries[1].note == "held back")
-        #expect(entries[1].createdAt == "2026-11-16T06:00:00.000Z" && entries[0].transferUid == "t1")
+        #expect(entries.map(\.firstLeg.confirmation) == [.bank, nil])
+        #expect(entries[1].firstLeg.lastError == "HTTP 503" && entries[1].note == "held back")
+        #expect(entries[1].createdAt == "2026-11-16T06:00:00.000Z" && entries[0].firstLeg.transferUid == "t1")
         // Weeks recorded before transfers carried a reference have none: a resend sends none either.
-        #expect(entries.map(\.reference) == [nil, nil])
+        #expect(entries.map(\.firstLeg.reference) == [nil, nil])
         let now = Instant(millisecondsSince1970: 0)
         try ledger.recordHeld(accountUid: "a", weekEnd: entries[1].weekEnd, reason: "why", at: now)
-        #expect(try ledger.entries()[1].status == .held)
+        #expect(try ledger.accountWeeks()[1].status == .held)
         // An update that finds the week in another state than it expects is an error.
         #expect(throws: LedgerError.self) {
             try ledger.recordHeld(accountUid: "a", weekEnd: entries[0].weekEnd, reason: "why", at: now)
@@ -210,10 +320,11 @@ import Testing
     /// A ledger edited by hand, or damaged, with a value of the wrong type in a column: the
     /// read fails naming the table, the column and the value, and nothing crashes.
     @Test(arguments: [
-        ("UPDATE transfer SET minorUnits = 'abc'", "transfer.minorUnits value 'abc'"),
-        ("UPDATE transfer SET minorUnits = 1.5", "transfer.minorUnits value 1.5"),
-        ("UPDATE transfer SET confirmation = NULL, goalName = x'00ff'", "transfer.goalName value a blob of 2 bytes"),
-        ("UPDATE transfer SET feedItemUid = x'01'", "transfer.feedItemUid value a blob of 1 bytes"),
+        ("UPDATE week SET minorUnits = 'abc'", "week.minorUnits value 'abc'"),
+        ("UPDATE week SET minorUnits = 1.5", "week.minorUnits value 1.5"),
+        ("UPDATE leg SET confirmation = NULL, goalName = x'00ff'", "leg.goalName value a blob of 2 bytes"),
+        ("UPDATE leg SET feedItemUid = x'01'", "leg.feedItemUid value a blob of 1 bytes"),
+        ("UPDATE leg SET leg = 'first'", "leg.leg value 'first'"),
         ("UPDATE run SET exitCode = 99999999999", "run.exitCode value 99999999999"),
         ("UPDATE run SET accountsDone = 'many'", "run.accountsDone value 'many'"),
         ("UPDATE run SET startedAt = 'yesterday'", "run.startedAt value 'yesterday'"),
@@ -225,7 +336,7 @@ import Testing
         let ledger = try Ledger(path: path)
         let now = Instant(millisecondsSince1970: 0)
         try ledger.recordDecision(
-            LedgerEntry(
+            AccountWeek(
                 accountUid: "a", weekEnd: LocalDate(iso: "2026-11-15")!, status: .done, currency: "GBP", minorUnits: 5,
                 goalName: "Round-ups"),
             at: now)
@@ -234,12 +345,12 @@ import Testing
             RunRecord(
                 id: id, startedAt: now, endedAt: now, exitCode: 0, weeks: "2026-11-15", accountsDone: 1,
                 accountsHeld: 0, accountsFailed: 0, summary: "moved"))
-        #expect(try ledger.entries().count == 1 && ledger.runs().count == 1)
+        #expect(try ledger.accountWeeks().count == 1 && ledger.runs().count == 1)
         let raw = try DatabaseQueue(path: path)
         try raw.write { db in try db.execute(sql: damage) }
         try raw.close()
         let read = { () throws -> Void in
-            if damage.contains("transfer") { _ = try ledger.entries() } else { _ = try ledger.runs() }
+            if damage.hasPrefix("UPDATE run") { _ = try ledger.runs() } else { _ = try ledger.accountWeeks() }
         }
         #expect {
             try read()
@@ -277,29 +388,27 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path + "/ledger.sqlite"
         let week = try #require(LocalDate(iso: "2026-11-15"))
-        let ledger = try Ledger(path: path)
-        try ledger.recordDecision(
-            LedgerEntry(
-                accountUid: "a", weekEnd: week, status: .pending, currency: "GBP", minorUnits: 5, goalUid: "g",
-                transferUid: "T1"),
-            at: Instant(millisecondsSince1970: 0))
         let raw = try DatabaseQueue(path: path)
+        try Ledger.migrator.migrate(raw, upTo: "v7: transfer references")
         try raw.write { db in
             try db.execute(
                 sql: """
-                    UPDATE transfer SET accountUid = 'AAAA-1', goalUid = 'GGGG-2', earlierGoalUids = 'EEEE-3 ffff-4';
-                    DELETE FROM grdb_migrations WHERE identifier = 'v8: one spelling per uid';
+                    INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, transferUid,
+                                          earlierGoalUids, createdAt, updatedAt)
+                    VALUES ('AAAA-1', '2026-11-15', 'pending', 'GBP', 5, 'GGGG-2', 'T1', 'EEEE-3 ffff-4',
+                            '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
                     """)
         }
         try raw.close()
         let migrated = try Ledger(path: path)
-        let entry = try #require(try migrated.entry(accountUid: "aaaa-1", weekEnd: week))
-        #expect(entry.goalUid == "gggg-2")
-        #expect(entry.earlierGoalUids == ["eeee-3", "ffff-4"])
+        let entry = try #require(try migrated.accountWeek(accountUid: "aaaa-1", weekEnd: week))
+        #expect(entry.firstLeg.goalUid == "gggg-2")
+        #expect(entry.firstLeg.earlierGoalUids == ["eeee-3", "ffff-4"])
         // A transfer uid is the bank's key as it was sent: kept.
-        #expect(entry.transferUid == "T1")
+        #expect(entry.firstLeg.transferUid == "T1")
         let stored = try DatabaseQueue(path: path)
-        #expect(try stored.read { db in try String.fetchOne(db, sql: "SELECT accountUid FROM transfer") } == "aaaa-1")
+        #expect(try stored.read { db in try String.fetchOne(db, sql: "SELECT accountUid FROM week") } == "aaaa-1")
+        #expect(try stored.read { db in try String.fetchOne(db, sql: "SELECT accountUid FROM leg") } == "aaaa-1")
         try stored.close()
     }
 
@@ -312,15 +421,14 @@ import Testing
         let ledger = try Ledger(path: path)
         for uid in ["a", "b"] {
             try ledger.recordDecision(
-                LedgerEntry(accountUid: uid, weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+                AccountWeek(accountUid: uid, weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
                 at: Instant(millisecondsSince1970: 0))
         }
         let raw = try DatabaseQueue(path: path)
         try raw.write { db in
             try db.execute(
                 sql: """
-                    UPDATE transfer SET accountUid = 'A' WHERE accountUid = 'b';
-                    DELETE FROM grdb_migrations WHERE identifier = 'v8: one spelling per uid';
+                    UPDATE week SET accountUid = 'A' WHERE accountUid = 'b';
                     """)
         }
         try raw.close()
@@ -331,7 +439,7 @@ import Testing
         }
         let stored = try DatabaseQueue(path: path)
         #expect(
-            try stored.read { db in try String.fetchAll(db, sql: "SELECT accountUid FROM transfer ORDER BY 1") } == [
+            try stored.read { db in try String.fetchAll(db, sql: "SELECT accountUid FROM leg ORDER BY 1") } == [
                 "A", "a",
             ])
         try stored.close()
@@ -345,18 +453,18 @@ import Testing
         let week = try #require(LocalDate(iso: "2026-11-15"))
         let ledger = try Ledger(path: path)
         try ledger.recordDecision(
-            LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+            AccountWeek(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
             at: Instant(millisecondsSince1970: 0))
         let raw = try DatabaseQueue(path: path)
-        try raw.write { db in try db.execute(sql: "UPDATE transfer SET accountUid = 'A'") }
-        #expect(try Ledger(path: path).entry(accountUid: "a", weekEnd: week) != nil)
-        #expect(try Ledger.readOnlyCopy(of: path).entry(accountUid: "a", weekEnd: week) != nil)
-        try raw.write { db in try db.execute(sql: "UPDATE transfer SET accountUid = x'41'") }
+        try raw.write { db in try db.execute(sql: "UPDATE week SET accountUid = 'A'") }
+        #expect(try Ledger(path: path).accountWeek(accountUid: "a", weekEnd: week) != nil)
+        #expect(try Ledger.readOnlyCopy(of: path).accountWeek(accountUid: "a", weekEnd: week) != nil)
+        try raw.write { db in try db.execute(sql: "UPDATE week SET accountUid = x'41'") }
         try raw.close()
         #expect {
             _ = try Ledger(path: path)
         } throws: { error in
-            "\(error)" == "the ledger holds an unreadable transfer.accountUid value of type blob"
+            "\(error)" == "the ledger holds an unreadable week.accountUid value of type blob"
         }
     }
 
@@ -368,7 +476,7 @@ import Testing
         let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
         let week = try #require(LocalDate(iso: "2026-11-15"))
         try ledger.recordDecision(
-            LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+            AccountWeek(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
             counting: [Self.payment("p1", 65), Self.payment("p2", 0)], at: Instant(millisecondsSince1970: 0))
         let asked = ["p1", "p2", "p9"]
         #expect(try ledger.countedElsewhere(accountUid: "a", weekEnd: week, among: asked).isEmpty)
@@ -383,7 +491,7 @@ import Testing
         // A week already decided is not decided again, and its payments are not written twice.
         #expect(throws: (any Error).self) {
             try ledger.recordDecision(
-                LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+                AccountWeek(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
                 counting: [Self.payment("p3", 1)], at: Instant(millisecondsSince1970: 0))
         }
         #expect(try ledger.payments(accountUid: "a", weekEnd: week) == ["p1": 65, "p2": 0])
@@ -396,7 +504,7 @@ import Testing
         let week = try #require(LocalDate(iso: "2026-11-15"))
         let uids = (0..<2_500).map { String(format: "p%05d", $0) }
         try ledger.recordDecision(
-            LedgerEntry(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
+            AccountWeek(accountUid: "a", weekEnd: week, status: .nothing, currency: "GBP", minorUnits: 0),
             counting: uids.map { Self.payment($0, 1) }, at: Instant(millisecondsSince1970: 0))
         let found = try ledger.countedElsewhere(
             accountUid: "a", weekEnd: week.adding(days: 7), among: uids + ["q1", "q2"])
@@ -445,7 +553,9 @@ import Testing
                 "ab-1": 65, "cd-2": 10, "tab\there": 3, "back\\slash": 4,
             ])
         #expect(try ledger.payments(accountUid: "a", weekEnd: twentySecond) == ["ab-1": 65, "ef-3": 20])
-        #expect(try ledger.entry(accountUid: "a", weekEnd: LocalDate(iso: "2026-10-18")!)?.feedItemUid == "ab-9")
+        #expect(
+            try ledger.accountWeek(accountUid: "a", weekEnd: LocalDate(iso: "2026-10-18")!)?.firstLeg.feedItemUid
+                == "ab-9")
         #expect(ledger.notices.count == 1)
         #expect(ledger.notices.first?.contains("1 payment(s) an earlier roundup counted in two weeks") == true)
         #expect(try Ledger(path: path).notices.isEmpty, "said once, by the run that moved them")

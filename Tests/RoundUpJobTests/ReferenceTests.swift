@@ -35,7 +35,7 @@ import Testing
             let transfers = await server.bank.transfers
             #expect(transfers.map(\.reference) == ["Round-up w/e 15 Nov 2026"])
             #expect(await server.bank.requests.filter { $0.endpoint == .addMoney }.count == 2)
-            let references = try harness.ledger().entries().map(\.reference)
+            let references = try harness.ledger().accountWeeks().map(\.firstLeg.reference)
             #expect(references == ["Round-up w/e 15 Nov 2026"])
         }
     }
@@ -112,7 +112,7 @@ import Testing
                 ])
             let feed = await server.bank.state.feeds[account] ?? []
             #expect(feed.filter { $0.source == "INTERNAL_TRANSFER" }.allSatisfy { $0.reference != nil })
-            let entries = try harness.ledger().entries()
+            let entries = try harness.ledger().accountWeeks()
             #expect(entries.count == 3 && entries.allSatisfy { $0.status == .done })
         }
     }

@@ -27,8 +27,8 @@ import Testing
         #expect(order.map(\.index) == [2, 0, 3, 1], "time order, the feed's among equal times, none last")
     }
 
-    static func entry(_ week: String, _ code: String, _ minor: Int64, _ status: WeekState = .done) -> LedgerEntry {
-        LedgerEntry(
+    static func entry(_ week: String, _ code: String, _ minor: Int64, _ status: WeekState = .done) -> AccountWeek {
+        AccountWeek(
             accountUid: "a-\(code)", weekEnd: LocalDate(iso: week)!, status: status, currency: code, minorUnits: minor)
     }
 

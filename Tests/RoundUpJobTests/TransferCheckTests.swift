@@ -32,14 +32,14 @@ import Testing
     static func other(
         _ status: WeekState, _ minorUnits: Int64, weekEnd: String, created: String, updated: String,
         feedItemUid: String? = nil, sends: Int = 1
-    ) -> LedgerEntry {
-        var entry = LedgerEntry(
+    ) -> AccountWeek {
+        var entry = AccountWeek(
             accountUid: "a", weekEnd: LocalDate(iso: weekEnd)!, status: status, currency: "GBP",
             minorUnits: minorUnits, goalUid: goal)
-        entry.sends = sends
+        entry.firstLeg.sends = sends
         entry.createdAt = created
         entry.updatedAt = updated
-        entry.feedItemUid = feedItemUid
+        entry.firstLeg.feedItemUid = feedItemUid
         return entry
     }
 
@@ -333,7 +333,7 @@ import Testing
             since: Instant(iso8601: "2026-11-23T05:50:00Z")!)
         var later = Self.other(
             .done, 703, weekEnd: "2026-11-22", created: "2026-11-23T06:01:00Z", updated: "2026-11-23T06:01:02Z")
-        later.reference = TransferReference.forWeek(endingOn: LocalDate(iso: "2026-11-22")!)
+        later.firstLeg.reference = TransferReference.forWeek(endingOn: LocalDate(iso: "2026-11-22")!)
         let mine = Self.item("mine", 703, at: "2026-11-23T06:00:01Z")
         var theirs = Self.item("theirs", 703, at: "2026-11-23T06:01:01Z")
         theirs.referencedWeek = LocalDate(iso: "2026-11-22")

@@ -113,7 +113,7 @@ struct WeekWindowTests {
 
     @Test func aRecordedWeekKeepsItsBounds() {
         let week = Self.week("2026-11-22", Self.london)
-        var recorded = LedgerEntry(
+        var recorded = AccountWeek(
             accountUid: "a", weekEnd: week.endDate, status: .done, currency: "GBP", minorUnits: 5)
         recorded.startsAt = week.start.adding(milliseconds: -13 * 3_600_000)
         recorded.endsAt = week.end

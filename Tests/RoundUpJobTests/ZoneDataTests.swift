@@ -100,7 +100,7 @@ import Testing
         let london = try #require(TimeZone(identifier: "Europe/London"))
         let auckland = try #require(TimeZone(identifier: "Pacific/Auckland"))
         let end = try #require(LocalDate(iso: "2026-11-22"))
-        var entry = LedgerEntry(
+        var entry = AccountWeek(
             accountUid: "acc00000-0000-4000-8000-000000000001", weekEnd: end, status: .done, currency: "GBP",
             minorUnits: 50)
         entry.timeZone = "Europe/London"

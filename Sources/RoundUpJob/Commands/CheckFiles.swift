@@ -69,7 +69,7 @@ extension Check {
             return
         }
         do {
-            let entries = try Ledger.readOnlyCopy(of: ledger).entries()
+            let entries = try Ledger.readOnlyCopy(of: ledger).accountWeeks()
             list.ok("ledger: \(ledger), \(entries.count) account-week(s) (read only; nothing here is written)")
         } catch {
             list.problem(.configuration, "ledger: cannot read \(ledger): \(plainDescription(error))")

@@ -12,7 +12,7 @@ extension History {
         stateDirectory: String, query: Query = Query(), format: Format = .table(bars: .week),
         style: TextStyle = .plain, zone: TimeZone = .gmt
     ) -> CommandResult {
-        let entries: [LedgerEntry]
+        let entries: [AccountWeek]
         do throws(CommandFailure) {
             entries = try ledgerEntries(in: stateDirectory)
         } catch {
@@ -45,11 +45,11 @@ extension History {
     }
 
     /// Every week the ledger in `stateDirectory` holds, read from a copy; none without a ledger.
-    static func ledgerEntries(in stateDirectory: String) throws(CommandFailure) -> [LedgerEntry] {
+    static func ledgerEntries(in stateDirectory: String) throws(CommandFailure) -> [AccountWeek] {
         let path = Ledger.path(in: stateDirectory)
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         do {
-            return try Ledger.readOnlyCopy(of: path).entries()
+            return try Ledger.readOnlyCopy(of: path).accountWeeks()
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))")
         }
@@ -72,7 +72,7 @@ extension Export {
                     "no ledger in \(stateDirectory): there is nothing to export (a run that is not a dry run records "
                         + "each week; --state-dir names another ledger)"))
         }
-        let entries: [LedgerEntry]
+        let entries: [AccountWeek]
         do throws(CommandFailure) {
             entries = try History.ledgerEntries(in: stateDirectory)
         } catch {

@@ -27,7 +27,7 @@ enum OtherLedgers {
             let real = canonical(directory)
             guard !seen.contains(real), access(path, R_OK) == 0 else { continue }
             seen.insert(real)
-            guard let entries = try? Ledger.readOnlyCopy(of: path).entries() else { continue }
+            guard let entries = try? Ledger.readOnlyCopy(of: path).accountWeeks() else { continue }
             let shared = Set(entries.map(\.accountUid)).filter { accounts[$0] != nil }
             guard !shared.isEmpty else { continue }
             let names = shared.sorted().map { accounts[$0] ?? $0 }.joined(separator: ", ")

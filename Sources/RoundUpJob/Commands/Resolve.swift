@@ -39,9 +39,11 @@ public enum Resolve {
             return CommandResult(
                 status: .ok, output: "No ledger in \(stateDirectory): nothing to resolve.\n")
         }
-        let entries: [LedgerEntry]
+        let entries: [AccountWeek]
         do {
-            entries = try Ledger.readOnlyCopy(of: path).entries().filter { $0.status == .held || $0.status == .pending }
+            entries = try Ledger.readOnlyCopy(of: path).accountWeeks().filter {
+                $0.status == .held || $0.status == .pending
+            }
         } catch {
             return .failure(
                 CommandFailure(.configuration, "cannot read the ledger \(path): \(plainDescription(error))"))
@@ -54,8 +56,10 @@ public enum Resolve {
         for entry in entries {
             lines.append(
                 "\(WeekFate(entry).word): \(entry.label), week ending \(entry.weekEnd): \(entry.amountText) into "
-                    + "\"\(entry.goalName ?? entry.goalUid ?? "the goal")\" (transfer \(entry.transferUid ?? "none"))")
-            lines.append("  why: \(entry.reason ?? entry.lastError ?? "a run stopped before the bank answered")")
+                    + "\"\(entry.firstLeg.goalName ?? entry.firstLeg.goalUid ?? "the goal")\" (transfer "
+                    + "\(entry.firstLeg.transferUid ?? "none"))")
+            lines.append(
+                "  why: \(entry.reason ?? entry.firstLeg.lastError ?? "a run stopped before the bank answered")")
             lines.append(
                 "  roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) "
                     + "--check | --retry | --redirect GOAL | --abandon REASON")
@@ -72,7 +76,7 @@ public enum Resolve {
     ) async -> CommandResult {
         let logger = token.map { redacting(logger, token: $0) } ?? logger
         let state: StateDirectory
-        let entry: LedgerEntry
+        let entry: AccountWeek
         do throws(CommandFailure) {
             guard FileManager.default.fileExists(atPath: Ledger.path(in: settings.state.directory)) else {
                 throw CommandFailure(.usage, "no ledger in \(settings.state.directory): there is nothing to resolve")
@@ -86,7 +90,7 @@ public enum Resolve {
         let ledger = state.ledger
         progress?.onSettle { ledger.settle() }
         progress?.onInterrupt { [entry] in
-            let now = (try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd)) ?? nil
+            let now = (try? ledger.accountWeek(accountUid: entry.accountUid, weekEnd: entry.weekEnd)) ?? nil
             let standing = now.map { WeekFate($0) }
             let said = "before it finished settling the week ending \(entry.weekEnd) of \(entry.label)"
             switch standing {
@@ -125,11 +129,11 @@ public enum Resolve {
 
     /// The ledger's entry for the week, if it is one a person may resolve.
     private static func resolvable(in ledger: Ledger, accountUid: String, weekEnd: LocalDate) throws(CommandFailure)
-        -> LedgerEntry
+        -> AccountWeek
     {
-        let found: LedgerEntry?
+        let found: AccountWeek?
         do {
-            found = try ledger.entry(accountUid: accountUid, weekEnd: weekEnd)
+            found = try ledger.accountWeek(accountUid: accountUid, weekEnd: weekEnd)
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger: \(plainDescription(error))")
         }
@@ -148,7 +152,7 @@ public enum Resolve {
         return entry
     }
 
-    private static func abandon(_ entry: LedgerEntry, reason: String, ledger: Ledger, at now: Instant) -> CommandResult
+    private static func abandon(_ entry: AccountWeek, reason: String, ledger: Ledger, at now: Instant) -> CommandResult
     {
         do {
             try ledger.recordAbandoned(accountUid: entry.accountUid, weekEnd: entry.weekEnd, reason: reason, at: now)
@@ -170,7 +174,7 @@ public enum Resolve {
 
     /// `--check`, `--retry` and `--redirect`: each talks to the bank.
     private static func settle(
-        _ entry: LedgerEntry, _ resolution: Resolution, settings: Settings, ledger: Ledger, token: AccessToken,
+        _ entry: AccountWeek, _ resolution: Resolution, settings: Settings, ledger: Ledger, token: AccessToken,
         clock: @escaping @Sendable () -> Instant, logger: Logger
     ) async -> CommandResult {
         do throws(CommandFailure) {

@@ -122,7 +122,7 @@ public enum Runner {
                 notes += said
             } else if request.week.endDate.weekday == settings.rules.weekEndsOn {
                 notes += CatchUp.leftBehindNotes(
-                    entries: (try? state.ledger.entries()) ?? [], before: request.week,
+                    entries: (try? state.ledger.accountWeeks()) ?? [], before: request.week,
                     known: (try? state.ledger.knownAccounts()) ?? [:])
             }
         } catch {
@@ -148,7 +148,7 @@ public enum Runner {
             // Good news is for a run that did its work: one that could not reach the bank
             // says so in its summary instead.
             if settings.watch.weekly, run.result.status == .ok || !run.result.tally.moved.isEmpty,
-                let entries = try? state.ledger.entries()
+                let entries = try? state.ledger.accountWeeks()
             {
                 run.result.savingsNews = SavingsNews.line(
                     moved: run.result.tally.moved, weeks: run.result.tally.weeks, entries: entries,
@@ -204,7 +204,7 @@ public enum Runner {
 
     /// A reminder of the weeks that wait for a person, other than those this run reported.
     private static func heldNote(in state: StateDirectory, shown: Set<AccountWeekKey>) -> String? {
-        guard let entries = try? state.ledger.entries() else { return nil }
+        guard let entries = try? state.ledger.accountWeeks() else { return nil }
         let waiting = entries.filter { $0.status == .held && !shown.contains($0.key) }
         guard !waiting.isEmpty else { return nil }
         let weeks = waiting.map { "\($0.label), week ending \($0.weekEnd)" }.joined(separator: "; ")
@@ -217,7 +217,7 @@ public enum Runner {
     {
         do {
             return try CatchUp.weeks(
-                entries: state.ledger.entries(), through: target, weekEndsOn: weekEndsOn, limit: catchUpLimit,
+                entries: state.ledger.accountWeeks(), through: target, weekEndsOn: weekEndsOn, limit: catchUpLimit,
                 known: state.ledger.knownAccounts())
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
@@ -319,7 +319,7 @@ private struct WeekRuns {
     mutating func drawSavings(from ledger: Ledger, at time: Instant) {
         do {
             try ledger.record(goals: goals, at: time)
-            let chart = SavingsChart(savings: Savings(try ledger.entries()), goals: try ledger.goals())
+            let chart = SavingsChart(savings: Savings(try ledger.accountWeeks()), goals: try ledger.goals())
             try chart.write(to: reportDirectory, token: token)
         } catch {
             result.said.append(

@@ -35,8 +35,8 @@ public enum JobHealth {
         public var lastSuccess: RunRecord?
         /// Account-weeks waiting for a person, and those whose transfer is unconfirmed
         /// (pending: recorded, not known to have arrived), whatever error they carry.
-        public var held: [LedgerEntry]
-        public var unconfirmed: [LedgerEntry]
+        public var held: [AccountWeek]
+        public var unconfirmed: [AccountWeek]
         /// What runs the job for this state directory, and when it runs next; nil when not
         /// looked at.
         public var scheduling: Scheduling?
@@ -107,7 +107,7 @@ public enum JobHealth {
             let runs = try ledger.runs()
             finding.lastRun = runs.first
             finding.lastSuccess = try ledger.lastSuccessfulRun()
-            let entries = try ledger.entries()
+            let entries = try ledger.accountWeeks()
             finding.held = entries.filter { $0.status == .held }
             finding.unconfirmed = entries.filter { $0.status == .pending }
             if let bank { finding.blocked = blocked(entries, bank: bank) }
@@ -124,7 +124,7 @@ public enum JobHealth {
     }
 
     /// The ledger's accounts whose lock another user's process holds now, each once.
-    static func blocked(_ entries: [LedgerEntry], bank: String) -> [(label: String, holder: String)] {
+    static func blocked(_ entries: [AccountWeek], bank: String) -> [(label: String, holder: String)] {
         var seen = Set<String>()
         return entries.compactMap { entry in
             guard seen.insert(entry.accountUid).inserted,
@@ -141,7 +141,7 @@ public enum JobHealth {
     /// (`known`). A successful run of the week leaves out, rightly, an account the bank no
     /// longer lists or that the settings skip.
     static func missing(
-        _ entries: [LedgerEntry], known: [String: LocalDate], runs: [RunRecord], week: Week, now: Instant
+        _ entries: [AccountWeek], known: [String: LocalDate], runs: [RunRecord], week: Week, now: Instant
     ) -> (weekEnd: LocalDate, labels: [String])? {
         guard now.millisecondsSince1970 - week.end.millisecondsSince1970 > missingLimit,
             !runs.contains(where: { $0.exitCode == 0 && $0.covers(week.endDate) })
@@ -195,7 +195,7 @@ public enum JobHealth {
         // A transfer recorded and not known to have arrived: a run killed mid-transfer, or
         // one the bank has not confirmed. The next run looks for it in the feed.
         for entry in finding.unconfirmed {
-            let error = entry.lastError.map { " (\($0))" } ?? ""
+            let error = entry.firstLeg.lastError.map { " (\($0))" } ?? ""
             raise(
                 .warning,
                 "\(entry.label), week ending \(entry.weekEnd) is unconfirmed: its transfer is not yet known to have "

@@ -8,7 +8,7 @@ public struct AccountFacts: Sendable, Equatable {
     /// The week's round-up, after multiplier and cap.
     public var total: Money
     /// The ledger's entry for this account and week, if an earlier run decided it.
-    public var recorded: LedgerEntry?
+    public var recorded: AccountWeek?
     /// The minimum balance configured for the account's currency, if any.
     public var minimum: MinimumBalance?
     /// The account's effective balance, once read; it is read only when the decision asks.
@@ -30,7 +30,7 @@ public struct AccountFacts: Sendable, Equatable {
     public var resend: Bool
 
     public init(
-        total: Money, recorded: LedgerEntry? = nil, minimum: MinimumBalance? = nil,
+        total: Money, recorded: AccountWeek? = nil, minimum: MinimumBalance? = nil,
         balance: Money? = nil, overdraft: OverdraftGuard = .none, forecast: Forecast? = nil,
         movedEarlier: Money? = nil, dryRun: Bool = false, resend: Bool = false
     ) {
@@ -119,17 +119,17 @@ public enum AccountDecision: Sendable, Equatable {
     /// The bank must be asked whether moving this amount would overdraw the account.
     case confirmFunds(Money)
     /// An earlier run moved this week's money.
-    case alreadyTransferred(LedgerEntry)
+    case alreadyTransferred(AccountWeek)
     /// An earlier run found nothing to move.
-    case alreadyNothing(LedgerEntry)
+    case alreadyNothing(AccountWeek)
     /// A person decided that this week's money is not to be moved.
-    case abandoned(LedgerEntry)
+    case abandoned(AccountWeek)
     /// The week waits for a person (`roundup resolve`); runs leave it be.
-    case held(LedgerEntry)
+    case held(AccountWeek)
     /// An earlier run recorded a transfer whose outcome is not known: look for it in the
     /// feed, and send it again with the same transfer uid and amount only if it is not
     /// there (a dry run only says what it would do).
-    case finishUnconfirmed(LedgerEntry)
+    case finishUnconfirmed(AccountWeek)
     /// Nothing moves this week: no round-up, or the balance held all of it back.
     case nothingToMove(BalanceOutcome?)
     /// Move `amount` into the account's goal.

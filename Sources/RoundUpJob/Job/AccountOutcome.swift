@@ -87,10 +87,10 @@ struct Movement: Sendable {
     var transferUid: String?
 
     /// The transfer an earlier run recorded in `entry`, in `currency`.
-    init(recorded entry: LedgerEntry, currency: Currency) {
+    init(recorded entry: AccountWeek, currency: Currency) {
         amount = Money(minorUnits: entry.minorUnits, currency: currency)
-        goal = entry.goalName.map { GoalReport(uid: entry.goalUid, name: $0) }
-        transferUid = entry.transferUid
+        goal = entry.firstLeg.goalName.map { GoalReport(uid: entry.firstLeg.goalUid, name: $0) }
+        transferUid = entry.firstLeg.transferUid
     }
 
     init(amount: Money, goal: GoalReport?, transferUid: String?) {

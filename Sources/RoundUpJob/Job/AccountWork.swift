@@ -38,7 +38,7 @@ struct AccountWork: Sendable {
             // The week as the ledger has it, read once, with the account's lock held: the
             // window, the skips and the decision all follow this one reading.
             let recorded = try AccountFailure.ledgerRead {
-                try ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate)
+                try ledger.accountWeek(accountUid: account.uid, weekEnd: runWeek.endDate)
             }
             // The account's own bounds for the week: those it was decided with, or seven
             // local days that meet the week before it.
@@ -47,7 +47,7 @@ struct AccountWork: Sendable {
                 found.window = window
                 logger.info("\(account.label): the week is \(note)")
             }
-            let week = AccountWeek(
+            let week = WorkingWeek(
                 account: account, bounds: window.week, dryRun: dryRun, scopes: scopes, recorded: recorded)
             if memory.nativeRoundUp(of: account.uid) == .active,
                 let reason = nativeRoundUpSkip(account, recorded: recorded)
@@ -89,11 +89,13 @@ struct AccountWork: Sendable {
             memory.forgetGoal(of: account.uid)
             // A week left with its transfer recorded and not known to have arrived is
             // unconfirmed, whatever stopped it: as the ledger, `history` and `resolve` say.
-            let entry = dryRun ? nil : (try? ledger.entry(accountUid: account.uid, weekEnd: runWeek.endDate)) ?? nil
+            let entry =
+                dryRun ? nil : (try? ledger.accountWeek(accountUid: account.uid, weekEnd: runWeek.endDate)) ?? nil
             // Sent by this run and perhaps moved (left unconfirmed, or held for a person): the
             // run's later weeks measure against the balance less it, as they do for a transfer
             // this run confirmed.
-            if let entry, [.pending, .held].contains(entry.status), let sent = entry.lastSentOn, sent >= started,
+            if let entry, [.pending, .held].contains(entry.status), let sent = entry.firstLeg.lastSentOn,
+                sent >= started,
                 let currency = Currency(code: entry.currency)
             {
                 memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
@@ -109,7 +111,7 @@ struct AccountWork: Sendable {
     var measure: WeekMeasure { WeekMeasure(bank: bank, rules: rules, memory: memory, logger: logger, now: now) }
 
     /// What to do with `week` (`WeekMeasure.decide`).
-    private func decide(_ week: AccountWeek, plan: RoundUpPlan, reading: LookAhead.Reading)
+    private func decide(_ week: WorkingWeek, plan: RoundUpPlan, reading: LookAhead.Reading)
         async throws(AccountFailure) -> AccountDecision
     {
         try await measure.decide(
@@ -122,7 +124,7 @@ struct AccountWork: Sendable {
     /// The balance and the forecast `week` is measured against (`WeekMeasure.read`), when
     /// the ledger has not decided it; nothing otherwise. A recorded transfer sent again is
     /// measured when it is about to be sent.
-    private func lookAhead(_ week: AccountWeek) async throws(AccountFailure) -> LookAhead.Reading {
+    private func lookAhead(_ week: WorkingWeek) async throws(AccountFailure) -> LookAhead.Reading {
         guard week.recorded == nil else { return LookAhead.Reading() }
         return try await measure.read(week.account, scopes: week.scopes)
     }
@@ -130,7 +132,7 @@ struct AccountWork: Sendable {
     /// Carries `decision` out: the only place a run's week moves money or changes the
     /// ledger, through `TransferSender`.
     private func carryOut(
-        _ decision: AccountDecision, of week: AccountWeek, plan: RoundUpPlan, listedGoals: [SavingsGoal]?,
+        _ decision: AccountDecision, of week: WorkingWeek, plan: RoundUpPlan, listedGoals: [SavingsGoal]?,
         found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
         let (account, dryRun) = (week.account, week.dryRun)
@@ -186,7 +188,7 @@ struct AccountWork: Sendable {
 
     /// `account`'s bounds for `week` (`WeekWindow`): those `recorded` was decided with, else
     /// from the ledger's neighbouring weeks.
-    private func window(for account: Account, week: Week, recorded: LedgerEntry?) throws(AccountFailure)
+    private func window(for account: Account, week: Week, recorded: AccountWeek?) throws(AccountFailure)
         -> WeekWindow
     {
         try AccountFailure.ledgerRead {
@@ -216,7 +218,7 @@ struct AccountWork: Sendable {
     /// Why the week is skipped although the bank's own round-up is on, or nil to go on:
     /// with `nativeRoundUp: skip` it is skipped, unless the ledger already has it, as a week
     /// begun is finished so that no transfer is left unconfirmed.
-    private func nativeRoundUpSkip(_ account: Account, recorded: LedgerEntry?) -> String? {
+    private func nativeRoundUpSkip(_ account: Account, recorded: AccountWeek?) -> String? {
         guard rules.nativeRoundUp == .skip else {
             logger.warning(
                 "\(account.label): Starling's own round-up is on too (nativeRoundUp: allow); the payments it rounded up are left out"
@@ -285,7 +287,7 @@ struct AccountWork: Sendable {
     ) throws(AccountFailure) {
         guard !dryRun else { return }
         try AccountFailure.ledgerWrite("record the week") {
-            var entry = LedgerEntry(
+            var entry = AccountWeek(
                 accountUid: account.uid, weekEnd: week.endDate, status: .nothing, currency: plan.currency.code,
                 minorUnits: 0, accountName: account.name, note: note)
             entry.forecast = forecast
@@ -308,15 +310,15 @@ extension ForecastSummary {
 }
 
 /// One account's week as a run works on it, once the account's lock is held: the account,
-/// the week's bounds, whether the run is dry, the token's scopes, and the ledger's entry for
-/// it, read once.
-struct AccountWeek: Sendable {
+/// the week's bounds, whether the run is dry, the token's scopes, and what the ledger has
+/// of it, read once.
+struct WorkingWeek: Sendable {
     let account: Account
     /// The account's bounds for the week (`WeekWindow`).
     let bounds: Week
     let dryRun: Bool
     let scopes: Set<String>
-    let recorded: LedgerEntry?
+    let recorded: AccountWeek?
 }
 
 /// Why one account's week did not complete.

@@ -16,7 +16,7 @@ enum CatchUp {
     /// began but never recorded a week for (killed, stopped, failed) is caught up from that
     /// week, not left behind.
     static func weeks(
-        entries: [LedgerEntry], through target: Week, weekEndsOn: Weekday, limit: Int,
+        entries: [AccountWeek], through target: Week, weekEndsOn: Weekday, limit: Int,
         known: [String: LocalDate] = [:]
     ) -> ([Week], [String]) {
         let accounts = Dictionary(grouping: entries, by: \.accountUid)
@@ -75,7 +75,7 @@ extension CatchUp {
     /// stays out of them by its identity. With `planned`, a scheduled week about to run, each
     /// account is taken to have it too, with the bounds `WeekWindow` would give it.
     static func holes(
-        entries: [LedgerEntry], through last: LocalDate, zone: TimeZone, planned: Week? = nil,
+        entries: [AccountWeek], through last: LocalDate, zone: TimeZone, planned: Week? = nil,
         known: [String: LocalDate] = [:]
     ) -> Holes {
         var found = Set<LocalDate>()
@@ -135,7 +135,7 @@ extension CatchUp {
     /// What a plain run for the scheduled week `target` says of the whole weeks before it
     /// that it leaves behind (`holes`, looked for as a catch-up through `target` would),
     /// naming `--catch-up`; nil when it leaves none.
-    static func leftBehindNotes(entries: [LedgerEntry], before target: Week, known: [String: LocalDate] = [:])
+    static func leftBehindNotes(entries: [AccountWeek], before target: Week, known: [String: LocalDate] = [:])
         -> [String]
     {
         let holes = holes(

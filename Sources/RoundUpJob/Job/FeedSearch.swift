@@ -25,7 +25,7 @@ struct FeedSearch: Sendable {
 
     /// What the account's feed says of `entry`'s transfer, from `since` (on the bank's
     /// clock; less the margin) until now (plus the margin).
-    func lookInFeed(for entry: LedgerEntry, account: Account, since: Instant) async throws(AccountFailure)
+    func lookInFeed(for entry: AccountWeek, account: Account, since: Instant) async throws(AccountFailure)
         -> TransferCheck
     {
         let (feed, week) = try await transfers(for: entry, account: account, since: since)
@@ -38,7 +38,7 @@ struct FeedSearch: Sendable {
     /// `firstTime` a week is seen, a transfer of its amount into any other goal holds it too.
     /// Weeks the bank confirmed claim their items on the way (`claimConfirmed`).
     func transfers(
-        for entry: LedgerEntry, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
+        for entry: AccountWeek, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
     ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Search) {
         let time = self.time
         let from = min(since, readingFrom ?? since).adding(.zero - time.margin)
@@ -56,9 +56,9 @@ struct FeedSearch: Sendable {
         claimConfirmed(in: feed, read: from...to, account: account, time: time)
         var week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
-            goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
-            until: entry.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
-        week.sent = entry.mayHaveBeenSent
+            goalUids: entry.firstLeg.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
+            until: entry.firstLeg.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
+        week.sent = entry.firstLeg.mayHaveBeenSent
         return (feed, week)
     }
 
@@ -70,10 +70,10 @@ struct FeedSearch: Sendable {
     /// could be that item too. Until then the window rule stands for it. A claim the ledger
     /// cannot write is left for a later read: the window rule still holds.
     func claimConfirmed(in feed: [FeedTransfer], read: ClosedRange<Instant>, account: Account, time: BankTime) {
-        guard let entries = try? ledger.entries(accountUid: account.uid) else { return }
-        let claimed = Set(entries.compactMap(\.feedItemUid))
+        guard let entries = try? ledger.accountWeeks(accountUid: account.uid) else { return }
+        let claimed = Set(entries.flatMap(\.feedItemUids))
         var free = feed.filter { $0.hasMoved && $0.time != nil && !claimed.contains($0.feedItemUid) }
-        for entry in entries where entry.status == .done && entry.feedItemUid == nil {
+        for entry in entries where entry.status == .done && entry.firstLeg.feedItemUid == nil {
             guard let sent = entry.firstSend(time), let confirmed = entry.confirmation(time),
                 read.contains(sent.adding(.zero - time.margin)), read.contains(confirmed),
                 let index = TransferCheck.confirmedTransfer(of: entry, among: free, time: time)
@@ -82,7 +82,8 @@ struct FeedSearch: Sendable {
             guard TransferCheck.unconfirmed(entries, couldBe: item, time: time) == nil else { continue }
             free.remove(at: index)
             if (try? ledger.recordClaim(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, feedItemUid: item.feedItemUid))
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                feedItemUid: item.feedItemUid))
                 == true
             {
                 logger.debug("\(entry.label), week ending \(entry.weekEnd): its transfer is \(item.described)")
@@ -92,18 +93,18 @@ struct FeedSearch: Sendable {
 
     /// Where the feed is searched for `entry`'s own transfer, on the bank's clock: from its
     /// first send, or with none recorded, its intent or the end of its week.
-    func ownSearchStart(_ entry: LedgerEntry) -> Instant {
+    func ownSearchStart(_ entry: AccountWeek) -> Instant {
         let time = self.time
         return entry.firstSend(time) ?? time.bank(weekEnd(of: entry))
     }
 
     /// The account's entries in the ledger, each week's claim on the feed's transfers.
-    func entries(of account: Account) throws(AccountFailure) -> [LedgerEntry] {
-        try AccountFailure.ledgerRead { try ledger.entries(accountUid: account.uid) }
+    func entries(of account: Account) throws(AccountFailure) -> [AccountWeek] {
+        try AccountFailure.ledgerRead { try ledger.accountWeeks(accountUid: account.uid) }
     }
 
     /// `TransferCheck.decide`, logged.
-    func decide(_ week: TransferCheck.Search, entry: LedgerEntry, feed: [FeedTransfer], ledger others: [LedgerEntry])
+    func decide(_ week: TransferCheck.Search, entry: AccountWeek, feed: [FeedTransfer], ledger others: [AccountWeek])
         -> TransferCheck
     {
         let check = TransferCheck.decide(week, feed: feed, ledger: others, time: time)
@@ -113,8 +114,9 @@ struct FeedSearch: Sendable {
     }
 
     /// Whether `entry`'s goal is no longer among the account's goals (false when unsure).
-    func goalIsGone(_ entry: LedgerEntry, account: Account) async -> Bool {
-        guard let goalUid = entry.goalUid, let goals = try? await bank.savingsGoals(accountUid: account.uid) else {
+    func goalIsGone(_ entry: AccountWeek, account: Account) async -> Bool {
+        guard let goalUid = entry.firstLeg.goalUid, let goals = try? await bank.savingsGoals(accountUid: account.uid)
+        else {
             return false
         }
         return !goals.contains { $0.savingsGoalUid == goalUid }
@@ -122,7 +124,7 @@ struct FeedSearch: Sendable {
 
     /// The end of `entry`'s week: where a feed search starts when the entry has no time
     /// of its own, so that the search is wider, never narrower, than the intent's.
-    func weekEnd(of entry: LedgerEntry) -> Instant {
+    func weekEnd(of entry: AccountWeek) -> Instant {
         entry.endsAt ?? Week(endingOn: entry.weekEnd, in: timeZone).end
     }
 }
@@ -132,7 +134,7 @@ extension TransferCheck.Search {
     func recent(_ feed: [FeedTransfer]) -> [FeedTransfer] { feed.filter { $0.time.map { $0 >= since } ?? true } }
 }
 
-extension LedgerEntry {
+extension AccountWeek {
     /// When the week was first recorded: for a transfer, before its first request went
     /// out, so a search of the feed for it starts here.
     var recordedAt: Instant? { createdAt.flatMap(Instant.init(iso8601:)) }

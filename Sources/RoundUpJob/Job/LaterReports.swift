@@ -24,9 +24,9 @@ enum LaterReports {
     ) -> Said {
         var said = Said()
         guard let weeks = try? ledger.weeksMissingReports(), !weeks.isEmpty else { return said }
-        let entries: [LedgerEntry]
+        let entries: [AccountWeek]
         do {
-            entries = try ledger.entries()
+            entries = try ledger.accountWeeks()
         } catch {
             said.failed.append("the reports its runs did not write cannot be rebuilt: \(plainDescription(error))")
             return said
@@ -59,8 +59,8 @@ enum LaterReports {
     /// The report of the week ending `weekEnd` from the ledger's `entries` of it and each
     /// one's `payments`, as of `now`.
     static func rebuild(
-        weekEnd: LocalDate, entries: [LedgerEntry], zone: TimeZone, at now: Instant,
-        payments: (LedgerEntry) throws -> [RecordedPayment]
+        weekEnd: LocalDate, entries: [AccountWeek], zone: TimeZone, at now: Instant,
+        payments: (AccountWeek) throws -> [RecordedPayment]
     ) throws -> WeekReport {
         // The week in the zone it was counted in, as the ledger says, where this machine can
         // write times in it; else the configured one.
@@ -74,7 +74,7 @@ enum LaterReports {
             exitCode: ExitStatus.overall(accounts.map(\.exitCode)))
     }
 
-    private static func account(_ entry: LedgerEntry, payments: [RecordedPayment], week: Week, at now: Instant)
+    private static func account(_ entry: AccountWeek, payments: [RecordedPayment], week: Week, at now: Instant)
         -> AccountReport
     {
         let fate = WeekFate(entry)
@@ -108,8 +108,8 @@ enum LaterReports {
         }
         if let why = entry.note ?? entry.reason { detail += "; \(why)" }
         report.detail = detail
-        report.goal = entry.goalName.map { GoalReport(uid: entry.goalUid, name: $0) }
-        report.transferUid = entry.transferUid
+        report.goal = entry.firstLeg.goalName.map { GoalReport(uid: entry.firstLeg.goalUid, name: $0) }
+        report.transferUid = entry.firstLeg.transferUid
         if let start = entry.startsAt, let end = entry.endsAt, start != week.start || end != week.end {
             report.window = WindowReport(
                 start: start, end: end, hours: week.bounded(from: start, to: end).hours,

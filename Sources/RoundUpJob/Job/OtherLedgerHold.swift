@@ -18,7 +18,7 @@ struct OtherLedgerHold {
     /// reach back, in any time zone), or all of it when the `payments` are not known; nil
     /// when there are no such transfers, or none of the payments can be in their weeks.
     static func find(
-        in feed: [FeedTransfer], ledger: [LedgerEntry], week: Week, payments: [CountedTransaction]?, amount: Money,
+        in feed: [FeedTransfer], ledger: [AccountWeek], week: Week, payments: [CountedTransaction]?, amount: Money,
         multiplier: Int
     ) -> OtherLedgerHold? {
         let firstDay = min(week.startDate, Week.localDate(of: week.start, in: week.timeZone))

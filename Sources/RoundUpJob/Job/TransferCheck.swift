@@ -145,7 +145,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// Decides from the `feed`'s transfers and the account's other ledger entries
     /// (`ledger`; this week's own entry is left out). `time` puts the entries' moments on
     /// the bank's clock, with how far they may be off.
-    public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime)
+    public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime)
         -> TransferCheck
     {
         let (others, unclaimed) = unclaimedTransfers(for: week, feed: feed, ledger: ledger, time: time)
@@ -211,7 +211,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// cut before its year counts when its day and month fall on exactly one day of that
     /// range. Each comes with the week it names.
     public static func otherLedgersTransfers(
-        firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [LedgerEntry]
+        firstDay: LocalDate, weekEnd: LocalDate, feed: [FeedTransfer], ledger: [AccountWeek]
     ) -> [(transfer: FeedTransfer, named: LocalDate)] {
         let earliest = firstDay.adding(days: -1)
         // As far as a week may reach back over days in no week (`WeekWindow.gapDays`).
@@ -242,7 +242,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// Decides `Resend` for `week` from the `feed` and the account's `ledger` entries. A
     /// transfer that may still move wins over one that moved: a person waits rather than
     /// the money moving twice.
-    public static func beforeResending(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime)
+    public static func beforeResending(_ week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime)
         -> Resend
     {
         let theirs = unclaimedTransfers(for: week, feed: feed, ledger: ledger, time: time).transfers.filter {
@@ -258,8 +258,8 @@ public enum TransferCheck: Sendable, Equatable {
 
     /// Why a week is held over a transfer in the feed that looks like its own but that this
     /// ledger never sent (`entry` was not sent yet): another week's, or another ledger's.
-    static func lookAlike(_ found: FeedTransfer, of entry: LedgerEntry) -> String {
-        let goal = entry.goalName.map { "\"\(printable($0))\"" } ?? quoted(found.goalUid)
+    static func lookAlike(_ found: FeedTransfer, of entry: AccountWeek) -> String {
+        let goal = entry.firstLeg.goalName.map { "\"\(printable($0))\"" } ?? quoted(found.goalUid)
         return "the feed shows a transfer of \(found.amountText) into \(goal) (\(found.described), "
             + "\(quoted(found.status))) that this ledger did not send: it may be another week's, or this week's made "
             + "by another state directory or config saving for this account; nothing was sent. If it is this "
@@ -270,7 +270,7 @@ public enum TransferCheck: Sendable, Equatable {
 
     /// A transfer of `week`'s amount among `transfers` made after its last send could have
     /// made it, that no unconfirmed week of `others` could be.
-    static func late(_ transfers: [FeedTransfer], for week: Search, others: [LedgerEntry], time: BankTime)
+    static func late(_ transfers: [FeedTransfer], for week: Search, others: [AccountWeek], time: BankTime)
         -> FeedTransfer?
     {
         transfers.first { week.isLate($0) && unconfirmed(others, couldBe: $0, time: time) == nil }
@@ -287,7 +287,7 @@ public enum TransferCheck: Sendable, Equatable {
 
     /// A transfer of `week`'s amount in the `feed`, claimed by no other week of the
     /// `ledger`, made after its last send could have made it.
-    static func lateTransfer(_ week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime)
+    static func lateTransfer(_ week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime)
         -> FeedTransfer?
     {
         let (others, unclaimed) = unclaimedTransfers(for: week, feed: feed, ledger: ledger, time: time)
@@ -297,13 +297,13 @@ public enum TransferCheck: Sendable, Equatable {
     /// The week of the `ledger` (other than `week`) that accounts for `item`: the one that
     /// recorded it, or one the bank confirmed whose window it falls in; nil when none does.
     static func claimant(
-        of item: FeedTransfer, for week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime
-    ) -> LedgerEntry? {
+        of item: FeedTransfer, for week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime
+    ) -> AccountWeek? {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
-        if let recorded = others.first(where: { $0.feedItemUid == item.feedItemUid }) { return recorded }
+        if let recorded = others.first(where: { $0.feedItemUids.contains(item.feedItemUid) }) { return recorded }
         // A week sent and not confirmed may have made it.
         if let unconfirmed = unconfirmed(others, couldBe: item, time: time) { return unconfirmed }
-        let unrecorded = feed.filter { transfer in !others.contains { $0.feedItemUid == transfer.feedItemUid } }
+        let unrecorded = feed.filter { transfer in !others.contains { $0.feedItemUids.contains(transfer.feedItemUid) } }
         return windowClaims(unrecorded, others: others, time: time).claims[item.feedItemUid]
     }
 
@@ -321,12 +321,12 @@ public enum TransferCheck: Sendable, Equatable {
     /// a week's own transfer, excluded from this week by its reference, must not leave that
     /// week to take another transfer (this week's) in its place.
     private static func unclaimedTransfers(
-        for week: Search, feed: [FeedTransfer], ledger: [LedgerEntry], time: BankTime
+        for week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime
     )
-        -> (others: [LedgerEntry], transfers: [FeedTransfer])
+        -> (others: [AccountWeek], transfers: [FeedTransfer])
     {
         let others = ledger.filter { $0.weekEnd != week.weekEnd }
-        let claimed = Set(others.compactMap(\.feedItemUid))
+        let claimed = Set(others.flatMap(\.feedItemUids))
         return (
             others, withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, time: time)
         )
@@ -337,7 +337,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// amount, made between its first send and its confirmation on the bank's clock (less
     /// and plus the margin): one whose reference names it if there is one, else the closest
     /// to its confirmation (`confirmedTransfer`).
-    private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [LedgerEntry], time: BankTime)
+    private static func withoutConfirmed(_ candidates: [FeedTransfer], others: [AccountWeek], time: BankTime)
         -> [FeedTransfer]
     {
         windowClaims(candidates, others: others, time: time).remaining
@@ -346,12 +346,12 @@ public enum TransferCheck: Sendable, Equatable {
     /// The window rule over `candidates`: each week of `others` the bank confirmed with no
     /// feed item recorded takes at most one (`confirmedTransfer`), in the ledger's order.
     /// What is left, and which week took each item, by its uid.
-    private static func windowClaims(_ candidates: [FeedTransfer], others: [LedgerEntry], time: BankTime)
-        -> (remaining: [FeedTransfer], claims: [String: LedgerEntry])
+    private static func windowClaims(_ candidates: [FeedTransfer], others: [AccountWeek], time: BankTime)
+        -> (remaining: [FeedTransfer], claims: [String: AccountWeek])
     {
         var remaining = candidates
-        var claims: [String: LedgerEntry] = [:]
-        for other in others where other.status == .done && other.feedItemUid == nil {
+        var claims: [String: AccountWeek] = [:]
+        for other in others where other.status == .done && other.firstLeg.feedItemUid == nil {
             guard let index = confirmedTransfer(of: other, among: remaining, time: time) else { continue }
             claims[remaining.remove(at: index).feedItemUid] = other
         }
@@ -363,7 +363,7 @@ public enum TransferCheck: Sendable, Equatable {
     /// its confirmation on the bank's clock (less and plus the margin); one whose reference
     /// names it if there is one, else the closest to its confirmation. Nil when none is, or
     /// the week's times are not known.
-    static func confirmedTransfer(of other: LedgerEntry, among transfers: [FeedTransfer], time: BankTime) -> Int? {
+    static func confirmedTransfer(of other: AccountWeek, among transfers: [FeedTransfer], time: BankTime) -> Int? {
         guard let from = other.firstSend(time)?.adding(.zero - time.margin),
             let to = other.confirmation(time)
         else { return nil }
@@ -371,7 +371,7 @@ public enum TransferCheck: Sendable, Equatable {
         let theirs = transfers.indices.filter { index in
             let transfer = transfers[index]
             guard let made = transfer.time, transfer.mayBelong(to: other.weekEnd),
-                other.goalUids.contains(transfer.goalUid),
+                other.firstLeg.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
             return from <= made && made <= latest
@@ -383,14 +383,14 @@ public enum TransferCheck: Sendable, Equatable {
 
     /// Another week whose transfer may have been made but is not confirmed (or was given
     /// up by a person), which `transfer` could be.
-    static func unconfirmed(_ others: [LedgerEntry], couldBe transfer: FeedTransfer, time: BankTime)
-        -> LedgerEntry?
+    static func unconfirmed(_ others: [AccountWeek], couldBe transfer: FeedTransfer, time: BankTime)
+        -> AccountWeek?
     {
         others.first { other in
             // An abandoned week's transfer may have arrived after all; a week never sent has none.
             guard other.status == .pending || other.status == .held || other.status == .abandoned,
-                other.mayHaveBeenSent,
-                transfer.mayBelong(to: other.weekEnd), other.goalUids.contains(transfer.goalUid),
+                other.firstLeg.mayHaveBeenSent,
+                transfer.mayBelong(to: other.weekEnd), other.firstLeg.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
             guard let made = transfer.time, let from = other.firstSend(time) else {

@@ -77,7 +77,7 @@ struct TransferSender: Sendable {
     /// (another state directory, or this one before it was restored from a backup), and
     /// holds the week for a person, who may say it is this week's (`resolve --check --accept`).
     private func transferNew(
-        _ entry: LedgerEntry, intent: TransferIntent, account: Account, week: Week, dryRun: Bool
+        _ entry: AccountWeek, intent: TransferIntent, account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> AccountOutcome {
         let into = "\(intent.amount) into \"\(intent.goal.name)\""
         var entry = entry
@@ -116,7 +116,7 @@ struct TransferSender: Sendable {
         // A feed search after a failed send starts from here: before the request went out.
         entry.createdAt = recordedAt.iso8601
         logger.info(
-            "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.transferUid ?? ""))"
+            "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.firstLeg.transferUid ?? ""))"
         )
         try await send(entry, account: account, goalBefore: goalTotal)
         // A goal this run made is said where the dry run said it would make it.
@@ -133,7 +133,7 @@ struct TransferSender: Sendable {
     /// Unless `dryRun`, the goal's total is read beside the feed: what a send is measured
     /// against if its answer is lost (nil when it could not be read).
     private func lookBeforeSending(
-        _ entry: LedgerEntry, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
+        _ entry: AccountWeek, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
         account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> (check: TransferCheck, other: OtherLedgerHold?, goalTotal: Int64?) {
         // Beside the feed, in a task of its own, awaited before anything is thrown.
@@ -160,15 +160,15 @@ struct TransferSender: Sendable {
     /// A transfer sent again is measured first (`WeekMeasure.resend`); what it was measured
     /// against goes into `found`, for the report.
     func resume(
-        _ entry: LedgerEntry, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool, scopes: Set<String>,
+        _ entry: AccountWeek, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool, scopes: Set<String>,
         found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
         let recorded = Money(minorUnits: entry.minorUnits, currency: plan.currency)
         let differs = recorded != plan.total ? " (this week's feed now gives \(plan.total))" : ""
-        let goalName = entry.goalName ?? "the goal"
+        let goalName = entry.firstLeg.goalName ?? "the goal"
         switch entry.status {
         case .done:
-            let how = entry.confirmation == .feed ? ", found in the feed" : ""
+            let how = entry.firstLeg.confirmation == .feed ? ", found in the feed" : ""
             return .alreadyTransferred("an earlier run moved \(recorded) into \"\(goalName)\"\(how)\(differs)")
         case .nothing:
             // A week whose round-up was held back says why, not that there was none.
@@ -191,17 +191,17 @@ struct TransferSender: Sendable {
     /// A transfer an earlier run recorded but never saw confirmed: found in the feed, sent
     /// again with the same transfer uid when the feed shows no sign of it, or held.
     private func finishUnconfirmed(
-        _ entry: LedgerEntry, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
+        _ entry: AccountWeek, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
         dryRun: Bool, scopes: Set<String>, found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
-        let goalName = entry.goalName ?? "the goal"
+        let goalName = entry.firstLeg.goalName ?? "the goal"
         // Another ledger's transfer may have come since the intent.
         var (check, other, goalTotal) = try await lookBeforeSending(
             entry, since: search.ownSearchStart(entry), firstTime: false, payments: payments, amount: recorded,
             account: account, week: week, dryRun: dryRun)
         let tooSoon = tooSoonToSendAgain(entry)
         // A week recorded but never sent has no transfer of its own in the feed.
-        if case .arrived(let found) = check, !entry.mayHaveBeenSent {
+        if case .arrived(let found) = check, !entry.firstLeg.mayHaveBeenSent {
             check = .unclear(TransferCheck.lookAlike(found, of: entry))
         }
         let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
@@ -239,7 +239,8 @@ struct TransferSender: Sendable {
         case .absent:
             if let tooSoon {
                 try? ledger.recordFailure(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: tooSoon, at: now())
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: tooSoon,
+                    at: now())
                 throw AccountFailure(.temporaryFailure, "\(tooSoon): the next run looks again")
             }
             if let grew = Self.goalGrewReason(entry) { try records.hold(entry, reason: grew) }
@@ -259,7 +260,7 @@ struct TransferSender: Sendable {
     /// Ends `entry`'s week held back: its recorded transfer, about to be sent again, no
     /// longer fits (`outcome` says why). Nothing moved and its payments stay counted, as for a
     /// week decided without room. Returns the reason, as the ledger records it.
-    func holdBack(_ entry: LedgerEntry, _ outcome: BalanceOutcome, _ forecast: Forecast?) throws(AccountFailure)
+    func holdBack(_ entry: AccountWeek, _ outcome: BalanceOutcome, _ forecast: Forecast?) throws(AccountFailure)
         -> String
     {
         let note = outcome.note ?? "held back \(entry.amountText)"
@@ -279,21 +280,22 @@ struct TransferSender: Sendable {
     /// `maxSends` times in all, then holds it, and each of its sends leaves the week owing
     /// its report until the run writes it; a person's `resolve --retry` is not capped, and
     /// says what it did itself. Returns once the money has arrived.
-    func send(_ entry: LedgerEntry, account: Account, goalBefore: Int64?, byRun: Bool = true)
+    func send(_ entry: AccountWeek, account: Account, goalBefore: Int64?, byRun: Bool = true)
         async throws(AccountFailure)
     {
-        guard let goalUid = entry.goalUid, let transferUid = entry.transferUid else {
+        guard let goalUid = entry.firstLeg.goalUid, let transferUid = entry.firstLeg.transferUid else {
             throw AccountFailure(.dataError, "the ledger entry for this week has no goal or transfer uid")
         }
         let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: entry.minorUnits)
-        var (before, sends, resent) = (goalBefore, entry.sends, false)
+        var (before, sends, resent) = (goalBefore, entry.firstLeg.sends, false)
         // The entry as each send leaves it: its feed searches look up to its latest send.
         var entry = entry
         while true {
             let time = search.time
             if let refusal = time.refusal {
                 try? ledger.recordFailure(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: refusal, at: now())
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: refusal,
+                    at: now())
                 throw AccountFailure(.temporaryFailure, refusal)
             }
             if byRun, sends >= Self.maxSends {
@@ -305,20 +307,21 @@ struct TransferSender: Sendable {
                         + "REASON` gives it up")
             }
             // Each send is recorded, on the bank's clock, before it goes out.
-            let previous = (bank: entry.lastSentAt, local: entry.lastSentOn)
+            let previous = (bank: entry.firstLeg.lastSentAt, local: entry.firstLeg.lastSentOn)
             let sentAt = time.bank(now())
             try AccountFailure.ledgerWrite("record the send before it goes out") {
                 try ledger.recordSend(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, bankTime: sentAt, owesReport: byRun, at: now()
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, bankTime: sentAt,
+                    owesReport: byRun, at: now()
                 )
             }
             sends += 1
-            (entry.sends, entry.lastSentAt, entry.lastSentOn) = (sends, sentAt, now())
-            entry.firstSentAt = entry.firstSentAt ?? sentAt
+            (entry.firstLeg.sends, entry.firstLeg.lastSentAt, entry.firstLeg.lastSentOn) = (sends, sentAt, now())
+            entry.firstLeg.firstSentAt = entry.firstLeg.firstSentAt ?? sentAt
             do throws(BankError) {
                 let answer = try await bank.addMoney(
                     accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount,
-                    reference: entry.reference)
+                    reference: entry.firstLeg.reference)
                 guard answer.success != false else {
                     throw BankError.refused(
                         endpoint: "PUT add-money", status: 200, messages: ["the bank answered success: false"])
@@ -337,14 +340,15 @@ struct TransferSender: Sendable {
         }
         do {
             try ledger.recordDone(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmedAt: search.time.bank(now()), at: now())
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                confirmedAt: search.time.bank(now()), at: now())
         } catch {
             throw AccountFailure(
                 .temporaryFailure,
                 "the bank confirmed the transfer, but the ledger could not record it (\(plainDescription(error))); "
                     + "the next run finds it in the feed and does not send it again")
         }
-        let goal = entry.goalName ?? goalUid
+        let goal = entry.firstLeg.goalName ?? goalUid
         logger.notice(
             "\(entry.label): the bank confirmed \(entry.amountText) into \"\(goal)\" (transfer \(transferUid))")
     }
@@ -378,12 +382,12 @@ struct TransferIntent {
     var reference: String { TransferReference.forWeek(endingOn: week.endDate) }
 
     /// The ledger entry that records it, with `status`.
-    func entry(status: WeekState) -> LedgerEntry {
-        var entry = LedgerEntry(
+    func entry(status: WeekState) -> AccountWeek {
+        var entry = AccountWeek(
             accountUid: account.uid, weekEnd: week.endDate, status: status, currency: amount.currency.code,
             minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,
             accountName: account.name, note: note)
-        entry.reference = reference
+        entry.firstLeg.reference = reference
         entry.forecast = forecast
         entry.bound(to: week)
         return entry

@@ -32,22 +32,24 @@ extension TransferSender {
     /// `previous` is the send before this one (on the bank's clock and this machine's), the
     /// last again if the bank refused this one.
     func settleUnanswered(
-        _ entry: LedgerEntry, error: BankError, account: Account, goalBefore: Int64?, mayResend: Bool,
+        _ entry: AccountWeek, error: BankError, account: Account, goalBefore: Int64?, mayResend: Bool,
         previous: (bank: Instant?, local: Instant?)
     ) async throws(AccountFailure) -> UnansweredSend {
         guard error.transferMayHaveMoved else {
             // Refused before it moved anything: it counts as no send, and an earlier send
             // whose answer was lost is the last again.
             try? ledger.recordSendRefused(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, previous: previous, at: now())
-            if let reason = Self.needsAPerson(error, goalName: entry.goalName) {
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, previous: previous,
+                at: now())
+            if let reason = Self.needsAPerson(error, goalName: entry.firstLeg.goalName) {
                 try records.hold(entry, reason: reason)
             }
             let earlier =
                 previous.bank == nil
                 ? "" : "; an earlier send of it went unanswered, so the next run waits for the feed to show that one"
             try? ledger.recordFailure(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: error.description + earlier, at: now())
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                error: error.description + earlier, at: now())
             throw AccountFailure(
                 ExitStatus(error),
                 "\(error.description); the transfer is recorded as unconfirmed, and the next run looks for it in "
@@ -107,7 +109,7 @@ extension TransferSender {
     /// Throws for a week whose goal's total moved while its transfer went unanswered and the
     /// feed shows nothing: by this week's amount, the money moved and the feed lags, so the
     /// week is left for a later run (75); by anything else, it is held for a person.
-    private func goalMoved(_ entry: LedgerEntry, from before: Int64, to after: Int64, cause: String)
+    private func goalMoved(_ entry: AccountWeek, from before: Int64, to after: Int64, cause: String)
         throws(AccountFailure) -> Never
     {
         let amounts = (
@@ -119,8 +121,11 @@ extension TransferSender {
                 "\(cause); the goal's total went from \(amounts.0) to \(amounts.1), this week's \(entry.amountText): "
                 + "the money moved, though the feed does not show it yet, so it is not sent again; the next run "
                 + "looks in the feed again, and holds the week if the feed never shows it"
-            try? ledger.recordGoalGrew(accountUid: entry.accountUid, weekEnd: entry.weekEnd, at: now())
-            try? ledger.recordFailure(accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: reason, at: now())
+            try? ledger.recordGoalGrew(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, at: now())
+            try? ledger.recordFailure(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: reason,
+                at: now())
             throw AccountFailure(.temporaryFailure, reason)
         }
         try records.hold(
@@ -132,11 +137,12 @@ extension TransferSender {
 
     /// Records why an unanswered send is not sent again in this run, and throws: the next
     /// run looks in the feed again and sends it only on a read `feedSettleMinutes` after it.
-    private func leaveForLaterRun(_ entry: LedgerEntry, cause: String, why: String, error: BankError)
+    private func leaveForLaterRun(_ entry: AccountWeek, cause: String, why: String, error: BankError)
         throws(AccountFailure) -> Never
     {
         try? ledger.recordFailure(
-            accountUid: entry.accountUid, weekEnd: entry.weekEnd, error: "\(cause); \(why)", at: now())
+            accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: "\(cause); \(why)",
+            at: now())
         let minutes = search.waits.feedSettle.components.seconds / 60
         throw AccountFailure(
             ExitStatus(error),
@@ -158,12 +164,12 @@ extension TransferSender {
     /// last send (one the bank did not refuse) was less than `feedSettleMinutes` ago on the
     /// bank's clock, and a feed that shows nothing so soon proves little. Nil when it may be
     /// sent.
-    func tooSoonToSendAgain(_ entry: LedgerEntry) -> String? {
+    func tooSoonToSendAgain(_ entry: AccountWeek) -> String? {
         let time = search.time
-        guard search.waits.feedSettle > .zero, let last = entry.lastSentAt else { return nil }
+        guard search.waits.feedSettle > .zero, let last = entry.firstLeg.lastSentAt else { return nil }
         let settled = last.adding(search.waits.feedSettle)
         // By both clocks: a `Date` header that jumps does not cut the wait short.
-        let settledHere = entry.lastSentOn.map { $0.adding(search.waits.feedSettle) }
+        let settledHere = entry.firstLeg.lastSentOn.map { $0.adding(search.waits.feedSettle) }
         guard time.bank(now()) < settled || settledHere.map({ now() < $0 }) == true else { return nil }
         // Said on the clock still waited for: this machine's once the bank's has passed.
         let from =
@@ -176,8 +182,8 @@ extension TransferSender {
 
     /// Why a run does not send `entry`'s transfer again though the feed does not show it:
     /// after an earlier send, the goal's total grew by the week's amount. Nil otherwise.
-    static func goalGrewReason(_ entry: LedgerEntry) -> String? {
-        guard entry.goalGrew else { return nil }
+    static func goalGrewReason(_ entry: AccountWeek) -> String? {
+        guard entry.firstLeg.goalGrew else { return nil }
         return "after a send of this week's whose answer was lost, the goal's total grew by this week's "
             + "\(entry.amountText), but the feed does not show the transfer: the money moved, so it is not sent "
             + "again. `roundup resolve --check` records it once the feed shows it; `--retry` sends it anyway; "
@@ -185,8 +191,8 @@ extension TransferSender {
     }
 
     /// The goal's total saved, in minor units, or nil when it cannot be read.
-    func goalTotal(of entry: LedgerEntry) async -> Int64? {
-        guard let goalUid = entry.goalUid,
+    func goalTotal(of entry: AccountWeek) async -> Int64? {
+        guard let goalUid = entry.firstLeg.goalUid,
             let goal = try? await bank.savingsGoal(accountUid: entry.accountUid, goalUid: goalUid),
             goal.savingsGoalUid == goalUid, let total = goal.totalSaved, total.currency == entry.currency
         else { return nil }

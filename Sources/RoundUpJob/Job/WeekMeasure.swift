@@ -36,7 +36,7 @@ struct WeekMeasure: Sendable {
 
     /// The facts of `account`'s week of `total`, as far as `reading` has them.
     func facts(
-        total: Money, account: Account, scopes: Set<String>, reading: LookAhead.Reading, recorded: LedgerEntry?,
+        total: Money, account: Account, scopes: Set<String>, reading: LookAhead.Reading, recorded: AccountWeek?,
         dryRun: Bool, resend: Bool = false
     ) -> AccountFacts {
         AccountFacts(
@@ -70,7 +70,7 @@ struct WeekMeasure: Sendable {
     /// would be: what falls due before payday, what this run already moved, the minimum
     /// balance and the overdraft, and the bank's word on the amount with what falls due. The
     /// recorded amount is never changed: it fits in full, or the week is held back.
-    func resend(_ entry: LedgerEntry, account: Account, scopes: Set<String>, dryRun: Bool)
+    func resend(_ entry: AccountWeek, account: Account, scopes: Set<String>, dryRun: Bool)
         async throws(AccountFailure) -> Resend
     {
         guard let currency = Currency(code: entry.currency) else {

@@ -8,17 +8,17 @@ struct WeekRecords: Sendable {
     let ledger: Ledger
     let now: @Sendable () -> Instant
 
-    func recordFound(_ found: FeedTransfer, for entry: LedgerEntry) throws(AccountFailure) {
+    func recordFound(_ found: FeedTransfer, for entry: AccountWeek) throws(AccountFailure) {
         try AccountFailure.ledgerWrite("record that the transfer arrived") {
             try ledger.recordDone(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, confirmation: .feed,
                 feedItemUid: found.feedItemUid, at: now())
         }
     }
 
     /// Holds `entry`'s week for a person, for `reason`; over another ledger's transfer, noting
     /// the week it names and how much may be saved twice.
-    func hold(_ entry: LedgerEntry, reason: String, otherLedger: OtherLedgerHold? = nil) throws(AccountFailure) -> Never
+    func hold(_ entry: AccountWeek, reason: String, otherLedger: OtherLedgerHold? = nil) throws(AccountFailure) -> Never
     {
         try AccountFailure.ledgerWrite("hold the week") {
             try ledger.recordHeld(

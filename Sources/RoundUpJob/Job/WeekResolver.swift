@@ -36,10 +36,10 @@ struct WeekResolver: Sendable {
     /// or for a held week the week's end if earlier, where the search that held it began (a
     /// transfer another ledger made before this one first looked is as much this week's as
     /// one made since); for a week never sent, the week's end.
-    func resolveSearchStart(_ entry: LedgerEntry) -> Instant {
+    func resolveSearchStart(_ entry: AccountWeek) -> Instant {
         let time = search.time
         let end = time.bank(search.weekEnd(of: entry))
-        guard entry.mayHaveBeenSent, let sent = entry.firstSend(time) else { return end }
+        guard entry.firstLeg.mayHaveBeenSent, let sent = entry.firstSend(time) else { return end }
         return entry.status == .held ? min(sent, end) : sent
     }
 
@@ -47,18 +47,18 @@ struct WeekResolver: Sendable {
     /// transfer, and a transfer of it that may still move is waited for. A week never sent
     /// has no transfer of its own: one that looks like it is shown, and recorded only when
     /// the person names it (`accept`, `--check --accept FEEDITEM`).
-    func checkAgain(_ entry: LedgerEntry, account: Account, accept: String? = nil) async throws(CommandFailure)
+    func checkAgain(_ entry: AccountWeek, account: Account, accept: String? = nil) async throws(CommandFailure)
         -> String
     {
         let since = resolveSearchStart(entry)
-        let goal = "\"\(printable(entry.goalName ?? entry.goalUid ?? "the goal"))\""
+        let goal = "\"\(printable(entry.firstLeg.goalName ?? entry.firstLeg.goalUid ?? "the goal"))\""
         do throws(AccountFailure) {
             let (feed, week) = try await search.transfers(
                 for: entry, account: account, since: since, readingFrom: search.time.bank(countedWeek(entry).start))
             let others = try search.entries(of: account)
             if let accept { return try accepted(accept, for: entry, week: week, feed: feed, ledger: others) }
             let check = search.decide(week, entry: entry, feed: week.recent(feed), ledger: others)
-            if case .arrived(let found) = check, !entry.mayHaveBeenSent {
+            if case .arrived(let found) = check, !entry.firstLeg.mayHaveBeenSent {
                 return "Nothing changed: \(TransferCheck.lookAlike(found, of: entry)).\n"
             }
             if case .mayMove(let found) = TransferCheck.beforeResending(
@@ -74,7 +74,8 @@ struct WeekResolver: Sendable {
             case .arrived(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
                     try ledger.recordDone(
-                        accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                        accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                        confirmation: .feed,
                         feedItemUid: found.feedItemUid, resolution: "checked at \(now().iso8601): found in the feed",
                         at: now())
                 }
@@ -101,7 +102,7 @@ struct WeekResolver: Sendable {
 
     /// What `--retry` would do with `entry` now, measured as it would be (nothing is sent):
     /// send it, or end the week held back, and why.
-    private func resendWords(_ entry: LedgerEntry, account: Account) async -> String {
+    private func resendWords(_ entry: AccountWeek, account: Account) async -> String {
         if let tooSoon = sender.tooSoonToSendAgain(entry) {
             return "`--retry` would send nothing yet (\(tooSoon));"
         }
@@ -132,8 +133,8 @@ struct WeekResolver: Sendable {
     /// into one of the week's goals, of the week's amount, and no other week accounts for
     /// it: an item confirms one week, once.
     private func accepted(
-        _ itemUid: String, for entry: LedgerEntry, week: TransferCheck.Search, feed: [FeedTransfer],
-        ledger others: [LedgerEntry]
+        _ itemUid: String, for entry: AccountWeek, week: TransferCheck.Search, feed: [FeedTransfer],
+        ledger others: [AccountWeek]
     ) throws(AccountFailure) -> String {
         let uid = Uid.canonical(itemUid)
         guard let item = feed.first(where: { $0.feedItemUid == uid }) else {
@@ -142,11 +143,12 @@ struct WeekResolver: Sendable {
                 "the feed shows no transfer into a goal with the feed item uid \(Uid.shown(itemUid)) since the week "
                     + "began; `roundup resolve` shows the one the week was held over")
         }
-        guard entry.goalUids.contains(item.goalUid), item.amount(in: week.amount.currency) == week.amount else {
+        guard entry.firstLeg.goalUids.contains(item.goalUid), item.amount(in: week.amount.currency) == week.amount
+        else {
             throw AccountFailure(
                 .usage,
                 "\(item.described) is a transfer of \(item.amountText) into \(Self.goalText(item.goalUid, entry)), "
-                    + "not this week's \(entry.amountText) into \(Self.goalText(entry.goalUid ?? "", entry)): nothing "
+                    + "not this week's \(entry.amountText) into \(Self.goalText(entry.firstLeg.goalUid ?? "", entry)): nothing "
                     + "changed")
         }
         guard item.hasMoved else {
@@ -164,7 +166,7 @@ struct WeekResolver: Sendable {
         }
         try AccountFailure.ledgerWrite("record the decision") {
             try ledger.recordDone(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, confirmation: .feed,
                 feedItemUid: item.feedItemUid,
                 resolution: "accepted at \(now().iso8601): \(item.described) named by a person", at: now())
         }
@@ -179,7 +181,7 @@ struct WeekResolver: Sendable {
     /// it settles or is cancelled. Only when the feed shows no sign of it, or the week was
     /// held for a reason the person has now seen, is the decision recorded and the transfer
     /// sent. A redirect to the week's own goal is refused: that is `--retry`.
-    func sendAgain(_ entry: LedgerEntry, account: Account, to goal: String?) async throws(CommandFailure)
+    func sendAgain(_ entry: AccountWeek, account: Account, to goal: String?) async throws(CommandFailure)
         -> String
     {
         var entry = entry
@@ -197,12 +199,13 @@ struct WeekResolver: Sendable {
             // the one it was held over, and asks for this week's to be sent. One that may
             // still move is waited for all the same.
             var resend = TransferCheck.beforeResending(week, feed: feed, ledger: others, time: search.time)
-            if case .moved = resend, !entry.mayHaveBeenSent { resend = .free }
+            if case .moved = resend, !entry.firstLeg.mayHaveBeenSent { resend = .free }
             switch resend {
             case .moved(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
                     try ledger.recordDone(
-                        accountUid: entry.accountUid, weekEnd: entry.weekEnd, confirmation: .feed,
+                        accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                        confirmation: .feed,
                         feedItemUid: found.feedItemUid, resolution: "checked at \(at): found in the feed", at: now())
                 }
                 return "The transfer of \(entry.amountText) for the week ending \(entry.weekEnd) of \(entry.label) "
@@ -262,27 +265,31 @@ struct WeekResolver: Sendable {
                     + "held back, with nothing moved and its payments counted.\n"
             }
             if let target {
-                entry.goalUid = target.uid
-                entry.goalName = target.name
-                entry.transferUid = TransferUID.transferUid(
+                entry.firstLeg.goalUid = target.uid
+                entry.firstLeg.goalName = target.name
+                entry.firstLeg.transferUid = TransferUID.transferUid(
                     accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd)
             }
             let redirect = target == nil ? nil : entry
-            let resolution = target == nil ? "retried at \(at)" : "redirected to \"\(entry.goalName ?? "")\" at \(at)"
+            let resolution =
+                target == nil ? "retried at \(at)" : "redirected to \"\(entry.firstLeg.goalName ?? "")\" at \(at)"
             // The new goal and transfer uid are the intent, recorded before the request goes out.
             try AccountFailure.ledgerWrite("record the decision") {
                 try ledger.recordRetry(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd,
-                    goal: redirect.map { ($0.goalUid ?? "", $0.goalName ?? "", $0.transferUid ?? "") },
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                    goal: redirect.map {
+                        ($0.firstLeg.goalUid ?? "", $0.firstLeg.goalName ?? "", $0.firstLeg.transferUid ?? "")
+                    },
                     resolution: resolution, at: now())
             }
-            guard let updated = try? ledger.entry(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
+            guard let updated = try? ledger.accountWeek(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
                 throw AccountFailure(.temporaryFailure, "could not read the ledger back")
             }
             try await sender.send(
                 updated, account: account, goalBefore: await sender.goalTotal(of: updated), byRun: false)
-            return "Moved \(entry.amountText) into \"\(printable(entry.goalName ?? "the goal"))\" for the week ending "
-                + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.transferUid ?? ""))."
+            return
+                "Moved \(entry.amountText) into \"\(printable(entry.firstLeg.goalName ?? "the goal"))\" for the week ending "
+                + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.firstLeg.transferUid ?? ""))."
                 + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"
         } catch {
             throw CommandFailure(error.status, error.message)
@@ -290,7 +297,7 @@ struct WeekResolver: Sendable {
     }
 
     /// `entry`'s week with the bounds it was counted with.
-    func countedWeek(_ entry: LedgerEntry) -> Week {
+    func countedWeek(_ entry: AccountWeek) -> Week {
         let zone = entry.timeZone.flatMap(TimeZone.init(identifier:)) ?? rules.timeZone
         let local = Week(endingOn: entry.weekEnd, in: zone)
         guard let start = entry.startsAt, let end = entry.endsAt else { return local }
@@ -298,12 +305,12 @@ struct WeekResolver: Sendable {
     }
 
     /// The goal `--redirect` names (nil for `--retry`); the week's own goal is refused.
-    private func redirectTarget(_ goal: String?, for entry: LedgerEntry, account: Account) async throws(AccountFailure)
+    private func redirectTarget(_ goal: String?, for entry: AccountWeek, account: Account) async throws(AccountFailure)
         -> (uid: String, name: String)?
     {
         guard let goal else { return nil }
         let target = try await goals.named(goal, for: account)
-        guard target.uid != entry.goalUid else {
+        guard target.uid != entry.firstLeg.goalUid else {
             throw AccountFailure(
                 .usage,
                 "\"\(printable(target.name))\" is the goal this week's transfer already goes to; use --retry to send "
@@ -313,12 +320,13 @@ struct WeekResolver: Sendable {
     }
 
     /// A goal of the week's, by name when the ledger knows it.
-    static func goalText(_ goalUid: String, _ entry: LedgerEntry) -> String {
-        goalUid == entry.goalUid ? "\"\(printable(entry.goalName ?? goalUid))\"" : "the goal \(goalUid)"
+    static func goalText(_ goalUid: String, _ entry: AccountWeek) -> String {
+        goalUid == entry.firstLeg.goalUid
+            ? "\"\(printable(entry.firstLeg.goalName ?? goalUid))\"" : "the goal \(goalUid)"
     }
 }
 
-extension LedgerEntry {
+extension AccountWeek {
     /// The first and last local day of the week as it was counted.
     var days: (first: LocalDate, last: LocalDate) {
         let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!

@@ -31,7 +31,7 @@ public struct WeekWindow: Sendable, Equatable {
     public static let gapDays = 13
 
     public static func decide(
-        _ week: Week, scheduled: Bool, recorded: LedgerEntry?, neighbours: [CountedSpan]
+        _ week: Week, scheduled: Bool, recorded: AccountWeek?, neighbours: [CountedSpan]
     ) -> WeekWindow {
         let local = week.local
         if let recorded, let start = recorded.startsAt, let end = recorded.endsAt {

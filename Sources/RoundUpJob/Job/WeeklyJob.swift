@@ -273,7 +273,7 @@ public struct WeeklyJob: Sendable {
     /// process writes this ledger meanwhile: the run holds the state directory's lock.
     private func typeSkip(_ bankAccount: BankAccount, week: Week) -> String? {
         guard let reason = WeeklyJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes),
-            (try? ledger.entry(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
+            (try? ledger.accountWeek(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
         else { return nil }
         logger.info("\(bankAccount.account.label): \(reason)")
         return reason

@@ -26,7 +26,7 @@ struct Metrics {
             lines.append("roundup_saved_minor_units_total{currency=\"\(currency)\"} \(minor)")
         }
         gauge("roundup_transfers", "Transfers the last real run made.", String(tally.transfers))
-        let held = ((try? ledger?.entries()) ?? nil)?.filter { $0.status == .held }.count ?? tally.held
+        let held = ((try? ledger?.accountWeeks()) ?? nil)?.filter { $0.status == .held }.count ?? tally.held
         gauge("roundup_account_weeks_held", "Account-weeks waiting for a person (roundup resolve).", String(held))
         gauge("roundup_http_requests", "Requests the last real run sent to the bank.", String(tally.requests))
     }

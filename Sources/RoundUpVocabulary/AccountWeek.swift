@@ -49,37 +49,26 @@ public struct ForecastSummary: Sendable, Equatable {
     }
 }
 
-/// One (account, week) in the ledger: a row of its `transfer` table.
-public struct LedgerEntry: Sendable, Equatable {
+/// One account's week as the ledger keeps it: what was decided for it (its standing, the
+/// round-up, the reasons, the bounds it was counted in, the forecast it was measured
+/// against) and the transfers it moves, its legs. Every week has one leg today, to one
+/// goal; a week that moves into several goals has a leg for each, kept under its own index.
+public struct AccountWeek: Sendable, Equatable {
     public var accountUid: String
     public var weekEnd: LocalDate
+    /// Where the week as a whole stands. A week of one leg stands where its leg does.
     public var status: WeekState
     public var currency: String
+    /// What the week moves in all, its legs' amounts together.
     public var minorUnits: Int64
-    public var goalUid: String?
-    public var goalName: String?
-    public var transferUid: String?
-    /// The last thing that went wrong with a pending transfer.
-    public var lastError: String?
     /// The account's name when the week was decided, for people reading the history.
     public var accountName: String?
     /// Why less than the week's round-up was moved (a minimum balance held it back).
     public var note: String?
-    /// How a done week's arrival was established.
-    public var confirmation: Confirmation?
-    /// The feed item that shows this week's transfer; one item confirms one week.
-    public var feedItemUid: String?
     /// Why the week is held for a person, or why a person abandoned it.
     public var reason: String?
     /// What a person decided with `roundup resolve`, and when.
     public var resolution: String?
-    /// The reference the transfer carries (`Round-up w/e 22 Nov 2026`), sent with every
-    /// attempt; nil for a week recorded before transfers carried one, which is then sent
-    /// without, as its first attempt was.
-    public var reference: String?
-    /// Goals an earlier attempt of this week's transfer was sent to, before a person
-    /// redirected it: the feed is searched for those too.
-    public var earlierGoalUids: [String] = []
     /// The week's first instant and the first after it, as the week was counted: seven
     /// local days, or bounds that follow the week before it (`WeekWindow`). Nil only in a
     /// ledger not yet opened by a command that knows the configured zone.
@@ -94,29 +83,15 @@ public struct LedgerEntry: Sendable, Equatable {
     public var sharedMinorUnits: Int64?
     /// What the bank had scheduled before payday when the week was decided, in sum.
     public var forecast: ForecastSummary?
-    /// When the week's transfer was first and last sent, on the bank's clock (as its answers'
-    /// `Date` headers show it), and how many times: the feed is searched for the week's own
-    /// transfer from its first send. Nil and 0 for a week never sent, or sent by a version
-    /// that did not record its sends.
-    public var firstSentAt: Instant?
-    public var lastSentAt: Instant?
-    public var sends = 0
-    /// Whether the week's transfer may have been sent: only then can a transfer in the feed
-    /// be its own. (A week an earlier version left pending, held or abandoned counts as sent.)
-    public var mayHaveBeenSent: Bool { sends > 0 }
-    /// When the last send went out on this machine's clock: a later run waits for the feed
-    /// by both clocks.
-    public var lastSentOn: Instant?
-    /// Whether the goal's total grew by the week's amount after a send whose answer was
-    /// lost while the feed did not show it: the money moved, and no run sends it again.
-    public var goalGrew = false
-    /// When the bank confirmed the transfer, on its own clock.
-    public var confirmedAt: Instant?
     /// When the week was first decided (ISO 8601, UTC); set by the ledger.
     public var createdAt: String?
-    /// When the entry last changed (ISO 8601, UTC); set by the ledger.
+    /// When the week or one of its legs last changed (ISO 8601, UTC); set by the ledger.
     public var updatedAt: String?
+    /// The week's transfers, by index from 0. Never empty: a week with nothing to move
+    /// keeps one leg of no amount, with the goal it would have gone to.
+    public var legs: [TransferLeg]
 
+    /// A week of one leg (index 0) to `goalUid`, carrying the week's whole amount.
     public init(
         accountUid: String, weekEnd: LocalDate, status: WeekState, currency: String, minorUnits: Int64,
         goalUid: String? = nil, goalName: String? = nil, transferUid: String? = nil, lastError: String? = nil,
@@ -127,22 +102,92 @@ public struct LedgerEntry: Sendable, Equatable {
         self.status = status
         self.currency = currency
         self.minorUnits = minorUnits
-        self.goalUid = goalUid
-        self.goalName = goalName
-        self.transferUid = transferUid
-        self.lastError = lastError
         self.accountName = accountName
         self.note = note
+        var leg = TransferLeg(index: 0, status: status, minorUnits: minorUnits)
+        leg.goalUid = goalUid
+        leg.goalName = goalName
+        leg.transferUid = transferUid
+        leg.lastError = lastError
+        legs = [leg]
     }
 
-    /// Records `week`'s bounds and zone as the ones this entry was counted with.
+    /// The first leg: the one every week has, whose transfer uid is made from the account,
+    /// the goal and the week alone.
+    public var firstLeg: TransferLeg {
+        get { legs[0] }
+        set { legs[0] = newValue }
+    }
+
+    /// Records `week`'s bounds and zone as the ones this week was counted with.
     public mutating func bound(to week: Week) {
         startsAt = week.start
         endsAt = week.end
         timeZone = week.timeZone.identifier
     }
 
-    /// Every goal this week's transfer may have gone to.
+    /// Every goal any of the week's transfers may have gone to.
+    public var goalUids: Set<String> { legs.reduce(into: []) { $0.formUnion($1.goalUids) } }
+
+    /// The feed items that confirmed the week's transfers.
+    public var feedItemUids: [String] { legs.compactMap(\.feedItemUid) }
+
+    /// Where the ledger keeps this week.
+    public var key: AccountWeekKey { AccountWeekKey(accountUid: accountUid, weekEnd: weekEnd) }
+}
+
+/// One transfer of an account's week: to one goal, of one amount, under one transfer uid,
+/// with what became of it.
+public struct TransferLeg: Sendable, Equatable {
+    /// Its place among the week's legs, from 0; the ledger keeps it under (account, week,
+    /// index), so two legs to one goal never collide.
+    public var index: Int
+    /// Where this transfer stands.
+    public var status: WeekState
+    public var goalUid: String?
+    public var goalName: String?
+    public var minorUnits: Int64
+    public var transferUid: String?
+    /// The reference the transfer carries (`Round-up w/e 22 Nov 2026`), sent with every
+    /// attempt; nil for a week recorded before transfers carried one, which is then sent
+    /// without, as its first attempt was.
+    public var reference: String?
+    /// Goals an earlier attempt of this transfer was sent to, before a person redirected
+    /// it: the feed is searched for those too.
+    public var earlierGoalUids: [String] = []
+    /// The last thing that went wrong with the pending transfer.
+    public var lastError: String?
+    /// How a done transfer's arrival was established.
+    public var confirmation: Confirmation?
+    /// The feed item that shows this transfer; one item confirms one transfer.
+    public var feedItemUid: String?
+    /// When the transfer was first and last sent, on the bank's clock (as its answers'
+    /// `Date` headers show it), and how many times: the feed is searched for it from its
+    /// first send. Nil and 0 for a transfer never sent, or sent by a version that did not
+    /// record its sends.
+    public var firstSentAt: Instant?
+    public var lastSentAt: Instant?
+    public var sends = 0
+    /// When the last send went out on this machine's clock: a later run waits for the feed
+    /// by both clocks.
+    public var lastSentOn: Instant?
+    /// Whether the goal's total grew by the amount after a send whose answer was lost while
+    /// the feed did not show it: the money moved, and no run sends it again.
+    public var goalGrew = false
+    /// When the bank confirmed the transfer, on its own clock.
+    public var confirmedAt: Instant?
+
+    public init(index: Int, status: WeekState, minorUnits: Int64) {
+        self.index = index
+        self.status = status
+        self.minorUnits = minorUnits
+    }
+
+    /// Whether the transfer may have been sent: only then can a transfer in the feed be its
+    /// own. (A week an earlier version left pending, held or abandoned counts as sent.)
+    public var mayHaveBeenSent: Bool { sends > 0 }
+
+    /// Every goal this transfer may have gone to.
     public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
 }
 
@@ -156,9 +201,4 @@ public struct AccountWeekKey: Sendable, Hashable {
         self.accountUid = accountUid
         self.weekEnd = weekEnd
     }
-}
-
-extension LedgerEntry {
-    /// The account-week this entry is kept under.
-    public var key: AccountWeekKey { AccountWeekKey(accountUid: accountUid, weekEnd: weekEnd) }
 }
