@@ -1,14 +1,16 @@
 import Foundation
-import RoundUp
+package import RoundUp
 
-/// The report as JSON, written by hand: a week of a busy account has a hundred thousand
-/// transactions, and `JSONEncoder` spent more time on them than decoding the feed did.
+/// The report as JSON, its one writer, by hand: a week of a busy account has a hundred
+/// thousand transactions, and `JSONEncoder` spent more time on them than decoding the feed
+/// did.
 ///
-/// The output is what `JSONEncoder` with `.prettyPrinted`, `.sortedKeys` and
-/// `.withoutEscapingSlashes` makes of `WeekReport`, byte for byte but for an empty array or
-/// object, written `[]` and `{}` (a test holds the two to that, for a report with every field
-/// set), and `schema/report-v1.schema.json` documents it. A field added to the report must
-/// be added here, in its sorted place.
+/// Pretty-printed with two spaces, keys in sorted order, an empty array or object as `[]`
+/// and `{}`; times in ISO 8601 (UTC, or with the week's offset where the key says local),
+/// amounts with their currency's decimals. `schema/report-v1.schema.json` documents it, and
+/// the tests hold it to that and to the goldens (`ReportSchemaTests`, `ReportJSONTests`,
+/// `GoldenReportTests`). A field added to the report must be added here, in its sorted place:
+/// `ReportJSONTests` fails while a stored field of the report's structures reaches no key.
 package struct ReportJSON {
     private(set) var bytes: [UInt8] = []
     private var depth = 0
@@ -342,5 +344,24 @@ package struct ReportJSON {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+extension Week {
+    /// The week's first instant on its own clock, with the offset: `2026-11-09T00:00:00Z`.
+    package var localStartText: String { localText(start) }
+    /// The first instant after the week on its own clock, with the offset.
+    package var localEndText: String { localText(end) }
+
+    private func localText(_ instant: Instant) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = timeZone
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: instant.date)
+    }
+
+    /// Whether the clocks change during the week, so that its local times need offsets.
+    package var clocksChange: Bool {
+        timeZone.secondsFromGMT(for: start.date) != timeZone.secondsFromGMT(for: end.date)
     }
 }

@@ -6,7 +6,7 @@ public import RoundUpVocabulary
 /// `.md`; a catch-up run writes one per week. Documented in `schema/report-v1.schema.json`:
 /// `schemaVersion` changes whenever a field changes meaning or goes away, and every new
 /// field goes into the schema.
-public struct WeekReport: Encodable, Sendable {
+public struct WeekReport: Sendable {
     public var schemaVersion = 1
     public var generator: String
     public var generatedAt: Instant
@@ -72,7 +72,7 @@ public struct WeekReport: Encodable, Sendable {
 }
 
 /// One account's part of the report.
-public struct AccountReport: Encodable, Sendable {
+public struct AccountReport: Sendable {
     public var accountUid: String
     public var name: String?
     public var currency: String
@@ -224,7 +224,7 @@ public struct ForecastReport: Sendable, Equatable {
 }
 
 /// An account's bounds for the week when they differ from its seven local days, and why.
-public struct WindowReport: Encodable, Sendable {
+public struct WindowReport: Sendable {
     public var start: Instant
     /// The first instant after the bounds.
     public var end: Instant
@@ -241,7 +241,7 @@ public struct WindowReport: Encodable, Sendable {
 }
 
 /// A counted transaction and its round-up.
-public struct TransactionReport: Encodable, Sendable {
+public struct TransactionReport: Sendable {
     public var feedItemUid: String
     /// When it settled; a counted payment always has a time, and one without is written "".
     public var settlementTime: Instant?
@@ -265,7 +265,7 @@ public struct TransactionReport: Encodable, Sendable {
 }
 
 /// A feed item the week left out, and why: a reason of `leftOut`.
-public struct LeftOutReport: Encodable, Sendable {
+public struct LeftOutReport: Sendable {
     public var feedItemUid: String
     /// Absent for an item not settled.
     public var settlementTime: Instant?
@@ -289,7 +289,7 @@ public struct LeftOutReport: Encodable, Sendable {
 }
 
 /// The goal the money went (or would go) into.
-public struct GoalReport: Encodable, Sendable {
+public struct GoalReport: Sendable {
     public var uid: String?
     public var name: String
     /// This run created the goal.

@@ -9,9 +9,9 @@ import Testing
 @testable import RoundUpVocabulary
 
 /// `schema/report-v1.schema.json` is written by hand; these hold it to the report's
-/// structures and to the lists the code keeps: each object's properties are the keys its
-/// structure encodes, `required` the keys it always encodes, and every list of words or codes
-/// is the code's own.
+/// writer and to the lists the code keeps: each object's properties are the keys it is
+/// written with when every field is set, `required` the keys it is written with when none
+/// is, and every list of words or codes is the code's own.
 @Suite struct ReportSchemaTests {
     let schema: JSONSchema
     let root: [String: Any]
@@ -40,40 +40,52 @@ import Testing
         (object(name)["properties"] as? [String: Any])?[property] as? [String: Any] ?? [:]
     }
 
-    /// The keys `JSONEncoder` writes for `value`: its `Codable` keys, less the optionals
-    /// that are nil.
-    static func keys(_ value: some Encodable) throws -> Set<String> {
-        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value))
-        return Set(try #require(encoded as? [String: Any]).keys)
+    /// The report's JSON, as its writer writes it, read back.
+    static func written(_ report: WeekReport) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(report.json())) as? [String: Any])
     }
 
-    static var fullAccount: AccountReport { ReportFixtures.full.accounts[0] }
-
-    /// Each object with every field set, and with only the fields it cannot be without.
-    static var objects: [(name: String, full: any Encodable, bare: any Encodable)] {
-        [
-            ("run", ReportFixtures.full, ReportFixtures.bare),
-            ("week", WeekText(ReportFixtures.full.week), WeekText(ReportFixtures.bare.week)),
-            ("account", fullAccount, ReportFixtures.bareAccount),
-            ("transaction", fullAccount.transactions[0], ReportFixtures.bareTransaction),
-            ("goal", fullAccount.goal!, ReportFixtures.bareGoal),
+    /// Each of the report's objects as the writer writes it, from `report`: the run, its week,
+    /// its first account, that account's first transaction and its goal.
+    static func objects(of report: WeekReport) throws -> [String: [String: Any]] {
+        let run = try written(report)
+        let first = try #require((run["accounts"] as? [[String: Any]])?.first)
+        return [
+            "run": run, "week": try #require(run["week"] as? [String: Any]), "account": first,
+            "transaction": try #require((first["transactions"] as? [[String: Any]])?.first),
+            "goal": try #require(first["goal"] as? [String: Any]),
         ]
     }
 
-    @Test func eachObjectsPropertiesAreItsStructuresKeys() throws {
+    /// Each object with every field set (`full`), and with only the fields it cannot be
+    /// without (`sparse`: its first account has a bare transaction and goal, its second is a
+    /// bare account; `bare`, a run with no account).
+    static func fullAndBare() throws -> [(name: String, full: [String: Any], bare: [String: Any])] {
+        let full = try objects(of: ReportFixtures.full)
+        var bare = try objects(of: ReportFixtures.sparse)
+        bare["run"] = try written(ReportFixtures.bare)
+        bare["account"] = try #require((try written(ReportFixtures.sparse)["accounts"] as? [[String: Any]])?.last)
+        return ["run", "week", "account", "transaction", "goal"].map { ($0, full[$0] ?? [:], bare[$0] ?? [:]) }
+    }
+
+    @Test func eachObjectsPropertiesAreTheKeysItIsWrittenWith() throws {
         #expect(ReportFixtures.unset(in: ReportFixtures.full) == [])
-        for (name, full, _) in Self.objects {
+        for (name, full, _) in try Self.fullAndBare() {
             let properties = try #require(object(name)["properties"] as? [String: Any], "\(name)")
-            #expect(Set(properties.keys) == (try Self.keys(full)), "\(name)")
+            #expect(Set(properties.keys) == Set(full.keys), "\(name)")
             #expect(object(name)["additionalProperties"] as? Bool == false, "\(name) is closed")
         }
     }
 
     @Test func requiredListsTheKeysAlwaysPresent() throws {
-        for (name, _, bare) in Self.objects {
-            #expect(ReportFixtures.set(in: bare) == [], "\(name) is bare")
+        let sparse = ReportFixtures.sparse
+        let bareValues: [Any] = [
+            ReportFixtures.bare, sparse.accounts[1], sparse.accounts[0].transactions[0], sparse.accounts[0].goal!,
+        ]
+        for value in bareValues { #expect(ReportFixtures.set(in: value) == [], "\(type(of: value)) is bare") }
+        for (name, _, bare) in try Self.fullAndBare() {
             let required = try #require(object(name)["required"] as? [String], "\(name)")
-            #expect(Set(required) == (try Self.keys(bare)), "\(name)")
+            #expect(Set(required) == Set(bare.keys), "\(name)")
             #expect(required.count == Set(required).count, "\(name) lists a key twice")
         }
     }
@@ -109,7 +121,7 @@ import Testing
         for fate in WeekFate.recorded { #expect(fate.historyJSONWord == fate.word) }
         for state in WeekState.allCases {
             for note in [nil, "held back 1.00 GBP"] {
-                var entry = LedgerEntry(
+                var entry = AccountWeek(
                     accountUid: "a", weekEnd: LocalDate(iso: "2026-11-15")!, status: state, currency: "GBP",
                     minorUnits: 100)
                 entry.note = note
