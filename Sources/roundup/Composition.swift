@@ -10,7 +10,7 @@ import StarlingAPI
 /// The composition root: the one place where the process meets the code. It holds the
 /// environment, the clock and the file-system locations, hands them down as one
 /// `Surroundings` value, and gives each command what its home in the library takes
-/// (`RunSession`, `Check`, `History`, `Resolve`). Nothing below it reads the environment or
+/// (`RunSession`, `Check`, `SavingsHistory`, `Resolve`). Nothing below it reads the environment or
 /// the clock.
 struct Composition {
     var environment: [String: String]
@@ -99,7 +99,7 @@ struct Composition {
             return .failure(error.failure)
         case .success(let loaded):
             do throws(CommandFailure) {
-                let lines = try Schedule.crontabEntry(
+                let lines = try Crontab.crontabEntry(
                     executable: executable, loaded: loaded, workingDirectory: FileManager.default.currentDirectoryPath)
                 return CommandResult(status: .ok, output: lines)
             } catch {
@@ -110,11 +110,11 @@ struct Composition {
 
     /// `roundup history`.
     func history(
-        _ flags: SettingFlags, query: History.Query, format: History.Format, style: TextStyle
+        _ flags: SettingFlags, query: SavingsHistory.Query, format: SavingsHistory.Format, style: TextStyle
     ) -> CommandResult {
         switch settings(flags) {
         case .success(let loaded):
-            History.run(
+            SavingsHistory.run(
                 stateDirectory: loaded.settings.state.directory, query: query, format: format, style: style,
                 zone: loaded.settings.rules.timeZone)
         case .failure(let error):
@@ -125,10 +125,12 @@ struct Composition {
 
 extension Composition {
     /// `roundup export`: the transfers whose money arrived, for the saver's books.
-    func export(_ flags: SettingFlags, query: History.Query, format: Export.Format, output: String?) -> CommandResult {
+    func export(_ flags: SettingFlags, query: SavingsHistory.Query, format: BookExport.Format, output: String?)
+        -> CommandResult
+    {
         switch settings(flags) {
         case .success(let loaded):
-            Export.run(
+            BookExport.run(
                 stateDirectory: loaded.settings.state.directory, query: query, format: format,
                 zone: loaded.settings.rules.timeZone, now: clock(), output: output)
         case .failure(let error):

@@ -32,7 +32,7 @@ extension Roundup {
             help: ArgumentHelp(
                 "What to write: ledger (hledger is a name for it), beancount or ofx.",
                 valueName: "ledger|hledger|beancount|ofx"))
-        var format: ExportFormat
+        var format: Format
 
         @OptionGroup var period: PeriodOptions
 
@@ -41,7 +41,7 @@ extension Roundup {
         var output: String?
 
         func run() throws {
-            let query = RoundUpReports.History.Query(since: period.since, year: period.year)
+            let query = SavingsHistory.Query(since: period.since, year: period.year)
             try finish(Composition.live.export(locations.flags, query: query, format: format.format, output: output))
         }
     }
@@ -49,14 +49,16 @@ extension Roundup {
 
 /// `--format ledger|hledger|beancount|ofx`: hledger reads the ledger journal, so its name
 /// gives the same.
-enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case ledger, hledger, beancount, ofx
+extension Roundup.Export {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case ledger, hledger, beancount, ofx
 
-    var format: RoundUpReports.Export.Format {
-        switch self {
-        case .ledger, .hledger: .ledger
-        case .beancount: .beancount
-        case .ofx: .ofx
+        var format: BookExport.Format {
+            switch self {
+            case .ledger, .hledger: .ledger
+            case .beancount: .beancount
+            case .ofx: .ofx
+            }
         }
     }
 }

@@ -52,7 +52,7 @@ extension Roundup {
         @Flag(
             help: ArgumentHelp(
                 "Print one CSV row per account-week: "
-                    + RoundUpReports.History.csvColumns.joined(separator: ", ") + "."))
+                    + SavingsHistory.csvColumns.joined(separator: ", ") + "."))
         var csv = false
 
         @OptionGroup var colour: ColourOptions
@@ -65,9 +65,9 @@ extension Roundup {
         }
 
         func run() throws {
-            let query = RoundUpReports.History.Query(
+            let query = SavingsHistory.Query(
                 since: period.since, year: period.year, movedOnly: movedOnly, weeks: weeks)
-            let format: RoundUpReports.History.Format = json ? .json : csv ? .csv : .table(bars: bars.bars)
+            let format: SavingsHistory.Format = json ? .json : csv ? .csv : .table(bars: bars.bars)
             let result = Composition.live.history(
                 locations.flags, query: query, format: format,
                 style: colour.style)
@@ -80,7 +80,7 @@ extension Roundup {
 enum HistoryBars: String, ExpressibleByArgument, CaseIterable {
     case week, month, none
 
-    var bars: RoundUpReports.History.Bars {
+    var bars: SavingsHistory.Bars {
         switch self {
         case .week: .week
         case .month: .month

@@ -48,7 +48,7 @@ import Testing
         let start = try #require(reports.range(of: "| column | holds |")).upperBound
         let rows = reports[start...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
         let named = rows.compactMap { $0.firstMatch(of: /^\| `([^`]+)`/).map { String($0.output.1) } }
-        #expect(named == History.csvColumns)
+        #expect(named == SavingsHistory.csvColumns)
     }
 
     /// The status table in docs/operating.md is `JobHealth.table`, row for row, as the man

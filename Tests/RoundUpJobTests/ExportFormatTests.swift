@@ -4,14 +4,14 @@ import Testing
 @testable import RoundUpReports
 @testable import RoundUpVocabulary
 
-/// `Export` without a binary: which weeks are booked, which are named as left out, and the
+/// `BookExport` without a binary: which weeks are booked, which are named as left out, and the
 /// limits each format's text is cut to.
 @Suite struct ExportFormatTests {
     static func row(
         _ status: WeekFate, minorUnits: Int64 = 298, currency: String = "GBP", movedOn: String? = "2026-11-23",
         transferUid: String? = "5f1e2d3c-0000-4000-8000-000000000001"
-    ) -> History.Row {
-        History.Row(
+    ) -> SavingsHistory.Row {
+        SavingsHistory.Row(
             weekStart: "2026-11-16", weekEnd: "2026-11-22", accountUid: "a", accountName: "Personal",
             currency: currency, amount: "2.98", minorUnits: minorUnits, goalName: "Round-ups", goalUid: "g",
             transferUid: transferUid, reference: "Round-up w/e 22 Nov 2026", movedOn: movedOn, status: status,
@@ -26,7 +26,7 @@ import Testing
             Self.row(.transferred, currency: "XYZ"), Self.row(.transferred, transferUid: nil),
             Self.row(.transferred, movedOn: nil),
         ]
-        let booked = Export.book(rows)
+        let booked = BookExport.book(rows)
         #expect(booked.transfers.count == 1)
         let named = booked.leftOut
         #expect(named.count == 3, "\(named)")
@@ -36,10 +36,10 @@ import Testing
     }
 
     @Test func ofxTextIsCutByCodePointsAndKeepsToXML() {
-        #expect(Export.prefix(String(repeating: "🇬🇧", count: 40), scalars: 32).unicodeScalars.count == 32)
-        #expect(Export.prefix("e\u{301}e\u{301}e", scalars: 4) == "e\u{301}e\u{301}")
-        #expect(Export.xml("a\u{FFFF}<b>&\u{FFFE}") == "a&lt;b&gt;&amp;")
-        #expect(Export.xml(String(repeating: "🇬🇧", count: 40), limit: 32).unicodeScalars.count == 32)
+        #expect(BookExport.prefix(String(repeating: "🇬🇧", count: 40), scalars: 32).unicodeScalars.count == 32)
+        #expect(BookExport.prefix("e\u{301}e\u{301}e", scalars: 4) == "e\u{301}e\u{301}")
+        #expect(BookExport.xml("a\u{FFFF}<b>&\u{FFFE}") == "a&lt;b&gt;&amp;")
+        #expect(BookExport.xml(String(repeating: "🇬🇧", count: 40), limit: 32).unicodeScalars.count == 32)
         // The savings chart's text keeps to XML's characters too, and to printable text.
         #expect(SavingsChart.escape("a\u{FFFF}\u{1B}[2J'") == "a\\u001b[2J&#39;")
     }

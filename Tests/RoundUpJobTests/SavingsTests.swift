@@ -81,10 +81,12 @@ import Testing
     }
 
     @Test func historySaysNoWeekMatchesWhenTheLedgerHasWeeks() {
-        let document = History.Document(stateDirectory: "/s", weeks: [], totals: [:])
-        let table = History.table(document, savings: Savings([]), ledgerHasWeeks: true)
+        let document = SavingsHistory.Document(stateDirectory: "/s", weeks: [], totals: [:])
+        let table = SavingsHistory.table(document, savings: Savings([]), ledgerHasWeeks: true)
         #expect(table == "No recorded week matches.\n")
-        #expect(History.table(document, savings: Savings([]), ledgerHasWeeks: false).hasPrefix("No weeks recorded yet"))
+        #expect(
+            SavingsHistory.table(document, savings: Savings([]), ledgerHasWeeks: false).hasPrefix(
+                "No weeks recorded yet"))
     }
 
     @Test func theArithmeticLineAppearsOnlyWhenSomethingChangedTheAmount() {

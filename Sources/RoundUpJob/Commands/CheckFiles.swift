@@ -21,7 +21,7 @@ extension Check {
                 locations: locations),
             asTheService: lookup.system, in: &list)
         // This user's crontab, read once; the service has none of its own.
-        let answer = Schedule.crontab(scheduler: settings.watch.scheduler, searchPath: lookup.scheduling.searchPath)
+        let answer = Crontab.crontab(scheduler: settings.watch.scheduler, searchPath: lookup.scheduling.searchPath)
         let crontab = answer.text
         var cronStateDirectory: String?
         if lookup.system {
@@ -49,7 +49,7 @@ extension Check {
             ["/etc/systemd/system/timers.target.wants/roundup.timer"]
             + (locations.configHome.map { ["\($0)/systemd/user/timers.target.wants/roundup.timer"] } ?? [])
         guard let timer = timers.first(where: { FileManager.default.fileExists(atPath: $0) }),
-            !Schedule.cronRuns(in: crontab, home: locations.home).isEmpty
+            !Crontab.cronRuns(in: crontab, home: locations.home).isEmpty
         else { return }
         list.warn(
             "scheduling: both your crontab and the systemd timer (\(timer)) run roundup; two schedules run the job "
@@ -84,10 +84,10 @@ extension Check {
         _ crontab: String?, shell: (configPath: String?, stateDirectory: String), locations: Locations,
         settingFlags: ([String]) -> SettingFlags, in list: inout Checklist
     ) -> String? {
-        guard let cron = Schedule.cronRuns(in: crontab, home: locations.home).first else { return nil }
+        guard let cron = Crontab.cronRuns(in: crontab, home: locations.home).first else { return nil }
         let fix = "`roundup check --crontab` prints a line that names this shell's config and state directory"
         let loaded: LoadedSettings
-        switch Schedule.settings(of: cron, home: locations.home, settingFlags: settingFlags) {
+        switch Crontab.settings(of: cron, home: locations.home, settingFlags: settingFlags) {
         case (.failure(let error), let stateDirectory):
             list.warn("cron: your crontab's line for roundup would fail: \(error.message); \(fix)")
             return stateDirectory

@@ -5,7 +5,7 @@ import RoundUpOutput
 public import RoundUpReports
 import RoundUpVocabulary
 
-extension History {
+extension SavingsHistory {
     /// The history of the ledger in `stateDirectory`, as `query` selects it; dates the money
     /// moved are told in `zone`, the config's `timeZone`.
     public static func run(
@@ -56,11 +56,11 @@ extension History {
     }
 }
 
-extension Export {
+extension BookExport {
     /// `roundup export`: the transfers of the ledger in `stateDirectory` that `query`
     /// selects, in `format`, dated in `zone`; to stdout, or written whole to `output`.
     public static func run(
-        stateDirectory: String, query: History.Query, format: Format, zone: TimeZone, now: Instant,
+        stateDirectory: String, query: SavingsHistory.Query, format: Format, zone: TimeZone, now: Instant,
         output: String?
     ) -> CommandResult {
         // No ledger (a mistyped --state-dir, say) is said, never an empty export that could
@@ -74,13 +74,13 @@ extension Export {
         }
         let entries: [AccountWeek]
         do throws(CommandFailure) {
-            entries = try History.ledgerEntries(in: stateDirectory)
+            entries = try SavingsHistory.ledgerEntries(in: stateDirectory)
         } catch {
             return .failure(error)
         }
-        let rows = query.select(entries).map { History.row(for: $0, in: zone) }
-        let booked = Export.book(rows)
-        let text = Export.text(booked.transfers, format: format, now: now)
+        let rows = query.select(entries).map { SavingsHistory.row(for: $0, in: zone) }
+        let booked = BookExport.book(rows)
+        let text = BookExport.text(booked.transfers, format: format, now: now)
         // A week that moved money but cannot be booked is named, never left out unsaid.
         let said = booked.leftOut.map { Diagnostic(.note, $0) }
         guard let output, output != "-" else { return CommandResult(status: .ok, output: text, said: said) }

@@ -64,7 +64,7 @@ struct AccountWork: Sendable {
             // What the week's transfer is measured against (the balance, what falls due before
             // payday) is read beside the feed, once per account per run, for a week not yet decided.
             async let ahead = AccountFailure.result { () async throws(AccountFailure) in
-                try await self.lookAhead(week)
+                try await self.readForecast(week)
             }
             let native = try await nativeRoundUp(of: account)
             found.nativeRoundUp = native
@@ -111,7 +111,7 @@ struct AccountWork: Sendable {
     var measure: WeekMeasure { WeekMeasure(bank: bank, rules: rules, memory: memory, logger: logger, now: now) }
 
     /// What to do with `week` (`WeekMeasure.decide`).
-    private func decide(_ week: WorkingWeek, plan: RoundUpPlan, reading: LookAhead.Reading)
+    private func decide(_ week: WorkingWeek, plan: RoundUpPlan, reading: ForecastReader.Reading)
         async throws(AccountFailure) -> AccountDecision
     {
         try await measure.decide(
@@ -124,8 +124,8 @@ struct AccountWork: Sendable {
     /// The balance and the forecast `week` is measured against (`WeekMeasure.read`), when
     /// the ledger has not decided it; nothing otherwise. A recorded transfer sent again is
     /// measured when it is about to be sent.
-    private func lookAhead(_ week: WorkingWeek) async throws(AccountFailure) -> LookAhead.Reading {
-        guard week.recorded == nil else { return LookAhead.Reading() }
+    private func readForecast(_ week: WorkingWeek) async throws(AccountFailure) -> ForecastReader.Reading {
+        guard week.recorded == nil else { return ForecastReader.Reading() }
         return try await measure.read(week.account, scopes: week.scopes)
     }
 

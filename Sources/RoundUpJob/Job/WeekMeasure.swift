@@ -21,22 +21,22 @@ struct WeekMeasure: Sendable {
     /// The balance and the forecast `account`'s week is measured against, when a rule
     /// measures it (a minimum balance in its currency, or keeping out of overdraft); nothing
     /// otherwise.
-    func read(_ account: Account, scopes: Set<String>) async throws(AccountFailure) -> LookAhead.Reading {
-        guard let currency = Currency(code: account.currencyCode) else { return LookAhead.Reading() }
+    func read(_ account: Account, scopes: Set<String>) async throws(AccountFailure) -> ForecastReader.Reading {
+        guard let currency = Currency(code: account.currencyCode) else { return ForecastReader.Reading() }
         let minimum = rules.minimumBalances[currency.code] != nil
         let guarded = OverdraftGuard(rules.overdraft, scopes: scopes)
         let needsForecast = rules.upcomingPayments == .count && (minimum || guarded != .none)
         let needsBalance = minimum || guarded == .balance
-        guard needsForecast || needsBalance else { return LookAhead.Reading() }
+        guard needsForecast || needsBalance else { return ForecastReader.Reading() }
         let today = Week.localDate(of: now(), in: rules.timeZone)
-        return try await LookAhead(bank: bank, memory: memory, logger: logger).read(
+        return try await ForecastReader(bank: bank, memory: memory, logger: logger).read(
             account, currency: currency, horizon: Horizon(today: today, payday: rules.payday), scopes: scopes,
             needsBalance: needsBalance, needsForecast: needsForecast)
     }
 
     /// The facts of `account`'s week of `total`, as far as `reading` has them.
     func facts(
-        total: Money, account: Account, scopes: Set<String>, reading: LookAhead.Reading, recorded: AccountWeek?,
+        total: Money, account: Account, scopes: Set<String>, reading: ForecastReader.Reading, recorded: AccountWeek?,
         dryRun: Bool, resend: Bool = false
     ) -> AccountFacts {
         AccountFacts(

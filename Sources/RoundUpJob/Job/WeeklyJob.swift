@@ -189,7 +189,7 @@ public struct WeeklyJob: Sendable {
     /// What a run under `rules` says when the token with `scopes` cannot see all of what
     /// the bank has scheduled before payday, or nil when it can (or nothing reads it).
     public static func unseenScheduleNote(rules: RuleSettings, scopes: Set<String>) -> String? {
-        let unseen = LookAhead.unseen(scopes: scopes)
+        let unseen = ForecastReader.unseen(scopes: scopes)
         guard rules.readsSchedule, !unseen.isEmpty else { return nil }
         return "the access token cannot see \(unseen.joined(separator: ", ")): what they take before payday is not "
             + "counted, and the week is measured as before; a token with those scopes counts them"

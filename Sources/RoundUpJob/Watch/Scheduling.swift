@@ -77,13 +77,13 @@ extension Scheduling {
         var candidates = cronCandidates(for: target, crontab: crontab, now: now, lookup: lookup)
         candidates += timers(for: target, lookup: lookup)
         var scheduling = report(candidates, stateDirectory: stateDirectory, zone: lookup.zone)
-        if crontabTimedOut { scheduling.problems.insert("scheduling: \(Schedule.crontabTimedOut)", at: 0) }
+        if crontabTimedOut { scheduling.problems.insert("scheduling: \(Crontab.crontabTimedOut)", at: 0) }
         return scheduling
     }
 
     /// What runs the job for `settings`' state directory, with this user's crontab.
     public static func look(for settings: Settings, now: Instant, lookup: Lookup) -> Scheduling {
-        let crontab = Schedule.crontab(scheduler: settings.watch.scheduler, searchPath: lookup.searchPath)
+        let crontab = Crontab.crontab(scheduler: settings.watch.scheduler, searchPath: lookup.searchPath)
         return look(
             for: settings.state.directory, scheduler: settings.watch.scheduler, crontab: crontab.text,
             crontabTimedOut: crontab.timedOut, now: now, lookup: lookup)
@@ -95,8 +95,8 @@ extension Scheduling {
     /// once, and at most 50 are.
     static func cronCandidates(for target: String, crontab: String?, now: Instant, lookup: Lookup) -> [Candidate] {
         var judged: [String: (directory: String?, problem: String?)] = [:]
-        var lines: [(run: Schedule.CronRun, problem: String?)] = []
-        for run in Schedule.cronRuns(in: crontab, home: lookup.home) where judged.count <= 50 {
+        var lines: [(run: Crontab.CronRun, problem: String?)] = []
+        for run in Crontab.cronRuns(in: crontab, home: lookup.home) where judged.count <= 50 {
             let key =
                 ([run.executable, run.directory ?? ""] + run.arguments
                 + run.variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
@@ -137,8 +137,8 @@ extension Scheduling {
     static let shells: Set<String> = ["sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"]
 
     /// The state directory `run` keeps, and why it would not run the job, if it would not.
-    static func judge(_ run: Schedule.CronRun, lookup: Lookup) -> (directory: String?, problem: String?) {
-        let (loaded, directory) = Schedule.settings(of: run, home: lookup.home, settingFlags: lookup.settingFlags)
+    static func judge(_ run: Crontab.CronRun, lookup: Lookup) -> (directory: String?, problem: String?) {
+        let (loaded, directory) = Crontab.settings(of: run, home: lookup.home, settingFlags: lookup.settingFlags)
         if !lookup.runsTheJob(run.arguments) {
             return (directory, "it does not run the job (a dry run, help, or flags roundup run refuses)")
         }
@@ -155,7 +155,7 @@ extension Scheduling {
     /// Why cron would not find the program `run` names, or nil when it would: a path, from
     /// the directory the command starts in; a name, on the crontab's PATH (cron's own is
     /// /usr/bin:/bin).
-    static func missingProgram(_ run: Schedule.CronRun) -> String? {
+    static func missingProgram(_ run: Crontab.CronRun) -> String? {
         if run.executable.contains("/") {
             let path = run.executable.hasPrefix("/") ? run.executable : (run.directory ?? "") + "/" + run.executable
             return FileManager.default.isExecutableFile(atPath: path) ? nil : "there is no program \(path)"
@@ -259,7 +259,7 @@ extension Scheduling {
     /// table holds one (a container's cron, or one started by hand). In words either way.
     static func cronDaemon(_ lookup: Lookup) -> (running: Bool, words: String, fix: String) {
         let answers =
-            Schedule.output(of: "systemctl", ["is-active"] + cronUnits, searchPath: lookup.searchPath, anyStatus: true)?
+            Crontab.output(of: "systemctl", ["is-active"] + cronUnits, searchPath: lookup.searchPath, anyStatus: true)?
             .split(separator: "\n").map(String.init) ?? []
         if let index = answers.firstIndex(of: "active"), index < cronUnits.count {
             return (true, "the cron daemon is running (\(cronUnits[index]) is active)", "")
@@ -303,7 +303,7 @@ extension Scheduling {
         var stuck = false
         for (scope, words) in [("the system's", [String]()), ("your user's", ["--user"])] where !stuck {
             let ask = { (arguments: [String]) in
-                let answer = Schedule.answer(
+                let answer = Crontab.answer(
                     of: "systemctl", words + arguments, searchPath: lookup.searchPath, anyStatus: true)
                 stuck = stuck || answer.timedOut
                 return answer.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -340,7 +340,7 @@ extension Scheduling {
             }
             // A user's timer stops when the user's last session ends, unless the user lingers.
             if fires, !words.isEmpty,
-                Schedule.output(
+                Crontab.output(
                     of: "loginctl", ["show-user", String(getuid()), "--property=Linger", "--value"],
                     searchPath: lookup.searchPath)?.trimmingCharacters(in: .whitespacesAndNewlines) == "no"
             {
@@ -357,18 +357,18 @@ extension Scheduling {
     /// The command this user's `roundup.service` starts: its `ExecStart`'s words
     /// (`{ path=… ; argv[]=/usr/bin/roundup run … ; … }`, roundup the program itself) and
     /// its `Environment`.
-    static func userServiceRun(command: String, environment: String) -> Schedule.CronRun? {
+    static func userServiceRun(command: String, environment: String) -> Crontab.CronRun? {
         guard let start = command.range(of: "argv[]=") else { return nil }
         let argv = command[start.upperBound...].prefix { $0 != ";" }
-        let words = Schedule.shellWords(String(argv), home: nil)
+        let words = Crontab.shellWords(String(argv), home: nil)
         guard let program = words.first, program.hasSuffix("/roundup"), words.dropFirst().first == "run"
         else { return nil }
         var variables: [String: String] = [:]
-        for word in Schedule.shellWords(environment, home: nil) {
+        for word in Crontab.shellWords(environment, home: nil) {
             guard let equals = word.firstIndex(of: "=") else { continue }
             variables[String(word[..<equals])] = String(word[word.index(after: equals)...])
         }
-        return Schedule.CronRun(
+        return Crontab.CronRun(
             schedule: "", arguments: Array(words.dropFirst(2)), variables: variables, executable: program)
     }
 }

@@ -8,7 +8,7 @@ import RoundUpVocabulary
 /// the money moved, described by the transfer's reference. Text from the bank (account
 /// and goal names) is made safe for each format, so that no name can write an entry of
 /// its own. Pure: it takes the history's rows and the time of the export.
-public enum Export {
+public enum BookExport {
     public enum Format: String, Sendable, CaseIterable {
         case ledger, beancount, ofx
     }
@@ -36,7 +36,7 @@ public enum Export {
     /// unconfirmed or abandoned), oldest first; and, in words, each such week that cannot be
     /// booked, as the ledger gives it no date the money moved, no transfer uid or a currency
     /// roundup does not know.
-    public static func book(_ rows: [History.Row]) -> (transfers: [Transfer], leftOut: [String]) {
+    public static func book(_ rows: [SavingsHistory.Row]) -> (transfers: [Transfer], leftOut: [String]) {
         var transfers: [Transfer] = []
         var leftOut: [String] = []
         for row in rows where row.status == .transferred && row.minorUnits > 0 {
@@ -82,7 +82,7 @@ public enum Export {
             // A name made unique by its uid (itself made safe), then by a counter, however
             // many come out alike; each part kept short, as ledger-cli reads 4096 bytes a line.
             func unique(_ name: String, uid: String, under parent: String) -> String {
-                let short = String(name.prefix(Export.longestName)).trimmingCharacters(in: .whitespaces)
+                let short = String(name.prefix(BookExport.longestName)).trimmingCharacters(in: .whitespaces)
                 let base = parent + ":" + (short.isEmpty ? name : short)
                 let byUid = [base, base + "-" + component(String(uid.prefix(8))), base + "-" + component(uid)]
                 let full =
@@ -135,7 +135,7 @@ public enum Export {
 
 // MARK: - Plain-text double entry
 
-extension Export {
+extension BookExport {
     /// A transfer as hledger, ledger-cli and Beancount write a transaction: its date and
     /// `description`, its `tags` (each already in the format's words), the goal's posting
     /// and the main balance's, each line after the first indented by `indent`.
@@ -152,7 +152,7 @@ extension Export {
 
 // MARK: - hledger and ledger-cli
 
-extension Export {
+extension BookExport {
     /// A name as one part of a ledger account: letters, digits, single spaces and a few
     /// marks; `:` (the separator), `;` (a comment), brackets and parentheses (virtual
     /// postings) and the rest become `-`.
@@ -185,7 +185,7 @@ extension Export {
 
 // MARK: - Beancount
 
-extension Export {
+extension BookExport {
     /// A name as one part of a Beancount account: ASCII letters, digits and dashes, starting
     /// with a capital letter or a digit; the original name is kept in the `open`'s metadata.
     static func beancountComponent(_ name: String) -> String {
@@ -237,7 +237,7 @@ extension Export {
 
 // MARK: - OFX 2.2
 
-extension Export {
+extension BookExport {
     /// Bank text as an OFX element's content: one line, printable as everywhere a person
     /// reads it, at most `limit` code points of it (as OFX counts them), then escaped.
     static func xml(_ text: String, limit: Int = .max) -> String {

@@ -5,7 +5,7 @@ public import RoundUpVocabulary
 
 /// This user's crontab and the commands that tell of schedules. Commands are found on
 /// `searchPath`, the environment's `PATH`.
-public enum Schedule {
+public enum Crontab {
     /// This user's crontab (`crontab -l`), read once by each command that looks at it, and
     /// whether it did not answer in time; not read with `scheduler: external`.
     static func crontab(scheduler: Scheduler, searchPath: String?) -> (text: String?, timedOut: Bool) {
@@ -115,7 +115,7 @@ public enum Schedule {
     }
 }
 
-extension Schedule {
+extension Crontab {
     /// The lines for this user's crontab that run roundup every Monday at 06:00, in the
     /// system's time zone: `executable` by its full path, and the config file and state
     /// directory of `loaded` named whole (cron starts in HOME, not `workingDirectory`), so

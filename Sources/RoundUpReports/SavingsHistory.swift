@@ -4,7 +4,7 @@ public import RoundUpVocabulary
 
 /// `roundup history`: the weeks in the ledger, newest first, as a table or as JSON.
 /// Reads the state directory only; needs no token and never talks to the bank.
-public enum History {
+public enum SavingsHistory {
     /// One row of the history, as `--json` writes it.
     public struct Row: Encodable, Sendable, Equatable {
         public var weekStart: String

@@ -7,7 +7,7 @@ import StarlingAPI
 /// per run: the effective balance, and what the bank has scheduled to leave the account
 /// before payday (`Forecast`). The reads do not depend on each other and go side by side,
 /// beside the week's feed.
-struct LookAhead: Sendable {
+struct ForecastReader: Sendable {
     /// The scopes that let a token read the schedule, and what each shows.
     static let scheduleScopes: [(scope: String, shows: String)] = [
         ("standing-order:read", "standing orders"),
@@ -71,7 +71,7 @@ struct LookAhead: Sendable {
         async throws(AccountFailure) -> (Forecast, [SavingsGoal]?)
     {
         // Whether the token sees each part of the schedule, in `scheduleScopes`' order.
-        let sees = LookAhead.scheduleScopes.map { scopes.contains($0.scope) }
+        let sees = ForecastReader.scheduleScopes.map { scopes.contains($0.scope) }
         async let orders = AccountFailure.result { () async throws(AccountFailure) -> [SchedulePlacement] in
             guard sees[0] else { return [] }
             return try await standingOrders(of: account, in: horizon)
@@ -83,7 +83,7 @@ struct LookAhead: Sendable {
                     $0.placement(in: account, horizon: horizon)
                 }
             } catch {
-                return [try LookAhead.refused("direct debits", error)]
+                return [try ForecastReader.refused("direct debits", error)]
             }
         }
         async let goalTransfers = AccountFailure.result {
@@ -102,7 +102,8 @@ struct LookAhead: Sendable {
             }
         }
         let forecast = Forecast(
-            payments, in: horizon, currency: currency, unplaced: unplaced, unseen: LookAhead.unseen(scopes: scopes))
+            payments, in: horizon, currency: currency, unplaced: unplaced, unseen: ForecastReader.unseen(scopes: scopes)
+        )
         return (forecast, goals)
     }
 
@@ -116,7 +117,7 @@ struct LookAhead: Sendable {
         do throws(BankError) {
             list = try await bank.standingOrders(accountUid: account.uid, categoryUid: account.defaultCategory)
         } catch {
-            return [try LookAhead.refused("standing orders", error)]
+            return [try ForecastReader.refused("standing orders", error)]
         }
         var part: [SchedulePlacement] = []
         for order in list {
@@ -128,9 +129,9 @@ struct LookAhead: Sendable {
             do throws(BankError) {
                 dates = try await bank.upcomingPayments(
                     accountUid: account.uid, categoryUid: order.categoryUid ?? account.defaultCategory,
-                    paymentOrderUid: uid, count: LookAhead.nextDatesAsked)
+                    paymentOrderUid: uid, count: ForecastReader.nextDatesAsked)
             } catch {
-                part.append(try LookAhead.refused("the next dates of \(order.label)", error))
+                part.append(try ForecastReader.refused("the next dates of \(order.label)", error))
                 continue
             }
             // Each date once, whatever the bank repeats.
@@ -155,7 +156,7 @@ struct LookAhead: Sendable {
         do {
             goals = try await bank.savingsGoals(accountUid: account.uid)
         } catch {
-            throw LookAhead.failure(error)
+            throw ForecastReader.failure(error)
         }
         let live = goals.filter { !$0.isArchived }
         typealias Answer = (goal: SavingsGoal, result: Result<ScheduledSavingsPayment?, BankError>)
@@ -185,7 +186,7 @@ struct LookAhead: Sendable {
             case .success(let transfer?): part.append(transfer.placement(goalName: goal.name, horizon: horizon))
             case .success(nil): continue
             case .failure(let error):
-                part.append(try LookAhead.refused("the recurring transfer into \(goal.name)", error))
+                part.append(try ForecastReader.refused("the recurring transfer into \(goal.name)", error))
             }
         }
         return (part, goals)

@@ -26,7 +26,7 @@ public struct Recurrence: Hashable, Sendable {
     /// The `step`-th date after `start` (the 0th is `start`), for a recurrence without
     /// listed weekdays; nil past the year 9999, which no horizon reaches.
     public func date(_ step: Int, after start: LocalDate) -> LocalDate? {
-        Schedule.occurrence(step, of: self, from: start)
+        Recurrence.occurrence(step, of: self, from: start)
     }
 }
 
@@ -80,11 +80,11 @@ public struct ScheduledPayment: Hashable, Sendable {
         guard from <= last else { return dates }
         if recurrence.frequency == .weekly, !recurrence.days.isEmpty {
             // Each listed weekday of every `interval`-th week, counted from the next date's week.
-            let firstWeek = Schedule.mondayWeek(next)
+            let firstWeek = Recurrence.mondayWeek(next)
             var day = from
             while day <= last {
                 if recurrence.days.contains(day.weekday),
-                    (Schedule.mondayWeek(day) - firstWeek) % recurrence.interval == 0
+                    (Recurrence.mondayWeek(day) - firstWeek) % recurrence.interval == 0
                 {
                     dates.append(day)
                 }
@@ -93,8 +93,8 @@ public struct ScheduledPayment: Hashable, Sendable {
             return dates
         }
         let start = min(reckonedFrom ?? next, next)
-        var step = Schedule.firstStep(of: recurrence, from: start, reaching: from)
-        while let date = Schedule.occurrence(step, of: recurrence, from: start), date <= last {
+        var step = Recurrence.firstStep(of: recurrence, from: start, reaching: from)
+        while let date = Recurrence.occurrence(step, of: recurrence, from: start), date <= last {
             if date >= from { dates.append(date) }
             step += 1
         }
@@ -103,7 +103,7 @@ public struct ScheduledPayment: Hashable, Sendable {
 }
 
 /// The date arithmetic of recurrences.
-enum Schedule {
+extension Recurrence {
     /// The `step`-th payment after `next` (the 0th is `next`). Months and years keep `next`'s
     /// day, with a shorter month's last day standing in. Nil past the year 9999 (a huge
     /// interval, a date far ahead), which no horizon reaches.
