@@ -48,17 +48,21 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A counted transaction and what it rounds up by: what a report shows of it, and no
-/// more, since a busy week counts a hundred thousand of them.
+/// A counted payment and what it rounds up by: what a report shows of it, and no more,
+/// since a busy week counts a hundred thousand of them. The one value of a counted payment
+/// from the plan to the report, through the ledger (which gives it back for a report
+/// written later).
 public struct CountedTransaction: Hashable, Sendable {
     /// The bank's feed item uid.
-    public let uid: String
-    public let settlementTime: Instant?
-    public let counterPartyName: String?
-    public let amount: Money
-    public let roundUp: Money
+    public var uid: String
+    /// When it settled; a counted payment always has a time, and the report writes "" for
+    /// one without.
+    public var settlementTime: Instant?
+    public var counterPartyName: String?
+    public var amount: Money
+    public var roundUp: Money
     /// Where it came from; nil when not known (a week written later from the ledger).
-    public let source: PaymentSource?
+    public var source: PaymentSource?
 
     public init(
         uid: String, settlementTime: Instant?, counterPartyName: String?, amount: Money, roundUp: Money,

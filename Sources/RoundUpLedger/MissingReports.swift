@@ -1,17 +1,6 @@
 import GRDB
 public import RoundUp
 
-/// A counted payment as the ledger keeps it: its round-up always, and since v13 what the
-/// report shows of it.
-public struct RecordedPayment: Sendable, Equatable {
-    public var feedItemUid: String
-    public var roundUpMinorUnits: Int64
-    /// Nil for a payment counted before v13.
-    public var amountMinorUnits: Int64?
-    public var settlementTime: Instant?
-    public var counterParty: String?
-}
-
 /// The weeks whose report a run has not written: one stopped between recording a week
 /// and writing its report (a crash, a kill, a full disk). A later run writes each from the
 /// ledger, once. A week owes its report from the moment its decision is recorded, and
@@ -55,8 +44,12 @@ extension Ledger {
         }
     }
 
-    /// The payments `accountUid`'s week ending `weekEnd` counted, in the order they settled.
-    public func recordedPayments(accountUid: String, weekEnd: LocalDate) throws -> [RecordedPayment] {
+    /// The payments `accountUid`'s week ending `weekEnd` counted, amounts in `currency`, in
+    /// the order they settled: each as the report shows it (`listed`), and the round-ups of
+    /// those counted before v13, when the ledger kept only that of a payment (`unlisted`).
+    public func recordedPayments(accountUid: String, weekEnd: LocalDate, in currency: Currency) throws -> (
+        listed: [CountedTransaction], unlisted: [Money]
+    ) {
         try database.read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -65,17 +58,25 @@ extension Ledger {
                     WHERE accountUid = ? AND weekEnd = ? ORDER BY settlementTime, feedItemUid
                     """,
                 arguments: [accountUid, weekEnd.description])
-            return try rows.map { row in
+            var listed: [CountedTransaction] = []
+            var unlisted: [Money] = []
+            for row in rows {
                 let read = LedgerRow(row: row, table: "payment")
-                return RecordedPayment(
-                    feedItemUid: try read.requiredText(Column("feedItemUid")),
-                    roundUpMinorUnits: try read.requiredInteger(Column("roundUp")),
-                    amountMinorUnits: try read.integer(Column("amount")),
-                    settlementTime: try read.integer(Column("settlementTime")).map {
-                        Instant(millisecondsSince1970: $0)
-                    },
-                    counterParty: try read.text(Column("counterParty")))
+                let roundUp = Money(minorUnits: try read.requiredInteger(Column("roundUp")), currency: currency)
+                guard let amount = try read.integer(Column("amount")) else {
+                    unlisted.append(roundUp)
+                    continue
+                }
+                listed.append(
+                    CountedTransaction(
+                        uid: try read.requiredText(Column("feedItemUid")),
+                        settlementTime: try read.integer(Column("settlementTime")).map {
+                            Instant(millisecondsSince1970: $0)
+                        },
+                        counterPartyName: try read.text(Column("counterParty")),
+                        amount: Money(minorUnits: amount, currency: currency), roundUp: roundUp))
             }
+            return (listed, unlisted)
         }
     }
 }

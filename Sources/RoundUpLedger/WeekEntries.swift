@@ -67,6 +67,16 @@ extension Ledger {
         }
     }
 
+    /// The account-weeks that end on one of `ends`, with their legs, oldest week first.
+    public func accountWeeks(endingOn ends: Set<LocalDate>) throws -> [AccountWeek] {
+        let days = ends.map(\.description)
+        return try database.read { db in
+            try Ledger.withLegs(
+                WeekRow.filter(days.contains(Columns.weekEnd)).order(Columns.weekEnd, Columns.accountUid).fetchAll(db),
+                legs: LegRow.filter(days.contains(LegColumns.weekEnd)).fetchAll(db))
+        }
+    }
+
     /// `weeks` each with its legs from `legs`, in index order. A week without a leg is the
     /// ledger's damage: every week is written with at least one.
     private static func withLegs(_ weeks: [WeekRow], legs: [LegRow]) throws -> [AccountWeek] {

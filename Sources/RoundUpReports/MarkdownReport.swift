@@ -262,9 +262,9 @@ private struct MarkdownReport {
             rows += "| "
             rows += times.text(instant, else: item.settlementTime?.iso8601 ?? "")
             rows += " | "
-            Markdown.escape(item.counterParty ?? "", into: &rows)
+            Markdown.escape(item.counterPartyName ?? "", into: &rows)
             rows += " | "
-            rows += item.source ?? ""
+            rows += item.source?.rawValue ?? ""
             rows += " | "
             rows += item.amount.formattedAmount
             rows += " | "
@@ -293,9 +293,11 @@ private struct MarkdownReport {
         for (index, instant) in LocalTimeText.order(earlier.map(\.settlementTime)) {
             let item = earlier[index]
             var row = "| \(times.text(instant, else: item.settlementTime?.iso8601 ?? "")) | "
-            Markdown.escape(item.counterParty ?? "", into: &row)
+            Markdown.escape(item.counterPartyName ?? "", into: &row)
             lines.append(
-                row + " | \(item.source ?? "") | \(item.amount.formattedAmount) | \(item.roundUp.formattedAmount) |")
+                row
+                    + " | \(item.source?.rawValue ?? "") | \(item.amount.formattedAmount) | \(item.roundUp.formattedAmount) |"
+            )
         }
     }
 

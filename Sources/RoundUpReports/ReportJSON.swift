@@ -215,7 +215,7 @@ package struct ReportJSON {
     }
 
     /// `name`: an array of transactions, as the report shows them.
-    private mutating func transactions(_ name: String, _ list: [TransactionReport]) {
+    private mutating func transactions(_ name: String, _ list: [CountedTransaction]) {
         key(name)
         open(UInt8(ascii: "["))
         for transaction in list {
@@ -223,11 +223,11 @@ package struct ReportJSON {
             element()
             open(UInt8(ascii: "{"))
             key("amount", transaction.amount.formattedAmount)
-            key("counterParty", transaction.counterParty)
-            key("feedItemUid", transaction.feedItemUid)
+            key("counterParty", transaction.counterPartyName)
+            key("feedItemUid", transaction.uid)
             key("roundUp", transaction.roundUp.formattedAmount)
             key("settlementTime", transaction.settlementTime?.iso8601 ?? "")
-            key("source", transaction.source)
+            key("source", transaction.source?.rawValue)
             close(UInt8(ascii: "}"))
         }
         close(UInt8(ascii: "]"))

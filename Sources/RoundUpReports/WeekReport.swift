@@ -84,10 +84,10 @@ public struct AccountReport: Sendable {
     public var status: WeekFate
     /// What a real run would do, what happened earlier, or why it failed.
     public var detail: String?
-    public var transactions: [TransactionReport] = []
+    public var transactions: [CountedTransaction] = []
     /// Payments that would have counted, left out because another week counted them; nil
     /// when there are none.
-    public var countedEarlier: [TransactionReport]?
+    public var countedEarlier: [CountedTransaction]?
     /// Left-out feed items, counted by reason.
     public var leftOut: [String: Int] = [:]
     /// The left-out feed items themselves, each with its reason (those another week
@@ -121,7 +121,7 @@ public struct AccountReport: Sendable {
     package init(
         accountUid: String, name: String? = nil, currency: String, accountType: String? = nil,
         nativeRoundUp: String? = nil, status: WeekFate, detail: String? = nil,
-        transactions: [TransactionReport] = [], countedEarlier: [TransactionReport]? = nil,
+        transactions: [CountedTransaction] = [], countedEarlier: [CountedTransaction]? = nil,
         leftOut: [String: Int] = [:], leftOutTransactions: [LeftOutReport]? = nil, roundUpSum: Money? = nil,
         multiplier: Int? = nil, roundTo: Int? = nil, capApplied: Money? = nil, minimumBalance: Money? = nil,
         balance: Money? = nil, heldBack: Money? = nil, total: Money? = nil,
@@ -237,30 +237,6 @@ public struct WindowReport: Sendable {
         self.end = end
         self.hours = hours
         self.note = note
-    }
-}
-
-/// A counted transaction and its round-up.
-public struct TransactionReport: Sendable {
-    public var feedItemUid: String
-    /// When it settled; a counted payment always has a time, and one without is written "".
-    public var settlementTime: Instant?
-    public var counterParty: String?
-    public var amount: Money
-    public var roundUp: Money
-    /// Where it came from, in the saver's words (`direct debit`); nil when not known.
-    public var source: String?
-
-    package init(
-        feedItemUid: String, settlementTime: Instant?, counterParty: String? = nil, amount: Money, roundUp: Money,
-        source: String? = nil
-    ) {
-        self.source = source
-        self.feedItemUid = feedItemUid
-        self.settlementTime = settlementTime
-        self.counterParty = counterParty
-        self.amount = amount
-        self.roundUp = roundUp
     }
 }
 

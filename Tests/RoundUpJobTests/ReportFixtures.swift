@@ -17,10 +17,10 @@ enum ReportFixtures {
 
     static let generatedAt = Instant(iso8601: "2026-11-16T06:00:01.000Z")!
 
-    static let transaction = TransactionReport(
-        feedItemUid: namedUid("feed-1"), settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
-        counterParty: "Café \"Le Bon\" <b>", amount: Money(minorUnits: 435, currency: pounds),
-        roundUp: Money(minorUnits: 65, currency: pounds), source: PaymentSource.card.rawValue)
+    static let transaction = CountedTransaction(
+        uid: namedUid("feed-1"), settlementTime: Instant(iso8601: "2026-11-10T12:30:00.000Z"),
+        counterPartyName: "Café \"Le Bon\" <b>", amount: Money(minorUnits: 435, currency: pounds),
+        roundUp: Money(minorUnits: 65, currency: pounds), source: .card)
 
     static let leftOut = LeftOutReport(
         feedItemUid: namedUid("feed-3"), settlementTime: Instant(iso8601: "2026-11-12T09:00:00.000Z"),
@@ -78,8 +78,8 @@ enum ReportFixtures {
         return report
     }()
 
-    static let bareTransaction = TransactionReport(
-        feedItemUid: namedUid("feed-2"), settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"),
+    static let bareTransaction = CountedTransaction(
+        uid: namedUid("feed-2"), settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"), counterPartyName: nil,
         amount: Money(minorUnits: 100, currency: pounds), roundUp: Money(minorUnits: 0, currency: pounds))
 
     static let bareGoal = GoalReport(name: "Round-ups")
@@ -115,7 +115,7 @@ enum ReportFixtures {
             }
         default:
             guard
-                value is WeekReport || value is AccountReport || value is TransactionReport
+                value is WeekReport || value is AccountReport || value is CountedTransaction
                     || value is GoalReport
             else { return [] }
             return mirror.children.flatMap { unset(in: $0.value, at: "\(path).\($0.label ?? "?")") }
@@ -127,7 +127,7 @@ enum ReportFixtures {
     /// payment always has one, and the report always writes the key.
     static func set(in value: Any) -> [String] {
         Mirror(reflecting: value).children.compactMap { child in
-            if value is TransactionReport, child.label == "settlementTime" { return nil }
+            if value is CountedTransaction, child.label == "settlementTime" { return nil }
             let member = Mirror(reflecting: child.value)
             return member.displayStyle == .optional && !member.children.isEmpty ? child.label ?? "?" : nil
         }

@@ -39,7 +39,7 @@ import Testing
             let error = "a \"quoted\" \\ back/slash\ttab\nnewline \u{7} bell é 😀"
             let name = "Caf\u{E9} \"Le Bon\" \\ \u{1} <b>"
             awkward.error = error
-            awkward.accounts[0].transactions[0].counterParty = name
+            awkward.accounts[0].transactions[0].counterPartyName = name
             awkward.accounts[0].leftOut["zzz"] = 9
             reports.append(awkward)
             // The fields that apply: a cap, a multiplier, a minimum balance, a created goal.
@@ -59,7 +59,7 @@ import Testing
                         transactions.map { $0["roundUp"] as? String }
                             == account.transactions.map(\.roundUp.formattedAmount))
                     #expect(
-                        transactions.map { $0["feedItemUid"] as? String } == account.transactions.map(\.feedItemUid))
+                        transactions.map { $0["feedItemUid"] as? String } == account.transactions.map(\.uid))
                 }
             }
             // Text is kept exactly, whatever it holds; JSON escapes it.
@@ -97,7 +97,10 @@ import Testing
             (try #require(value.window), account["window"] as? [String: Any]),
             (try #require(value.forecast), account["forecast"] as? [String: Any]),
         ]
-        let renamed = ["WindowReport": ["start": "startUTC", "end": "endUTC"]]
+        let renamed = [
+            "WindowReport": ["start": "startUTC", "end": "endUTC"],
+            "CountedTransaction": ["uid": "feedItemUid", "counterPartyName": "counterParty"],
+        ]
         for (value, object) in written {
             let type = "\(Swift.type(of: value))"
             let object = try #require(object, "\(type) is written")

@@ -106,14 +106,14 @@ import Testing
         entry.timeZone = "Europe/London"
         let report = try LaterReports.rebuild(
             weekEnd: end, entries: [entry], zone: auckland, at: Instant(millisecondsSince1970: 1_795_000_000_000)
-        ) { _ in [] }
+        ) { _, _ in ([], []) }
         #expect(report.week.timeZone.identifier == "Europe/London")
         #expect(report.week.start == Week(endingOn: end, in: london).start)
         // A ledger from before weeks kept their zone: the configured one.
         entry.timeZone = nil
         let older = try LaterReports.rebuild(
             weekEnd: end, entries: [entry], zone: auckland, at: Instant(millisecondsSince1970: 1_795_000_000_000)
-        ) { _ in [] }
+        ) { _, _ in ([], []) }
         #expect(older.week.timeZone.identifier == "Pacific/Auckland")
     }
 }

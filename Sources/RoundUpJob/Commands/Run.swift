@@ -95,6 +95,8 @@ public enum Runner {
         var weeks = [request.week]
         var notes: [String] = []
         var laterReports = LaterReports.Said()
+        // The ledger, read once: what every step before the weeks asks of it.
+        let recorded: Result<RecordedWeeks, any Error> = Result { try RecordedWeeks(state.ledger) }
         do throws(CommandFailure) {
             if let warning = try BankClient.guardKeyLog(settings.bank, movesMoney: !request.dryRun) {
                 notes.append(warning)
@@ -111,19 +113,19 @@ public enum Runner {
                 // A report an earlier run did not write (it stopped after recording the week,
                 // or the disk was full), written now from the ledger.
                 laterReports = LaterReports.write(
-                    from: state.ledger, to: settings.state.reportDirectory, token: token,
+                    from: state.ledger, recorded: recorded, to: settings.state.reportDirectory, token: token,
                     zone: settings.rules.timeZone, at: clock())
                 notes += laterReports.written
             }
             if request.catchUp {
                 let (catchUp, said) = try catchUpWeeks(
-                    in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)
+                    recorded, in: state, through: request.week, weekEndsOn: settings.rules.weekEndsOn)
                 weeks = catchUp
                 notes += said
             } else if request.week.endDate.weekday == settings.rules.weekEndsOn {
+                let found = try? recorded.get()
                 notes += CatchUp.leftBehindNotes(
-                    entries: (try? state.ledger.accountWeeks()) ?? [], before: request.week,
-                    known: (try? state.ledger.knownAccounts()) ?? [:])
+                    entries: found?.weeks ?? [], before: request.week, known: found?.known ?? [:])
             }
         } catch {
             return .failure(error)
@@ -142,13 +144,18 @@ public enum Runner {
         }
         var daily = DailyRequests(
             ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
-        notes += await runWeeks(weeks, job: job, bank: bank, daily: &daily, run: &run)
+        notes += await runWeeks(
+            weeks, job: job, recorded: (try? recorded.get()) ?? nil, bank: bank, daily: &daily, run: &run)
+        // What the weeks left in the ledger: the weeks the run worked on, read again.
+        let after = Result { () throws -> RecordedWeeks in
+            try recorded.get().rereading(weeksEnding: Set(weeks.map(\.endDate)), from: state.ledger)
+        }
         if !request.dryRun {
-            run.drawSavings(from: state.ledger, at: clock())
+            run.drawSavings(recorded: after, ledger: state.ledger, at: clock())
             // Good news is for a run that did its work: one that could not reach the bank
             // says so in its summary instead.
             if settings.watch.weekly, run.result.status == .ok || !run.result.tally.moved.isEmpty,
-                let entries = try? state.ledger.accountWeeks()
+                let entries = try? after.get().weeks
             {
                 run.result.savingsNews = SavingsNews.line(
                     moved: run.result.tally.moved, weeks: run.result.tally.weeks, entries: entries,
@@ -156,7 +163,7 @@ public enum Runner {
             }
         }
         // Until a person settles an earlier week, every run says that one is needed, last.
-        let waiting = request.dryRun ? nil : heldNote(in: state, shown: run.heldShown)
+        let waiting = request.dryRun ? nil : heldNote(in: try? after.get(), shown: run.heldShown)
         if waiting != nil { run.result.status = ExitStatus.overall([run.result.status, .configuration]) }
         return run.finish(notes: notes, waiting: waiting)
     }
@@ -166,13 +173,14 @@ public enum Runner {
     /// week that could not start (no bank, a rejected token) stops the run, and so does the
     /// daily request allowance in a catch-up; the next run continues.
     private static func runWeeks(
-        _ weeks: [Week], job: WeeklyJob, bank: BankClient, daily: inout DailyRequests, run: inout WeekRuns
+        _ weeks: [Week], job: WeeklyJob, recorded: RecordedWeeks?, bank: BankClient, daily: inout DailyRequests,
+        run: inout WeekRuns
     ) async -> [String] {
         var notes: [String] = []
         for week in weeks {
             if run.request.catchUp, let stop = daily.stop(before: week) { return notes + [stop] }
             let (retriesBefore, sentBefore) = (bank.retrier.budget.retries, await bank.pacer.sent)
-            let weekRun = await job.run(week: week, dryRun: run.request.dryRun)
+            let weekRun = await job.run(week: week, dryRun: run.request.dryRun, recorded: recorded)
             // Said once, however many weeks the bank answers the same way.
             notes += weekRun.notes.filter { !notes.contains($0) }
             var report = weekRun.report
@@ -203,8 +211,8 @@ public enum Runner {
     }
 
     /// A reminder of the weeks that wait for a person, other than those this run reported.
-    private static func heldNote(in state: StateDirectory, shown: Set<AccountWeekKey>) -> String? {
-        guard let entries = try? state.ledger.accountWeeks() else { return nil }
+    private static func heldNote(in recorded: RecordedWeeks?, shown: Set<AccountWeekKey>) -> String? {
+        guard let entries = recorded?.weeks else { return nil }
         let waiting = entries.filter { $0.status == .held && !shown.contains($0.key) }
         guard !waiting.isEmpty else { return nil }
         let weeks = waiting.map { "\($0.label), week ending \($0.weekEnd)" }.joined(separator: "; ")
@@ -212,13 +220,14 @@ public enum Runner {
     }
 
     /// The weeks of a catch-up run, or why the ledger could not say.
-    private static func catchUpWeeks(in state: StateDirectory, through target: Week, weekEndsOn: Weekday)
-        throws(CommandFailure) -> ([Week], [String])
-    {
+    private static func catchUpWeeks(
+        _ recorded: Result<RecordedWeeks, any Error>, in state: StateDirectory, through target: Week,
+        weekEndsOn: Weekday
+    ) throws(CommandFailure) -> ([Week], [String]) {
         do {
-            return try CatchUp.weeks(
-                entries: state.ledger.accountWeeks(), through: target, weekEndsOn: weekEndsOn, limit: catchUpLimit,
-                known: state.ledger.knownAccounts())
+            let found = try recorded.get()
+            return CatchUp.weeks(
+                entries: found.weeks, through: target, weekEndsOn: weekEndsOn, limit: catchUpLimit, known: found.known)
         } catch {
             throw CommandFailure(.configuration, "cannot read the ledger in \(state.path): \(plainDescription(error))")
         }
@@ -314,12 +323,12 @@ private struct WeekRuns {
     }
 
     /// Records the goals this run saw, then writes the saver's chart (`savings.svg`,
-    /// `savings.html`) beside the reports, from every week in the ledger and each goal's
-    /// progress as last recorded.
-    mutating func drawSavings(from ledger: Ledger, at time: Instant) {
+    /// `savings.html`) beside the reports, from every week the ledger has (`recorded`, as
+    /// the run left them) and each goal's progress as last recorded.
+    mutating func drawSavings(recorded: Result<RecordedWeeks, any Error>, ledger: Ledger, at time: Instant) {
         do {
             try ledger.record(goals: goals, at: time)
-            let chart = SavingsChart(savings: Savings(try ledger.accountWeeks()), goals: try ledger.goals())
+            let chart = SavingsChart(savings: Savings(try recorded.get().weeks), goals: try ledger.goals())
             try chart.write(to: reportDirectory, token: token)
         } catch {
             result.said.append(

@@ -17,16 +17,17 @@ enum LaterReports {
         var failed: [String] = []
     }
 
-    /// Writes the report of each week the ledger marks as missing one, and clears the mark;
-    /// what is said of each.
+    /// Writes the report of each week the ledger marks as missing one, from the run's
+    /// reading of its weeks (`recorded`), and clears the mark; what is said of each.
     static func write(
-        from ledger: Ledger, to directory: String, token: AccessToken, zone: TimeZone, at now: Instant
+        from ledger: Ledger, recorded: Result<RecordedWeeks, any Error>, to directory: String, token: AccessToken,
+        zone: TimeZone, at now: Instant
     ) -> Said {
         var said = Said()
         guard let weeks = try? ledger.weeksMissingReports(), !weeks.isEmpty else { return said }
         let entries: [AccountWeek]
         do {
-            entries = try ledger.accountWeeks()
+            entries = try recorded.get().weeks
         } catch {
             said.failed.append("the reports its runs did not write cannot be rebuilt: \(plainDescription(error))")
             return said
@@ -34,8 +35,8 @@ enum LaterReports {
         for weekEnd in weeks {
             do {
                 let entries = entries.filter { $0.weekEnd == weekEnd }
-                let report = try rebuild(weekEnd: weekEnd, entries: entries, zone: zone, at: now) { entry in
-                    try ledger.recordedPayments(accountUid: entry.accountUid, weekEnd: weekEnd)
+                let report = try rebuild(weekEnd: weekEnd, entries: entries, zone: zone, at: now) { entry, currency in
+                    try ledger.recordedPayments(accountUid: entry.accountUid, weekEnd: weekEnd, in: currency)
                 }
                 let path = try ReportWriter.write(report, to: directory, token: token, at: now)
                 try ledger.clearReportMissing(weekEnd: weekEnd)
@@ -60,7 +61,7 @@ enum LaterReports {
     /// one's `payments`, as of `now`.
     static func rebuild(
         weekEnd: LocalDate, entries: [AccountWeek], zone: TimeZone, at now: Instant,
-        payments: (AccountWeek) throws -> [RecordedPayment]
+        payments: (AccountWeek, Currency) throws -> (listed: [CountedTransaction], unlisted: [Money])
     ) throws -> WeekReport {
         // The week in the zone it was counted in, as the ledger says, where this machine can
         // write times in it; else the configured one.
@@ -68,15 +69,18 @@ enum LaterReports {
             ZoneData.problem(with: $0) == nil
         }
         let week = Week(endingOn: weekEnd, in: counted ?? zone)
-        let accounts = try entries.map { entry in try account(entry, payments: payments(entry), week: week, at: now) }
+        let accounts = try entries.map { entry in
+            try account(entry, payments: { try payments(entry, $0) }, week: week, at: now)
+        }
         return WeekReport(
             generator: "roundup \(roundupVersion)", generatedAt: now, dryRun: false, week: week, accounts: accounts,
             exitCode: ExitStatus.overall(accounts.map(\.exitCode)))
     }
 
-    private static func account(_ entry: AccountWeek, payments: [RecordedPayment], week: Week, at now: Instant)
-        -> AccountReport
-    {
+    private static func account(
+        _ entry: AccountWeek, payments: (Currency) throws -> (listed: [CountedTransaction], unlisted: [Money]),
+        week: Week, at now: Instant
+    ) throws -> AccountReport {
         let fate = WeekFate(entry)
         var report = AccountReport(
             accountUid: entry.accountUid, name: entry.accountName, currency: entry.currency, status: fate)
@@ -90,21 +94,14 @@ enum LaterReports {
             "written later, from the ledger, at \(now.iso8601): the run that recorded this week did not write its "
             + "report"
         if let currency = Currency(code: entry.currency) {
-            let money = { (minorUnits: Int64) in Money(minorUnits: minorUnits, currency: currency) }
-            report.transactions = payments.compactMap { payment in
-                payment.amountMinorUnits.map { amount in
-                    TransactionReport(
-                        feedItemUid: payment.feedItemUid, settlementTime: payment.settlementTime,
-                        counterParty: payment.counterParty, amount: money(amount),
-                        roundUp: money(payment.roundUpMinorUnits))
-                }
+            let (listed, unlisted) = try payments(currency)
+            report.transactions = listed
+            if !unlisted.isEmpty {
+                detail += "; \(unlisted.count) payment(s) counted before the ledger kept their amounts are not listed"
             }
-            let unshown = payments.count - report.transactions.count
-            if unshown > 0 {
-                detail += "; \(unshown) payment(s) counted before the ledger kept their amounts are not listed"
-            }
-            report.roundUpSum = money(payments.reduce(0) { $0 + $1.roundUpMinorUnits })
-            report.total = money(entry.minorUnits)
+            report.roundUpSum = Money(
+                minorUnits: (listed.map(\.roundUp) + unlisted).reduce(0) { $0 + $1.minorUnits }, currency: currency)
+            report.total = Money(minorUnits: entry.minorUnits, currency: currency)
         }
         if let why = entry.note ?? entry.reason { detail += "; \(why)" }
         report.detail = detail

@@ -30,14 +30,8 @@ extension AccountReport {
 
     /// The plan's part of the report: counted transactions, left-out counts and the arithmetic.
     private mutating func show(_ plan: RoundUpPlan) {
-        let row = { (counted: CountedTransaction) in
-            TransactionReport(
-                feedItemUid: counted.uid,
-                settlementTime: counted.settlementTime, counterParty: counted.counterPartyName,
-                amount: counted.amount, roundUp: counted.roundUp, source: counted.source?.rawValue)
-        }
-        transactions = plan.counted.map(row)
-        countedEarlier = plan.countedEarlier.isEmpty ? nil : plan.countedEarlier.map(row)
+        transactions = plan.counted
+        countedEarlier = plan.countedEarlier.isEmpty ? nil : plan.countedEarlier
         leftOut = Dictionary(uniqueKeysWithValues: plan.leftOut.map { ($0.key.rawValue, $0.value) })
         leftOutTransactions =
             plan.leftOutItems.isEmpty

@@ -87,7 +87,8 @@ public struct WeeklyJob: Sendable {
 
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
     /// created, no money moves, and the ledger is not touched.
-    public func run(week: Week, dryRun: Bool) async -> WeekRun {
+    /// `recorded`: the ledger's weeks as the run found them; nil when it could not read them.
+    func run(week: Week, dryRun: Bool, recorded: RecordedWeeks?) async -> WeekRun {
         var report = WeekReport(
             generator: "roundup \(version)", generatedAt: now(), dryRun: dryRun, week: week,
             accounts: [], error: nil, exitCode: .ok)
@@ -108,7 +109,7 @@ public struct WeeklyJob: Sendable {
         report.accounts = await withTaskGroup(of: (Int, AccountReport, Bool).self) { group in
             var results: [(Int, AccountReport, Bool)] = []
             for (index, account) in accounts.enumerated() {
-                if let reason = typeSkip(account, week: week) {
+                if let reason = typeSkip(account, week: week, recorded: recorded) {
                     let skipped = AccountReport(
                         account: account, outcome: .skipped(reason), findings: AccountFindings())
                     results.append((index, skipped, false))
@@ -269,11 +270,12 @@ public struct WeeklyJob: Sendable {
     /// asked of the bank about such an account, and no goal is made in it; but a week the
     /// ledger already has for it (an unconfirmed transfer, say) is finished as any other.
     /// This look, before the account's lock, only ever leaves an account alone; an account
-    /// it lets through has its week read, once, with the lock held (`work`). No other
-    /// process writes this ledger meanwhile: the run holds the state directory's lock.
-    private func typeSkip(_ bankAccount: BankAccount, week: Week) -> String? {
+    /// it lets through has its week read, once, with the lock held (`work`). The look takes
+    /// the run's reading of the ledger: no other process writes it meanwhile (the run holds
+    /// the state directory's lock), and only this account's work on this week records it.
+    private func typeSkip(_ bankAccount: BankAccount, week: Week, recorded: RecordedWeeks?) -> String? {
         guard let reason = WeeklyJob.typeSkip(bankAccount.accountType, accountTypes: rules.accountTypes),
-            (try? ledger.accountWeek(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) ?? nil == nil
+            recorded?.has(AccountWeekKey(accountUid: bankAccount.accountUid, weekEnd: week.endDate)) != true
         else { return nil }
         logger.info("\(bankAccount.account.label): \(reason)")
         return reason
