@@ -48,6 +48,19 @@ struct AccountOutcome: Sendable, Equatable {
     /// A dry run: what a real run would do.
     static func wouldDo(_ detail: String) -> AccountOutcome { AccountOutcome(.dryRun, detail) }
 
+    /// A week recorded by a run that did not write its report, as the ledger keeps it, for
+    /// the report written later: its fate, with `detail`, and the exit status that fate gives.
+    static func recorded(_ week: AccountWeek, _ detail: String) -> AccountOutcome {
+        let fate = WeekFate(week)
+        let status: ExitStatus =
+            switch fate {
+            case .held: .configuration
+            case .unconfirmed: .temporaryFailure
+            default: .ok
+            }
+        return AccountOutcome(fate, detail, exitCode: status)
+    }
+
     /// The outcome of a week that stopped on `failure`.
     init(_ failure: AccountFailure) {
         self = failure.held ? .held(failure.message) : .failed(failure.status, failure.message)
@@ -76,6 +89,9 @@ struct AccountFindings: Sendable {
     /// A recorded transfer was sent again and arrived (or, in a dry run, would be sent again):
     /// the run's later weeks measure against the balance less it.
     var sentAgain = false
+    /// For a report written later, the week's payments as the ledger kept them (those it
+    /// kept whole) and their round-ups' sum (all of them).
+    var recorded: (payments: [CountedTransaction], roundUpSum: Money)?
 }
 
 /// The week's transfer as far as it is known.

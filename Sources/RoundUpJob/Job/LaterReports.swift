@@ -77,41 +77,33 @@ enum LaterReports {
             exitCode: ExitStatus.overall(accounts.map(\.exitCode)))
     }
 
+    /// The account's part of the report, built as a run builds it, from what the ledger
+    /// kept of the week: its fate, its payments, its transfer and the bounds it was counted in.
     private static func account(
         _ entry: AccountWeek, payments: (Currency) throws -> (listed: [CountedTransaction], unlisted: [Money]),
         week: Week, at now: Instant
     ) throws -> AccountReport {
-        let fate = WeekFate(entry)
-        var report = AccountReport(
-            accountUid: entry.accountUid, name: entry.accountName, currency: entry.currency, status: fate)
-        report.exitCode =
-            switch fate {
-            case .held: .configuration
-            case .unconfirmed: .temporaryFailure
-            default: .ok
-            }
         var detail =
             "written later, from the ledger, at \(now.iso8601): the run that recorded this week did not write its "
             + "report"
+        var findings = AccountFindings()
         if let currency = Currency(code: entry.currency) {
             let (listed, unlisted) = try payments(currency)
-            report.transactions = listed
             if !unlisted.isEmpty {
                 detail += "; \(unlisted.count) payment(s) counted before the ledger kept their amounts are not listed"
             }
-            report.roundUpSum = Money(
-                minorUnits: (listed.map(\.roundUp) + unlisted).reduce(0) { $0 + $1.minorUnits }, currency: currency)
-            report.total = Money(minorUnits: entry.minorUnits, currency: currency)
+            let sum = (listed.map(\.roundUp) + unlisted).reduce(0) { $0 + $1.minorUnits }
+            findings.recorded = (listed, Money(minorUnits: sum, currency: currency))
+            findings.movement = Movement(recorded: entry, currency: currency)
         }
         if let why = entry.note ?? entry.reason { detail += "; \(why)" }
-        report.detail = detail
-        report.goal = entry.firstLeg.goalName.map { GoalReport(uid: entry.firstLeg.goalUid, name: $0) }
-        report.transferUid = entry.firstLeg.transferUid
         if let start = entry.startsAt, let end = entry.endsAt, start != week.start || end != week.end {
-            report.window = WindowReport(
-                start: start, end: end, hours: week.bounded(from: start, to: end).hours,
-                note: "the bounds the ledger recorded for this account's week")
+            findings.window = WeekWindow(
+                week: week.bounded(from: start, to: end), note: "the bounds the ledger recorded for this account's week"
+            )
         }
-        return report
+        return AccountReport(
+            accountUid: entry.accountUid, name: entry.accountName, currency: entry.currency, accountType: nil,
+            outcome: .recorded(entry, detail), findings: findings)
     }
 }

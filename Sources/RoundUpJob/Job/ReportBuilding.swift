@@ -7,14 +7,28 @@ extension AccountReport {
     /// The report of `account`'s week: how it ended, and what the job found on the way.
     init(account: BankAccount, outcome: AccountOutcome, findings: AccountFindings) {
         self.init(
-            accountUid: account.accountUid, name: account.name, currency: account.currency, status: outcome.fate)
-        accountType = account.accountType
+            accountUid: account.accountUid, name: account.name, currency: account.currency,
+            accountType: account.accountType, outcome: outcome, findings: findings)
+    }
+
+    /// The report of an account's week, named by its uid, name, currency and type (as the
+    /// bank gave them to the run, or the ledger kept them for a report written later).
+    init(
+        accountUid: String, name: String?, currency: String, accountType: String?, outcome: AccountOutcome,
+        findings: AccountFindings
+    ) {
+        self.init(accountUid: accountUid, name: name, currency: currency, status: outcome.fate)
+        self.accountType = accountType
         nativeRoundUp = findings.nativeRoundUp?.rawValue
         detail = outcome.detail
         exitCode = outcome.exitCode
         if let plan = findings.plan { show(plan) }
+        if let recorded = findings.recorded {
+            transactions = recorded.payments
+            roundUpSum = recorded.roundUpSum
+        }
         if let minimum = findings.balance { show(minimum) }
-        if let forecast = findings.forecast, let currency = Currency(code: account.currency) {
+        if let forecast = findings.forecast, let currency = Currency(code: currency) {
             self.forecast = ForecastReport(forecast, currency: currency, lowPoint: findings.balance?.lowPoint)
         }
         if let window = findings.window, let note = window.note {
