@@ -132,6 +132,30 @@ public struct AccountWeek: Sendable, Equatable {
     /// The feed items that confirmed the week's transfers.
     public var feedItemUids: [String] { legs.compactMap(\.feedItemUid) }
 
+    /// Whether any of the week's transfers may have been sent.
+    public var mayHaveBeenSent: Bool { legs.contains(where: \.mayHaveBeenSent) }
+
+    /// The first send of any of the week's transfers, on the bank's clock.
+    public var firstSentAt: Instant? { legs.compactMap(\.firstSentAt).min() }
+
+    /// The latest send of any of the week's transfers, on the bank's clock and on this
+    /// machine's.
+    public var lastSentAt: Instant? { legs.compactMap(\.lastSentAt).max() }
+    public var lastSentOn: Instant? { legs.compactMap(\.lastSentOn).max() }
+
+    /// When the bank confirmed the last of the week's transfers, on its clock; nil unless it
+    /// confirmed each of them.
+    public var confirmedAt: Instant? {
+        let times = legs.compactMap(\.confirmedAt)
+        return times.count == legs.count ? times.max() : nil
+    }
+
+    /// The last thing that went wrong with one of the week's pending transfers.
+    public var lastError: String? { legs.lazy.compactMap(\.lastError).first }
+
+    /// Whether a goal grew by a transfer's amount after a send the feed did not show.
+    public var goalGrew: Bool { legs.contains(where: \.goalGrew) }
+
     /// Where the ledger keeps this week.
     public var key: AccountWeekKey { AccountWeekKey(accountUid: accountUid, weekEnd: weekEnd) }
 }

@@ -59,7 +59,7 @@ public enum Resolve {
                     + "\"\(entry.firstLeg.goalName ?? entry.firstLeg.goalUid ?? "the goal")\" (transfer "
                     + "\(entry.firstLeg.transferUid ?? "none"))")
             lines.append(
-                "  why: \(entry.reason ?? entry.firstLeg.lastError ?? "a run stopped before the bank answered")")
+                "  why: \(entry.reason ?? entry.lastError ?? "a run stopped before the bank answered")")
             lines.append(
                 "  roundup resolve --account \(entry.accountUid) --end-date \(entry.weekEnd) "
                     + "--check | --retry | --redirect GOAL | --abandon REASON")

@@ -146,24 +146,32 @@ public enum Runner {
             ledger: state.ledger, counts: !request.dryRun, perDay: settings.bank.maxRequestsPerDay, now: clock())
         notes += await runWeeks(
             weeks, job: job, recorded: (try? recorded.get()) ?? nil, bank: bank, daily: &daily, run: &run)
+        guard !request.dryRun else { return run.finish(notes: notes, waiting: nil) }
         // What the weeks left in the ledger: the weeks the run worked on, read again.
         let after = Result { () throws -> RecordedWeeks in
             try recorded.get().rereading(weeksEnding: Set(weeks.map(\.endDate)), from: state.ledger)
         }
-        if !request.dryRun {
-            run.drawSavings(recorded: after, ledger: state.ledger, at: clock())
-            // Good news is for a run that did its work: one that could not reach the bank
-            // says so in its summary instead.
-            if settings.watch.weekly, run.result.status == .ok || !run.result.tally.moved.isEmpty,
-                let entries = try? after.get().weeks
-            {
-                run.result.savingsNews = SavingsNews.line(
-                    moved: run.result.tally.moved, weeks: run.result.tally.weeks, entries: entries,
-                    currentYear: Week.localDate(of: clock(), in: settings.rules.timeZone).year)
-            }
+        return finish(&run, after: after, ledger: state.ledger, settings: settings, notes: notes, at: clock())
+    }
+
+    /// What a real run says once its weeks are done, from `after`, the ledger's weeks as they
+    /// left them: the savings chart, the good news, and, until a person settles them, the
+    /// earlier weeks that wait for one, last.
+    private static func finish(
+        _ run: inout WeekRuns, after: Result<RecordedWeeks, any Error>, ledger: Ledger, settings: Settings,
+        notes: [String], at now: Instant
+    ) -> CommandResult {
+        run.drawSavings(recorded: after, ledger: ledger, at: now)
+        // Good news is for a run that did its work: one that could not reach the bank says so
+        // in its summary instead.
+        if settings.watch.weekly, run.result.status == .ok || !run.result.tally.moved.isEmpty,
+            let entries = try? after.get().weeks
+        {
+            run.result.savingsNews = SavingsNews.line(
+                moved: run.result.tally.moved, weeks: run.result.tally.weeks, entries: entries,
+                currentYear: Week.localDate(of: now, in: settings.rules.timeZone).year)
         }
-        // Until a person settles an earlier week, every run says that one is needed, last.
-        let waiting = request.dryRun ? nil : heldNote(in: try? after.get(), shown: run.heldShown)
+        let waiting = heldNote(in: try? after.get(), shown: run.heldShown)
         if waiting != nil { run.result.status = ExitStatus.overall([run.result.status, .configuration]) }
         return run.finish(notes: notes, waiting: waiting)
     }

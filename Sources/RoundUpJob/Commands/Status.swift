@@ -195,7 +195,7 @@ public enum JobHealth {
         // A transfer recorded and not known to have arrived: a run killed mid-transfer, or
         // one the bank has not confirmed. The next run looks for it in the feed.
         for entry in finding.unconfirmed {
-            let error = entry.firstLeg.lastError.map { " (\($0))" } ?? ""
+            let error = entry.lastError.map { " (\($0))" } ?? ""
             raise(
                 .warning,
                 "\(entry.label), week ending \(entry.weekEnd) is unconfirmed: its transfer is not yet known to have "

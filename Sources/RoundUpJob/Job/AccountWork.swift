@@ -80,31 +80,36 @@ struct AccountWork: Sendable {
                 try await carryOut(decision, of: week, plan: plan, listedGoals: reading.goals, found: &found), found
             )
         } catch {
-            // A held week is said once, in the run's summary; a failure is logged as it happens.
-            if error.held {
-                logger.info("\(account.label): held for a person: \(error.message)")
-            } else {
-                logger.error("\(account.label): \(error.message)")
-            }
-            memory.forgetGoal(of: account.uid)
-            // A week left with its transfer recorded and not known to have arrived is
-            // unconfirmed, whatever stopped it: as the ledger, `history` and `resolve` say.
-            let entry =
-                dryRun ? nil : (try? ledger.accountWeek(accountUid: account.uid, weekEnd: runWeek.endDate)) ?? nil
-            // Sent by this run and perhaps moved (left unconfirmed, or held for a person): the
-            // run's later weeks measure against the balance less it, as they do for a transfer
-            // this run confirmed.
-            if let entry, [.pending, .held].contains(entry.status), let sent = entry.firstLeg.lastSentOn,
-                sent >= started,
-                let currency = Currency(code: entry.currency)
-            {
-                memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
-            }
-            if !error.held, entry?.status == .pending {
-                return (.unconfirmed(error.status, error.message), found)
-            }
-            return (AccountOutcome(error), found)
+            return (ended(by: error, account: account, week: runWeek, dryRun: dryRun, sentFrom: started), found)
         }
+    }
+
+    /// How a week that stopped on `error` ends. The week is read again as the failure left it
+    /// (it may have been decided, sent or held on the way): a week left with its transfer
+    /// recorded and not known to have arrived is unconfirmed, whatever stopped it, as the
+    /// ledger, `history` and `resolve` say; and one sent by this run (from `sentFrom`) may
+    /// have moved its money, which the run's later weeks measure against.
+    private func ended(by error: AccountFailure, account: Account, week: Week, dryRun: Bool, sentFrom started: Instant)
+        -> AccountOutcome
+    {
+        // A held week is said once, in the run's summary; a failure is logged as it happens.
+        if error.held {
+            logger.info("\(account.label): held for a person: \(error.message)")
+        } else {
+            logger.error("\(account.label): \(error.message)")
+        }
+        memory.forgetGoal(of: account.uid)
+        let entry = dryRun ? nil : (try? ledger.accountWeek(accountUid: account.uid, weekEnd: week.endDate)) ?? nil
+        // Sent by this run and perhaps moved (left unconfirmed, or held for a person): the
+        // run's later weeks measure against the balance less it, as they do for a transfer
+        // this run confirmed.
+        if let entry, [.pending, .held].contains(entry.status), let sent = entry.lastSentOn, sent >= started,
+            let currency = Currency(code: entry.currency)
+        {
+            memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
+        }
+        if !error.held, entry?.status == .pending { return .unconfirmed(error.status, error.message) }
+        return AccountOutcome(error)
     }
 
     /// How much of a week the account can spare, measured with this run's readings.

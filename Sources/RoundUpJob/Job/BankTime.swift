@@ -75,11 +75,11 @@ public struct BankTime: Sendable, Equatable {
 extension AccountWeek {
     /// Where the feed is searched for this week's own transfer: its first send, on the
     /// bank's clock; for a week sent before sends were recorded, its intent, converted.
-    func firstSend(_ time: BankTime) -> Instant? { firstLeg.firstSentAt ?? recordedAt.map(time.bank) }
+    func firstSend(_ time: BankTime) -> Instant? { firstSentAt ?? recordedAt.map(time.bank) }
 
     /// When the bank confirmed the transfer, on its clock; for a week confirmed before that
     /// was recorded, its last change, converted.
     func confirmation(_ time: BankTime) -> Instant? {
-        firstLeg.confirmedAt ?? updatedAt.flatMap(Instant.init(iso8601:)).map(time.bank)
+        confirmedAt ?? updatedAt.flatMap(Instant.init(iso8601:)).map(time.bank)
     }
 }

@@ -56,9 +56,9 @@ struct FeedSearch: Sendable {
         claimConfirmed(in: feed, read: from...to, account: account, time: time)
         var week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
-            goalUids: entry.firstLeg.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
-            until: entry.firstLeg.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
-        week.sent = entry.firstLeg.mayHaveBeenSent
+            goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
+            until: entry.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
+        week.sent = entry.mayHaveBeenSent
         return (feed, week)
     }
 
@@ -146,6 +146,9 @@ extension AccountWeek {
     var amountText: String {
         Money.describe(minorUnits: minorUnits, code: currency)
     }
+
+    /// `leg`'s amount in words, in the week's currency.
+    func amountText(of leg: TransferLeg) -> String { Money.describe(minorUnits: leg.minorUnits, code: currency) }
 }
 
 extension FeedTransfer {

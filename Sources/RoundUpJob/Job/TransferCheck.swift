@@ -351,7 +351,7 @@ public enum TransferCheck: Sendable, Equatable {
     {
         var remaining = candidates
         var claims: [String: AccountWeek] = [:]
-        for other in others where other.status == .done && other.firstLeg.feedItemUid == nil {
+        for other in others where other.status == .done && other.legs.contains(where: { $0.feedItemUid == nil }) {
             guard let index = confirmedTransfer(of: other, among: remaining, time: time) else { continue }
             claims[remaining.remove(at: index).feedItemUid] = other
         }
@@ -371,7 +371,7 @@ public enum TransferCheck: Sendable, Equatable {
         let theirs = transfers.indices.filter { index in
             let transfer = transfers[index]
             guard let made = transfer.time, transfer.mayBelong(to: other.weekEnd),
-                other.firstLeg.goalUids.contains(transfer.goalUid),
+                other.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
             return from <= made && made <= latest
@@ -389,8 +389,8 @@ public enum TransferCheck: Sendable, Equatable {
         others.first { other in
             // An abandoned week's transfer may have arrived after all; a week never sent has none.
             guard other.status == .pending || other.status == .held || other.status == .abandoned,
-                other.firstLeg.mayHaveBeenSent,
-                transfer.mayBelong(to: other.weekEnd), other.firstLeg.goalUids.contains(transfer.goalUid),
+                other.mayHaveBeenSent,
+                transfer.mayBelong(to: other.weekEnd), other.goalUids.contains(transfer.goalUid),
                 other.currency == transfer.currency, other.minorUnits == transfer.minorUnits
             else { return false }
             guard let made = transfer.time, let from = other.firstSend(time) else {

@@ -83,7 +83,8 @@ struct TransferSender: Sendable {
         var entry = entry
         let time = search.time
         var (check, other, goalTotal) = try await lookBeforeSending(
-            entry, since: time.bank(week.end), firstTime: true, payments: intent.payments, amount: intent.amount,
+            entry, leg: entry.firstLeg, since: time.bank(week.end), firstTime: true, payments: intent.payments,
+            amount: intent.amount,
             account: account, week: week, dryRun: dryRun)
         entry.otherWeekEnd = other?.otherWeekEnd
         entry.sharedMinorUnits = other?.shared
@@ -118,7 +119,7 @@ struct TransferSender: Sendable {
         logger.info(
             "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.firstLeg.transferUid ?? ""))"
         )
-        try await send(entry, account: account, goalBefore: goalTotal)
+        try await send(entry, leg: entry.firstLeg, account: account, goalBefore: goalTotal)
         // A goal this run made is said where the dry run said it would make it.
         let made = intent.goal.created ? ", a goal this run created" : ""
         return .transferred("moved \(into)\(made)\(intent.reduced)")
@@ -133,11 +134,12 @@ struct TransferSender: Sendable {
     /// Unless `dryRun`, the goal's total is read beside the feed: what a send is measured
     /// against if its answer is lost (nil when it could not be read).
     private func lookBeforeSending(
-        _ entry: AccountWeek, since: Instant, firstTime: Bool, payments: [CountedTransaction], amount: Money,
+        _ entry: AccountWeek, leg: TransferLeg, since: Instant, firstTime: Bool, payments: [CountedTransaction],
+        amount: Money,
         account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> (check: TransferCheck, other: OtherLedgerHold?, goalTotal: Int64?) {
         // Beside the feed, in a task of its own, awaited before anything is thrown.
-        let totalRead = Task { dryRun ? nil : await self.goalTotal(of: entry) }
+        let totalRead = Task { dryRun ? nil : await self.goalTotal(of: entry, leg: leg) }
         let transfers = await AccountFailure.result { () async throws(AccountFailure) in
             try await search.transfers(
                 for: entry, account: account, since: since, firstTime: firstTime,
@@ -194,14 +196,17 @@ struct TransferSender: Sendable {
         _ entry: AccountWeek, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
         dryRun: Bool, scopes: Set<String>, found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
-        let goalName = entry.firstLeg.goalName ?? "the goal"
+        // The transfer to finish: a week's one leg.
+        let leg = entry.firstLeg
+        let goalName = leg.goalName ?? "the goal"
         // Another ledger's transfer may have come since the intent.
         var (check, other, goalTotal) = try await lookBeforeSending(
-            entry, since: search.ownSearchStart(entry), firstTime: false, payments: payments, amount: recorded,
+            entry, leg: leg, since: search.ownSearchStart(entry), firstTime: false, payments: payments,
+            amount: recorded,
             account: account, week: week, dryRun: dryRun)
-        let tooSoon = tooSoonToSendAgain(entry)
+        let tooSoon = tooSoonToSendAgain(entry, leg: leg)
         // A week recorded but never sent has no transfer of its own in the feed.
-        if case .arrived(let found) = check, !entry.firstLeg.mayHaveBeenSent {
+        if case .arrived(let found) = check, !leg.mayHaveBeenSent {
             check = .unclear(TransferCheck.lookAlike(found, of: entry))
         }
         let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
@@ -214,7 +219,7 @@ struct TransferSender: Sendable {
                 case .absent:
                     search.time.tooFar.map { "a real run would send nothing: \($0)" }
                         ?? tooSoon.map { "\($0): a real run would wait" }
-                        ?? Self.goalGrewReason(entry).map(TransferCheck.wouldHold)
+                        ?? Self.goalGrewReason(entry, leg: leg).map(TransferCheck.wouldHold)
                 }
             if let preview { return .wouldDo(preview) }
             let absent =
@@ -230,7 +235,7 @@ struct TransferSender: Sendable {
         }
         switch check {
         case .arrived(let found):
-            try records.recordFound(found, for: entry)
+            try records.recordFound(found, for: entry, leg: leg)
             let gone = await search.goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
             return .alreadyTransferred(
                 "\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
@@ -239,11 +244,11 @@ struct TransferSender: Sendable {
         case .absent:
             if let tooSoon {
                 try? ledger.recordFailure(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: tooSoon,
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, error: tooSoon,
                     at: now())
                 throw AccountFailure(.temporaryFailure, "\(tooSoon): the next run looks again")
             }
-            if let grew = Self.goalGrewReason(entry) { try records.hold(entry, reason: grew) }
+            if let grew = Self.goalGrewReason(entry, leg: leg) { try records.hold(entry, reason: grew) }
             switch try await measure.resend(entry, account: account, scopes: scopes, dryRun: false) {
             case .heldBack(let outcome, let forecast):
                 (found.balance, found.forecast, found.movement) = (outcome, forecast, nil)
@@ -251,7 +256,7 @@ struct TransferSender: Sendable {
             case .fits(let forecast):
                 found.forecast = forecast
             }
-            try await send(entry, account: account, goalBefore: goalTotal)
+            try await send(entry, leg: leg, account: account, goalBefore: goalTotal)
             found.sentAgain = true
             return .transferred("completed \(begun)")
         }
@@ -280,55 +285,60 @@ struct TransferSender: Sendable {
     /// `maxSends` times in all, then holds it, and each of its sends leaves the week owing
     /// its report until the run writes it; a person's `resolve --retry` is not capped, and
     /// says what it did itself. Returns once the money has arrived.
-    func send(_ entry: AccountWeek, account: Account, goalBefore: Int64?, byRun: Bool = true)
+    func send(_ entry: AccountWeek, leg: TransferLeg, account: Account, goalBefore: Int64?, byRun: Bool = true)
         async throws(AccountFailure)
     {
-        guard let goalUid = entry.firstLeg.goalUid, let transferUid = entry.firstLeg.transferUid else {
+        guard let goalUid = leg.goalUid, let transferUid = leg.transferUid,
+            let place = entry.legs.firstIndex(where: { $0.index == leg.index })
+        else {
             throw AccountFailure(.dataError, "the ledger entry for this week has no goal or transfer uid")
         }
-        let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: entry.minorUnits)
-        var (before, sends, resent) = (goalBefore, entry.firstLeg.sends, false)
-        // The entry as each send leaves it: its feed searches look up to its latest send.
-        var entry = entry
+        let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: leg.minorUnits)
+        var (before, sends, resent) = (goalBefore, leg.sends, false)
+        // The week and the leg as each send leaves them: feed searches look up to the latest send.
+        var (entry, leg) = (entry, leg)
         while true {
             let time = search.time
             if let refusal = time.refusal {
                 try? ledger.recordFailure(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: refusal,
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, error: refusal,
                     at: now())
                 throw AccountFailure(.temporaryFailure, refusal)
             }
             if byRun, sends >= Self.maxSends {
                 try records.hold(
                     entry,
-                    reason: "the transfer of \(entry.amountText) was sent \(sends) times without the bank confirming "
+                    reason:
+                        "the transfer of \(entry.amountText(of: leg)) was sent \(sends) times without the bank confirming "
                         + "it, and the feed shows none of them: it is not sent again by a run. `roundup resolve "
                         + "--check` records it once the feed shows it; `--retry` sends it once more; `--abandon "
                         + "REASON` gives it up")
             }
             // Each send is recorded, on the bank's clock, before it goes out.
-            let previous = (bank: entry.firstLeg.lastSentAt, local: entry.firstLeg.lastSentOn)
+            let previous = (bank: leg.lastSentAt, local: leg.lastSentOn)
             let sentAt = time.bank(now())
             try AccountFailure.ledgerWrite("record the send before it goes out") {
                 try ledger.recordSend(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, bankTime: sentAt,
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, bankTime: sentAt,
                     owesReport: byRun, at: now()
                 )
             }
             sends += 1
-            (entry.firstLeg.sends, entry.firstLeg.lastSentAt, entry.firstLeg.lastSentOn) = (sends, sentAt, now())
-            entry.firstLeg.firstSentAt = entry.firstLeg.firstSentAt ?? sentAt
+            (leg.sends, leg.lastSentAt, leg.lastSentOn) = (sends, sentAt, now())
+            leg.firstSentAt = leg.firstSentAt ?? sentAt
+            entry.legs[place] = leg
             do throws(BankError) {
                 let answer = try await bank.addMoney(
                     accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount,
-                    reference: entry.firstLeg.reference)
+                    reference: leg.reference)
                 guard answer.success != false else {
                     throw BankError.refused(
                         endpoint: "PUT add-money", status: 200, messages: ["the bank answered success: false"])
                 }
             } catch {
                 switch try await settleUnanswered(
-                    entry, error: error, account: account, goalBefore: before, mayResend: !resent, previous: previous)
+                    entry, leg: leg, error: error, account: account, goalBefore: before, mayResend: !resent,
+                    previous: previous)
                 {
                 case .arrived: return
                 case .sendAgain(let total):
@@ -340,7 +350,7 @@ struct TransferSender: Sendable {
         }
         do {
             try ledger.recordDone(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index,
                 confirmedAt: search.time.bank(now()), at: now())
         } catch {
             throw AccountFailure(
@@ -348,9 +358,10 @@ struct TransferSender: Sendable {
                 "the bank confirmed the transfer, but the ledger could not record it (\(plainDescription(error))); "
                     + "the next run finds it in the feed and does not send it again")
         }
-        let goal = entry.firstLeg.goalName ?? goalUid
+        let goal = leg.goalName ?? goalUid
         logger.notice(
-            "\(entry.label): the bank confirmed \(entry.amountText) into \"\(goal)\" (transfer \(transferUid))")
+            "\(entry.label): the bank confirmed \(entry.amountText(of: leg)) into \"\(goal)\" (transfer \(transferUid))"
+        )
     }
 }
 

@@ -32,23 +32,23 @@ extension TransferSender {
     /// `previous` is the send before this one (on the bank's clock and this machine's), the
     /// last again if the bank refused this one.
     func settleUnanswered(
-        _ entry: AccountWeek, error: BankError, account: Account, goalBefore: Int64?, mayResend: Bool,
+        _ entry: AccountWeek, leg: TransferLeg, error: BankError, account: Account, goalBefore: Int64?, mayResend: Bool,
         previous: (bank: Instant?, local: Instant?)
     ) async throws(AccountFailure) -> UnansweredSend {
         guard error.transferMayHaveMoved else {
             // Refused before it moved anything: it counts as no send, and an earlier send
             // whose answer was lost is the last again.
             try? ledger.recordSendRefused(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, previous: previous,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, previous: previous,
                 at: now())
-            if let reason = Self.needsAPerson(error, goalName: entry.firstLeg.goalName) {
+            if let reason = Self.needsAPerson(error, goalName: leg.goalName) {
                 try records.hold(entry, reason: reason)
             }
             let earlier =
                 previous.bank == nil
                 ? "" : "; an earlier send of it went unanswered, so the next run waits for the feed to show that one"
             try? ledger.recordFailure(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index,
                 error: error.description + earlier, at: now())
             throw AccountFailure(
                 ExitStatus(error),
@@ -65,7 +65,7 @@ extension TransferSender {
             // Right after the request, an empty feed proves little: look again after a wait.
             if look == 2 { try? await Task.sleep(for: search.waits.feedRecheck) }
             // Beside the feed, in a task of its own, awaited before anything is thrown.
-            let totalRead = Task { await goalTotal(of: entry) }
+            let totalRead = Task { await goalTotal(of: entry, leg: leg) }
             let looked = await AccountFailure.result { () async throws(AccountFailure) in
                 try await search.lookInFeed(for: entry, account: account, since: since)
             }
@@ -77,8 +77,9 @@ extension TransferSender {
             totals.append(goal)
             switch check {
             case .arrived(let found):
-                try records.recordFound(found, for: entry)
-                logger.notice("\(entry.label): the feed shows \(entry.amountText) arrived (\(found.described))")
+                try records.recordFound(found, for: entry, leg: leg)
+                logger.notice(
+                    "\(entry.label): the feed shows \(entry.amountText(of: leg)) arrived (\(found.described))")
                 return .arrived
             case .unclear(let reason):
                 try records.hold(entry, reason: reason)
@@ -87,7 +88,7 @@ extension TransferSender {
             }
         }
         if let goalBefore, let changed = totals.compactMap({ $0 }).first(where: { $0 != goalBefore }) {
-            try goalMoved(entry, from: goalBefore, to: changed, cause: cause)
+            try goalMoved(entry, leg: leg, from: goalBefore, to: changed, cause: cause)
         }
         let why: String? =
             if let unread { "the feed could not be read (\(unread))" } else if !error.bankAnsweredFailure {
@@ -99,7 +100,7 @@ extension TransferSender {
             } else if goalBefore == nil || totals.contains(where: { $0 == nil }) || totals.isEmpty {
                 "the feed does not show it, and the goal's total could not be read before and after it"
             } else { nil }
-        if let why { try leaveForLaterRun(entry, cause: cause, why: why, error: error) }
+        if let why { try leaveForLaterRun(entry, leg: leg, cause: cause, why: why, error: error) }
         logger.warning(
             "\(entry.label): the goal's total did not move and the feed shows nothing; sending it again with the same transfer uid"
         )
@@ -109,39 +110,39 @@ extension TransferSender {
     /// Throws for a week whose goal's total moved while its transfer went unanswered and the
     /// feed shows nothing: by this week's amount, the money moved and the feed lags, so the
     /// week is left for a later run (75); by anything else, it is held for a person.
-    private func goalMoved(_ entry: AccountWeek, from before: Int64, to after: Int64, cause: String)
+    private func goalMoved(_ entry: AccountWeek, leg: TransferLeg, from before: Int64, to after: Int64, cause: String)
         throws(AccountFailure) -> Never
     {
         let amounts = (
             Money.describe(minorUnits: before, code: entry.currency),
             Money.describe(minorUnits: after, code: entry.currency)
         )
-        if after - before == entry.minorUnits {
+        if after - before == leg.minorUnits {
             let reason =
-                "\(cause); the goal's total went from \(amounts.0) to \(amounts.1), this week's \(entry.amountText): "
+                "\(cause); the goal's total went from \(amounts.0) to \(amounts.1), this week's \(entry.amountText(of: leg)): "
                 + "the money moved, though the feed does not show it yet, so it is not sent again; the next run "
                 + "looks in the feed again, and holds the week if the feed never shows it"
             try? ledger.recordGoalGrew(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, at: now())
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, at: now())
             try? ledger.recordFailure(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: reason,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, error: reason,
                 at: now())
             throw AccountFailure(.temporaryFailure, reason)
         }
         try records.hold(
             entry,
             reason: "\(cause); the goal's total went from \(amounts.0) to \(amounts.1) while this week's "
-                + "\(entry.amountText) was sent, and the feed shows no transfer of it: nothing was sent again. "
+                + "\(entry.amountText(of: leg)) was sent, and the feed shows no transfer of it: nothing was sent again. "
                 + "`roundup resolve --check` records it once the feed shows it; `--retry` sends it again")
     }
 
     /// Records why an unanswered send is not sent again in this run, and throws: the next
     /// run looks in the feed again and sends it only on a read `feedSettleMinutes` after it.
-    private func leaveForLaterRun(_ entry: AccountWeek, cause: String, why: String, error: BankError)
+    private func leaveForLaterRun(_ entry: AccountWeek, leg: TransferLeg, cause: String, why: String, error: BankError)
         throws(AccountFailure) -> Never
     {
         try? ledger.recordFailure(
-            accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, error: "\(cause); \(why)",
+            accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, error: "\(cause); \(why)",
             at: now())
         let minutes = search.waits.feedSettle.components.seconds / 60
         throw AccountFailure(
@@ -164,35 +165,36 @@ extension TransferSender {
     /// last send (one the bank did not refuse) was less than `feedSettleMinutes` ago on the
     /// bank's clock, and a feed that shows nothing so soon proves little. Nil when it may be
     /// sent.
-    func tooSoonToSendAgain(_ entry: AccountWeek) -> String? {
+    func tooSoonToSendAgain(_ entry: AccountWeek, leg: TransferLeg) -> String? {
         let time = search.time
-        guard search.waits.feedSettle > .zero, let last = entry.firstLeg.lastSentAt else { return nil }
+        guard search.waits.feedSettle > .zero, let last = leg.lastSentAt else { return nil }
         let settled = last.adding(search.waits.feedSettle)
         // By both clocks: a `Date` header that jumps does not cut the wait short.
-        let settledHere = entry.firstLeg.lastSentOn.map { $0.adding(search.waits.feedSettle) }
+        let settledHere = leg.lastSentOn.map { $0.adding(search.waits.feedSettle) }
         guard time.bank(now()) < settled || settledHere.map({ now() < $0 }) == true else { return nil }
         // Said on the clock still waited for: this machine's once the bank's has passed.
         let from =
             time.bank(now()) >= settled
             ? "\((settledHere ?? settled).iso8601) on this machine's clock" : "\(settled.iso8601) on the bank's clock"
-        return "the transfer of \(entry.amountText) sent at \(last.iso8601) (the bank's clock) went unanswered, and "
+        return
+            "the transfer of \(entry.amountText(of: leg)) sent at \(last.iso8601) (the bank's clock) went unanswered, and "
             + "the feed does not show it yet; it is sent again only if the feed still shows nothing from \(from) "
             + "(feedSettleMinutes)"
     }
 
     /// Why a run does not send `entry`'s transfer again though the feed does not show it:
     /// after an earlier send, the goal's total grew by the week's amount. Nil otherwise.
-    static func goalGrewReason(_ entry: AccountWeek) -> String? {
-        guard entry.firstLeg.goalGrew else { return nil }
+    static func goalGrewReason(_ entry: AccountWeek, leg: TransferLeg) -> String? {
+        guard leg.goalGrew else { return nil }
         return "after a send of this week's whose answer was lost, the goal's total grew by this week's "
-            + "\(entry.amountText), but the feed does not show the transfer: the money moved, so it is not sent "
+            + "\(entry.amountText(of: leg)), but the feed does not show the transfer: the money moved, so it is not sent "
             + "again. `roundup resolve --check` records it once the feed shows it; `--retry` sends it anyway; "
             + "`--abandon REASON` leaves it"
     }
 
     /// The goal's total saved, in minor units, or nil when it cannot be read.
-    func goalTotal(of entry: AccountWeek) async -> Int64? {
-        guard let goalUid = entry.firstLeg.goalUid,
+    func goalTotal(of entry: AccountWeek, leg: TransferLeg) async -> Int64? {
+        guard let goalUid = leg.goalUid,
             let goal = try? await bank.savingsGoal(accountUid: entry.accountUid, goalUid: goalUid),
             goal.savingsGoalUid == goalUid, let total = goal.totalSaved, total.currency == entry.currency
         else { return nil }

@@ -8,10 +8,11 @@ struct WeekRecords: Sendable {
     let ledger: Ledger
     let now: @Sendable () -> Instant
 
-    func recordFound(_ found: FeedTransfer, for entry: AccountWeek) throws(AccountFailure) {
+    /// Records that `found` is `leg`'s transfer: it arrived.
+    func recordFound(_ found: FeedTransfer, for entry: AccountWeek, leg: TransferLeg) throws(AccountFailure) {
         try AccountFailure.ledgerWrite("record that the transfer arrived") {
             try ledger.recordDone(
-                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index, confirmation: .feed,
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, confirmation: .feed,
                 feedItemUid: found.feedItemUid, at: now())
         }
     }

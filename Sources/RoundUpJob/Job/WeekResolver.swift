@@ -39,7 +39,7 @@ struct WeekResolver: Sendable {
     func resolveSearchStart(_ entry: AccountWeek) -> Instant {
         let time = search.time
         let end = time.bank(search.weekEnd(of: entry))
-        guard entry.firstLeg.mayHaveBeenSent, let sent = entry.firstSend(time) else { return end }
+        guard entry.mayHaveBeenSent, let sent = entry.firstSend(time) else { return end }
         return entry.status == .held ? min(sent, end) : sent
     }
 
@@ -58,7 +58,7 @@ struct WeekResolver: Sendable {
             let others = try search.entries(of: account)
             if let accept { return try accepted(accept, for: entry, week: week, feed: feed, ledger: others) }
             let check = search.decide(week, entry: entry, feed: week.recent(feed), ledger: others)
-            if case .arrived(let found) = check, !entry.firstLeg.mayHaveBeenSent {
+            if case .arrived(let found) = check, !entry.mayHaveBeenSent {
                 return "Nothing changed: \(TransferCheck.lookAlike(found, of: entry)).\n"
             }
             if case .mayMove(let found) = TransferCheck.beforeResending(
@@ -103,10 +103,10 @@ struct WeekResolver: Sendable {
     /// What `--retry` would do with `entry` now, measured as it would be (nothing is sent):
     /// send it, or end the week held back, and why.
     private func resendWords(_ entry: AccountWeek, account: Account) async -> String {
-        if let tooSoon = sender.tooSoonToSendAgain(entry) {
+        if let tooSoon = sender.tooSoonToSendAgain(entry, leg: entry.firstLeg) {
             return "`--retry` would send nothing yet (\(tooSoon));"
         }
-        if entry.status != .held, let grew = TransferSender.goalGrewReason(entry) {
+        if entry.status != .held, let grew = TransferSender.goalGrewReason(entry, leg: entry.firstLeg) {
             return "`--retry` would hold the week for a person instead (\(grew));"
         }
         if await search.goalIsGone(entry, account: account) {
@@ -143,7 +143,7 @@ struct WeekResolver: Sendable {
                 "the feed shows no transfer into a goal with the feed item uid \(Uid.shown(itemUid)) since the week "
                     + "began; `roundup resolve` shows the one the week was held over")
         }
-        guard entry.firstLeg.goalUids.contains(item.goalUid), item.amount(in: week.amount.currency) == week.amount
+        guard entry.goalUids.contains(item.goalUid), item.amount(in: week.amount.currency) == week.amount
         else {
             throw AccountFailure(
                 .usage,
@@ -199,7 +199,7 @@ struct WeekResolver: Sendable {
             // the one it was held over, and asks for this week's to be sent. One that may
             // still move is waited for all the same.
             var resend = TransferCheck.beforeResending(week, feed: feed, ledger: others, time: search.time)
-            if case .moved = resend, !entry.firstLeg.mayHaveBeenSent { resend = .free }
+            if case .moved = resend, !entry.mayHaveBeenSent { resend = .free }
             switch resend {
             case .moved(let found):
                 try AccountFailure.ledgerWrite("record the decision") {
@@ -246,13 +246,13 @@ struct WeekResolver: Sendable {
                 })
             // An unanswered send whose feed shows nothing yet is sent again only once the feed
             // has had time to show it.
-            if resend == .free, let tooSoon = sender.tooSoonToSendAgain(entry) {
+            if resend == .free, let tooSoon = sender.tooSoonToSendAgain(entry, leg: entry.firstLeg) {
                 throw AccountFailure(
                     .temporaryFailure,
                     "\(tooSoon); nothing was sent: run `roundup resolve --account \(entry.accountUid) --end-date "
                         + "\(entry.weekEnd) --retry` again then")
             }
-            if entry.status != .held, let grew = TransferSender.goalGrewReason(entry) {
+            if entry.status != .held, let grew = TransferSender.goalGrewReason(entry, leg: entry.firstLeg) {
                 try records.hold(entry, reason: grew)
             }
             // The recorded amount is measured again, as a fresh decision would be: it is sent
@@ -264,36 +264,49 @@ struct WeekResolver: Sendable {
                 return "Nothing was sent: \(note). The week ending \(entry.weekEnd) of \(entry.label) is settled as "
                     + "held back, with nothing moved and its payments counted.\n"
             }
-            if let target {
-                entry.firstLeg.goalUid = target.uid
-                entry.firstLeg.goalName = target.name
-                entry.firstLeg.transferUid = TransferUID.transferUid(
-                    accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd)
-            }
-            let redirect = target == nil ? nil : entry
-            let resolution =
-                target == nil ? "retried at \(at)" : "redirected to \"\(entry.firstLeg.goalName ?? "")\" at \(at)"
-            // The new goal and transfer uid are the intent, recorded before the request goes out.
-            try AccountFailure.ledgerWrite("record the decision") {
-                try ledger.recordRetry(
-                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
-                    goal: redirect.map {
-                        ($0.firstLeg.goalUid ?? "", $0.firstLeg.goalName ?? "", $0.firstLeg.transferUid ?? "")
-                    },
-                    resolution: resolution, at: now())
-            }
-            guard let updated = try? ledger.accountWeek(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
-                throw AccountFailure(.temporaryFailure, "could not read the ledger back")
-            }
-            try await sender.send(
-                updated, account: account, goalBefore: await sender.goalTotal(of: updated), byRun: false)
-            return
-                "Moved \(entry.amountText) into \"\(printable(entry.firstLeg.goalName ?? "the goal"))\" for the week ending "
-                + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.firstLeg.transferUid ?? ""))."
-                + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"
+            return try await record(entry, redirectedTo: target, account: account, at: at)
         } catch {
             throw CommandFailure(error.status, error.message)
         }
+    }
+
+    /// Records a person's decision to send `entry`'s week again, to `target` when redirected
+    /// (a new goal and transfer uid, the intent recorded before the request goes out), and
+    /// sends it; what is said of it.
+    private func record(
+        _ entry: AccountWeek, redirectedTo target: (uid: String, name: String)?, account: Account, at: String
+    )
+        async throws(AccountFailure) -> String
+    {
+        var entry = entry
+        if let target {
+            entry.firstLeg.goalUid = target.uid
+            entry.firstLeg.goalName = target.name
+            entry.firstLeg.transferUid = TransferUID.transferUid(
+                accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd)
+        }
+        let redirect = target == nil ? nil : entry
+        let resolution =
+            target == nil ? "retried at \(at)" : "redirected to \"\(entry.firstLeg.goalName ?? "")\" at \(at)"
+        // The new goal and transfer uid are the intent, recorded before the request goes out.
+        try AccountFailure.ledgerWrite("record the decision") {
+            try ledger.recordRetry(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index,
+                goal: redirect.map {
+                    ($0.firstLeg.goalUid ?? "", $0.firstLeg.goalName ?? "", $0.firstLeg.transferUid ?? "")
+                },
+                resolution: resolution, at: now())
+        }
+        guard let updated = try? ledger.accountWeek(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
+            throw AccountFailure(.temporaryFailure, "could not read the ledger back")
+        }
+        try await sender.send(
+            updated, leg: updated.firstLeg, account: account,
+            goalBefore: await sender.goalTotal(of: updated, leg: updated.firstLeg), byRun: false)
+        return
+            "Moved \(entry.amountText) into \"\(printable(entry.firstLeg.goalName ?? "the goal"))\" for the week ending "
+            + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.firstLeg.transferUid ?? ""))."
+            + (entry.savedTwiceNote.map { " " + $0 } ?? "") + "\n"
     }
 
     /// `entry`'s week with the bounds it was counted with.
