@@ -184,7 +184,6 @@ struct WeekResolver: Sendable {
     func sendAgain(_ entry: AccountWeek, account: Account, to goal: String?) async throws(CommandFailure)
         -> String
     {
-        var entry = entry
         let at = now().iso8601
         do throws(AccountFailure) {
             let lock = try await AccountLock.hold(account, at: bank.baseURL, waiting: accountLockWait)
@@ -220,27 +219,7 @@ struct WeekResolver: Sendable {
             case .free:
                 break
             }
-            // Another ledger's transfer, not yet seen by a person: held, as a run holds it.
-            if entry.otherWeekEnd == nil, let currency = Currency(code: entry.currency),
-                let other = OtherLedgerHold.find(
-                    in: feed, ledger: others, week: bounds, payments: nil,
-                    amount: Money(minorUnits: entry.minorUnits, currency: currency), multiplier: rules.policy.multiplier
-                )
-            {
-                try records.hold(entry, reason: other.reason, otherLedger: other)
-            }
-            if case .unclear(let reason) = search.decide(week, entry: entry, feed: week.recent(feed), ledger: others),
-                entry.status != .held
-            {
-                try records.hold(entry, reason: reason)
-            }
-            // A transfer of its amount made after its last send, not yet seen by the person
-            // (a week held for another reason is held again, naming it).
-            if let late = TransferCheck.lateTransfer(week, feed: week.recent(feed), ledger: others, time: search.time),
-                !(entry.reason ?? "").contains(late.feedItemUid)
-            {
-                try records.hold(entry, reason: TransferCheck.lateReason(late, week))
-            }
+            try holdForWhatIsUnseen(entry, feed: feed, search: week, bounds: bounds, others: others)
             let scopes = Set(
                 try await AccountFailure.bankCall { () async throws(BankError) in try await bank.tokenIdentity().scopes
                 })
@@ -267,6 +246,33 @@ struct WeekResolver: Sendable {
             return try await record(entry, redirectedTo: target, account: account, at: at)
         } catch {
             throw CommandFailure(error.status, error.message)
+        }
+    }
+
+    /// Holds `entry`'s week, as a run would, for what in the `feed` the person has not seen:
+    /// another ledger's transfer naming a week that shares its days, a transfer that could
+    /// be its own or another's, or one of its amount made after its last send (a week held
+    /// for another reason is held again, naming it).
+    private func holdForWhatIsUnseen(
+        _ entry: AccountWeek, feed: [FeedTransfer], search week: TransferCheck.Search, bounds: Week,
+        others: [AccountWeek]
+    ) throws(AccountFailure) {
+        if entry.otherWeekEnd == nil, let currency = Currency(code: entry.currency),
+            let other = OtherLedgerHold.find(
+                in: feed, ledger: others, week: bounds, payments: nil,
+                amount: Money(minorUnits: entry.minorUnits, currency: currency), multiplier: rules.policy.multiplier)
+        {
+            try records.hold(entry, reason: other.reason, otherLedger: other)
+        }
+        if case .unclear(let reason) = search.decide(week, entry: entry, feed: week.recent(feed), ledger: others),
+            entry.status != .held
+        {
+            try records.hold(entry, reason: reason)
+        }
+        if let late = TransferCheck.lateTransfer(week, feed: week.recent(feed), ledger: others, time: search.time),
+            !(entry.reason ?? "").contains(late.feedItemUid)
+        {
+            try records.hold(entry, reason: TransferCheck.lateReason(late, week))
         }
     }
 
