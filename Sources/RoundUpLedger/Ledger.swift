@@ -41,8 +41,11 @@ public struct Ledger: Sendable {
     }
 
     /// Opens (creating if needed) the ledger at `path`. With `weekZone`, the configured
-    /// zone, weeks recorded without their bounds get them (`boundWeeks`).
-    public init(path: String, weekZone: TimeZone? = nil) throws {
+    /// zone, weeks recorded without their bounds get them (`boundWeeks`). Without `migrates`
+    /// (a run that does not hold the state directory's lock) a ledger of an older schema is
+    /// refused rather than changed: only the run that holds the lock, which no older
+    /// roundup's run then holds, brings it up to date.
+    public init(path: String, weekZone: TimeZone? = nil, migrates: Bool = true) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         if !FileManager.default.fileExists(atPath: path) {
@@ -58,7 +61,9 @@ public struct Ledger: Sendable {
             }
         }
         try Ledger.refuseIfEmpty(path)
-        try self.init(database: try DatabaseQueue(path: path, configuration: configuration), weekZone: weekZone)
+        try self.init(
+            database: try DatabaseQueue(path: path, configuration: configuration), weekZone: weekZone,
+            migrates: migrates)
     }
 
     /// The ledger at `path` as it is now, for reading only: copied into memory (and brought
@@ -88,7 +93,7 @@ public struct Ledger: Sendable {
         }
     }
 
-    private init(database: DatabaseQueue, weekZone: TimeZone?) throws {
+    private init(database: DatabaseQueue, weekZone: TimeZone?, migrates: Bool = true) throws {
         self.database = database
         let migrator = Ledger.migrator
         let unknown = try database.read { db in try migrator.appliedIdentifiers(db) }.subtracting(migrator.migrations)
@@ -96,6 +101,12 @@ public struct Ledger: Sendable {
             throw LedgerError.newer(schema: newest, known: migrator.migrations.last ?? "none")
         }
         let applied = try database.read { db in try migrator.appliedIdentifiers(db) }
+        if !applied.isEmpty, let missing = migrator.migrations.first(where: { !applied.contains($0) }) {
+            guard migrates else { throw LedgerError.older(missing: missing) }
+            // Two rows of one week whose uids differ only in case are refused before any
+            // migration, so that the ledger is left as it was.
+            try database.read { db in try Ledger.refuseCaseClash(db) }
+        }
         try migrator.migrate(database)
         if !applied.isEmpty, !applied.contains(Ledger.paymentsByIdentity) {
             let twice = try database.read { db in try Ledger.paymentsCountedTwice(db) }
@@ -107,6 +118,7 @@ public struct Ledger: Sendable {
             }
         }
         // An older roundup, or a person, may have written a uid in capitals since v8.
+        guard migrates else { return }
         try database.write { db in
             try Ledger.lowerCaseUids(db)
             if let weekZone { try Ledger.boundWeeks(db, in: weekZone) }
@@ -137,6 +149,9 @@ public enum LedgerError: Error, CustomStringConvertible {
     /// A newer roundup changed the ledger's schema (`schema`, its newest change) beyond
     /// what this one knows (`known`): reading or writing it could lose what it added.
     case newer(schema: String, known: String)
+    /// The ledger's schema lacks `missing`, and the opener may not change it: it does not
+    /// hold the state directory's lock.
+    case older(missing: String)
 
     public var description: String {
         switch self {
@@ -145,6 +160,9 @@ public enum LedgerError: Error, CustomStringConvertible {
         case .empty(let path):
             "the ledger \(path) is empty (0 bytes): it was cut short or damaged; restore it from a backup, or move "
                 + "it aside to start a new one"
+        case .older(let missing):
+            "the ledger's schema is older than this roundup's (it lacks '\(missing)'), and only a run that holds the "
+                + "state directory's lock brings it up to date"
         case .newer(let schema, let known):
             "the ledger was written by a newer roundup: its schema is at '\(schema)', and this roundup (\(roundupVersion)) "
                 + "knows up to '\(known)'; run the newer roundup, or restore a ledger this one wrote"

@@ -334,18 +334,7 @@ extension Ledger {
                             OR goalUid != lower(goalUid) OR earlierGoalUids != lower(earlierGoalUids))
                     """) == true
         else { return }
-        if let clash = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT lower(accountUid) AS account, weekEnd FROM week
-                GROUP BY lower(accountUid), weekEnd HAVING count(*) > 1 LIMIT 1
-                """)
-        {
-            let account: String = clash["account"] ?? "?"
-            let week: String = clash["weekEnd"] ?? "?"
-            throw LedgerError.corrupt(
-                "pair of rows for the account \(account) and the week \(week), whose uids differ only in case")
-        }
+        try refuseCaseClash(db)
         try db.execute(
             sql: """
                 UPDATE week SET accountUid = lower(accountUid);
@@ -391,6 +380,26 @@ extension Ledger {
                 UPDATE transfer SET accountUid = lower(accountUid), goalUid = lower(goalUid),
                                     earlierGoalUids = lower(earlierGoalUids)
                 """)
+    }
+
+    /// Refuses a ledger with two rows of one week whose account uids differ only in case,
+    /// which lower-casing could not both keep: in the table of weeks of either schema.
+    static func refuseCaseClash(_ db: Database) throws {
+        let table = try db.tableExists("week") ? "week" : "transfer"
+        guard try db.tableExists(table) else { return }
+        if let clash = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT lower(accountUid) AS account, weekEnd FROM \(table)
+                WHERE typeof(accountUid) = 'text'
+                GROUP BY lower(accountUid), weekEnd HAVING count(*) > 1 LIMIT 1
+                """)
+        {
+            let account: String = clash["account"] ?? "?"
+            let week: String = clash["weekEnd"] ?? "?"
+            throw LedgerError.corrupt(
+                "pair of rows for the account \(account) and the week \(week), whose uids differ only in case")
+        }
     }
 
     /// v4: held and abandoned weeks, and how a week's arrival was established. SQLite

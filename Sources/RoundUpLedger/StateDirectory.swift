@@ -47,7 +47,7 @@ public struct StateDirectory: Sendable {
     /// run table is all it writes.
     package static func openUnlocked(_ path: String) throws(CommandFailure) -> StateDirectory {
         try create(path)
-        return try withLedger(path, lock: nil, weekZone: nil)
+        return try withLedger(path, lock: nil, weekZone: nil, migrates: false)
     }
 
     /// Creates `path` for its owner alone if it is missing.
@@ -62,13 +62,14 @@ public struct StateDirectory: Sendable {
         }
     }
 
-    private static func withLedger(_ path: String, lock: RunLock?, weekZone: TimeZone?) throws(CommandFailure)
-        -> StateDirectory
+    private static func withLedger(_ path: String, lock: RunLock?, weekZone: TimeZone?, migrates: Bool = true)
+        throws(CommandFailure) -> StateDirectory
     {
         try refuseLinks(in: path)
         do {
             return StateDirectory(
-                path: path, ledger: try Ledger(path: Ledger.path(in: path), weekZone: weekZone), lock: lock)
+                path: path, ledger: try Ledger(path: Ledger.path(in: path), weekZone: weekZone, migrates: migrates),
+                lock: lock)
         } catch {
             throw CommandFailure(.configuration, "cannot open the ledger in \(path): \(plainDescription(error))")
         }

@@ -14,8 +14,13 @@ extension Ledger {
     /// `accountUid`'s week ending `weekEnd`, with its legs, if the ledger has it.
     public func accountWeek(accountUid: String, weekEnd: LocalDate) throws -> AccountWeek? {
         try database.read { db in
-            guard let row = try Ledger.weekRow(accountUid, weekEnd).fetchOne(db) else { return nil }
-            return try Ledger.withLegs([row], legs: Ledger.legRows(accountUid, weekEnd).fetchAll(db)).first
+            let legs = try Ledger.legRows(accountUid, weekEnd).fetchAll(db)
+            guard let row = try Ledger.weekRow(accountUid, weekEnd).fetchOne(db) else {
+                // A leg without its week is damage, never a week not yet decided.
+                if let orphan = legs.first { throw Ledger.orphan(orphan) }
+                return nil
+            }
+            return try Ledger.withLegs([row], legs: legs).first
         }
     }
 
@@ -77,19 +82,46 @@ extension Ledger {
         }
     }
 
-    /// `weeks` each with its legs from `legs`, in index order. A week without a leg is the
-    /// ledger's damage: every week is written with at least one.
+    /// `weeks` each with its legs from `legs`, in index order, where `legs` are every leg of
+    /// those weeks. What this roundup never writes is the ledger's damage, refused rather
+    /// than guessed at: a week without a leg, a leg without its week, and a week whose legs
+    /// do not agree with it. This roundup writes one leg a week, index 0, in the week's
+    /// state and of its amount; a week of several legs is not one it can move.
     private static func withLegs(_ weeks: [WeekRow], legs: [LegRow]) throws -> [AccountWeek] {
         var byWeek: [AccountWeekKey: [TransferLeg]] = [:]
         for row in legs { byWeek[row.key, default: []].append(row.leg) }
-        return try weeks.map { row in
+        let result = try weeks.map { row in
             var week = row.week
-            week.legs = (byWeek[week.key] ?? []).sorted { $0.index < $1.index }
-            guard !week.legs.isEmpty else {
-                throw LedgerError.corrupt("week \(week.accountUid) \(week.weekEnd), which has no leg")
+            week.legs = (byWeek.removeValue(forKey: week.key) ?? []).sorted { $0.index < $1.index }
+            if let problem = disagreement(week) {
+                throw LedgerError.corrupt("week \(week.accountUid) \(week.weekEnd), \(problem)")
             }
             return week
         }
+        if let stray = legs.first(where: { byWeek[$0.key] != nil }) { throw orphan(stray) }
+        return result
+    }
+
+    /// Why `week`'s legs do not agree with it, or nil when they do.
+    private static func disagreement(_ week: AccountWeek) -> String? {
+        guard let leg = week.legs.first else { return "which has no leg" }
+        guard week.legs.count == 1, leg.index == 0 else {
+            return
+                "which has \(week.legs.count) leg(s), numbered \(week.legs.map { String($0.index) }.joined(separator: ", ")): "
+                + "this roundup writes one, numbered 0"
+        }
+        guard leg.status == week.status else {
+            return "which is \(week.status.rawValue) while its leg is \(leg.status.rawValue)"
+        }
+        guard leg.minorUnits == week.minorUnits else {
+            return "which moves \(week.minorUnits) in minor units while its leg moves \(leg.minorUnits)"
+        }
+        return nil
+    }
+
+    /// The error for a leg whose week the ledger does not have.
+    private static func orphan(_ leg: LegRow) -> LedgerError {
+        .corrupt("leg \(leg.leg.index) of the week \(leg.key.accountUid) \(leg.key.weekEnd), which has no week row")
     }
 
     /// Records what was decided for the week, with its legs: a pending transfer (written

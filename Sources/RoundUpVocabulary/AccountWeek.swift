@@ -119,6 +119,13 @@ public struct AccountWeek: Sendable, Equatable {
         set { legs[0] = newValue }
     }
 
+    /// Puts the week, and each of its legs, in `status`: a week being decided stands where
+    /// its transfers do.
+    public mutating func decide(_ status: WeekState) {
+        self.status = status
+        for index in legs.indices { legs[index].status = status }
+    }
+
     /// Records `week`'s bounds and zone as the ones this week was counted with.
     public mutating func bound(to week: Week) {
         startsAt = week.start

@@ -274,6 +274,124 @@ import Testing
         #expect(after.firstLeg.lastError == nil && after.reason == nil && after.resolution == "retry")
     }
 
+    /// What this roundup never writes of a week's legs is refused as damage, naming the
+    /// week, by every read: a second leg (a week of several goals, which this roundup cannot
+    /// move), a leg whose state or amount is not its week's, and a leg without its week
+    /// (which a run would otherwise take for a week not yet decided).
+    @Test(arguments: [
+        (
+            "INSERT INTO leg (accountUid, weekEnd, leg, status, minorUnits) VALUES ('a', '2026-11-15', 1, 'pending', 0)",
+            "week a 2026-11-15, which has 2 leg(s), numbered 0, 1: this roundup writes one, numbered 0"
+        ),
+        ("UPDATE leg SET status = 'done'", "week a 2026-11-15, which is pending while its leg is done"),
+        (
+            "UPDATE leg SET minorUnits = 299",
+            "week a 2026-11-15, which moves 298 in minor units while its leg moves 299"
+        ),
+        (
+            "UPDATE leg SET leg = 1",
+            "week a 2026-11-15, which has 1 leg(s), numbered 1: this roundup writes one, numbered 0"
+        ),
+        (
+            "PRAGMA foreign_keys = OFF; DELETE FROM week",
+            "leg 0 of the week a 2026-11-15, which has no week row"
+        ),
+    ])
+    func legsThatDisagreeWithTheirWeekAreRefused(damage: String, named: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let ledger = try Ledger(path: path)
+        let end = try #require(LocalDate(iso: "2026-11-15"))
+        try ledger.recordDecision(
+            AccountWeek(
+                accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 298, goalUid: "g",
+                transferUid: "t"),
+            at: Instant(millisecondsSince1970: 0))
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = !damage.contains("foreign_keys = OFF")
+        let raw = try DatabaseQueue(path: path, configuration: configuration)
+        try raw.writeWithoutTransaction { db in try db.execute(sql: damage) }
+        try raw.close()
+        let reads: [() throws -> Void] = [
+            { _ = try ledger.accountWeeks() }, { _ = try ledger.accountWeek(accountUid: "a", weekEnd: end) },
+            { _ = try ledger.accountWeeks(accountUid: "a") }, { _ = try ledger.accountWeeks(endingOn: [end]) },
+        ]
+        for read in reads {
+            #expect {
+                try read()
+            } throws: { error in
+                "\(error)" == "the ledger holds an unreadable \(named)"
+            }
+        }
+    }
+
+    /// A ledger of the schema before legs whose weeks clash in case is refused as it is:
+    /// no migration runs first, so an older roundup (or a person) finds it unchanged.
+    @Test func anOlderLedgerWhoseUidsClashIsRefusedUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, createdAt, updatedAt)
+                    VALUES ('a', '2026-11-15', 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z'),
+                           ('A', '2026-11-15', 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
+                    """)
+        }
+        try old.close()
+        #expect {
+            _ = try Ledger(path: path)
+        } throws: { error in
+            "\(error)".contains("the account a and the week 2026-11-15, whose uids differ only in case")
+        }
+        let raw = try DatabaseQueue(path: path)
+        #expect(try raw.read { db in try db.tableExists("transfer") && !(try db.tableExists("week")) })
+        #expect(
+            try raw.read { db in try String.fetchAll(db, sql: "SELECT accountUid FROM transfer ORDER BY 1") } == [
+                "A", "a",
+            ])
+        try raw.close()
+    }
+
+    /// A week decided held, with its leg: the two stand alike, and read back.
+    @Test func aWeekDecidedHeldHasItsLegHeld() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
+        var week = AccountWeek(
+            accountUid: "a", weekEnd: try #require(LocalDate(iso: "2026-11-15")), status: .pending, currency: "GBP",
+            minorUnits: 5, goalUid: "g", transferUid: "t")
+        week.decide(.held)
+        try ledger.recordDecision(week, at: Instant(millisecondsSince1970: 0))
+        let read = try #require(try ledger.accountWeek(accountUid: "a", weekEnd: week.weekEnd))
+        #expect(read.status == .held && read.legs.map(\.status) == [.held])
+    }
+
+    /// A process that does not hold the state directory's lock (a run refused it, recording
+    /// that it ran) never changes the ledger's schema: an older ledger is refused, and left
+    /// as it was for the run that holds the lock, or an older roundup's run under way.
+    @Test func anOpenWithoutTheLockLeavesAnOlderSchemaAsItIs() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/ledger.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
+        try old.close()
+        #expect {
+            _ = try Ledger(path: path, migrates: false)
+        } throws: { error in
+            "\(error)".contains("lacks 'v17: a week's transfers as legs'")
+                && "\(error)".contains("only a run that holds the state directory's lock brings it up to date")
+        }
+        let raw = try DatabaseQueue(path: path)
+        #expect(try raw.read { db in try db.tableExists("transfer") && !(try db.tableExists("week")) })
+        try raw.close()
+        _ = try Ledger(path: path)
+        let migrated = try DatabaseQueue(path: path)
+        #expect(try migrated.read { db in try db.tableExists("week") && !(try db.tableExists("transfer")) })
+        try migrated.close()
+    }
+
     /// A ledger written before held weeks existed opens with its rows intact: a done week
     /// counts as confirmed by the bank, a pending one stays pending.
     @Test func aLedgerFromBeforeHeldWeeksIsMigratedWithItsRows() throws {

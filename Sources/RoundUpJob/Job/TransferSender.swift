@@ -103,7 +103,7 @@ struct TransferSender: Sendable {
         }
         if let refusal = time.refusal { throw AccountFailure(.temporaryFailure, refusal) }
         if case .unclear(let reason) = check {
-            entry.status = .held
+            entry.decide(.held)
             entry.reason = reason
             try AccountFailure.ledgerWrite("record the held week") {
                 try ledger.recordDecision(entry, counting: intent.payments, at: now())
