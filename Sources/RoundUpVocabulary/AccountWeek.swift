@@ -222,8 +222,8 @@ public struct TransferLeg: Sendable, Equatable {
     public var goalUids: Set<String> { Set(earlierGoalUids + (goalUid.map { [$0] } ?? [])) }
 }
 
-/// Which account-week: an account and the last day of its week. The key the ledger keeps
-/// one entry under.
+/// Which account-week: an account and the last day of its week, under which the ledger
+/// keeps one week and its legs.
 public struct AccountWeekKey: Sendable, Hashable {
     public var accountUid: String
     public var weekEnd: LocalDate

@@ -178,6 +178,15 @@ import Testing
         }
     }
 
+    /// A ledger at `path` of the schema before legs (v16, made by the frozen migrations),
+    /// with `rows`, SQL that fills it.
+    static func ledgerBeforeLegs(at path: String, rows: String = "") throws {
+        let old = try DatabaseQueue(path: path)
+        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
+        if !rows.isEmpty { try old.write { db in try db.execute(sql: rows) } }
+        try old.close()
+    }
+
     /// A ledger whose weeks were each one row of `transfer` (v16, the schema before legs)
     /// opens with every week split into its decision and one leg, index 0, that carries
     /// the transfer whole: goal, amount, uid, reference, earlier goals, sends on both
@@ -187,38 +196,34 @@ import Testing
     @Test func aLedgerOfOneRowPerWeekOpensWithEachWeekAsOneLeg() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/ledger.sqlite"
-        let old = try DatabaseQueue(path: path)
-        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
-        try old.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
-                        transferUid, lastError, createdAt, updatedAt, accountName, note, confirmation, feedItemUid,
-                        reason, resolution, earlierGoalUids, reference, startsAt, endsAt, timeZone, itemised,
-                        otherWeekEnd, sharedMinorUnits, reportMissing, forecastThrough, forecastPayday,
-                        forecastPayments, forecastDue, forecastLowPoint, firstSentAt, lastSentAt, sends, confirmedAt,
-                        lastSentOn, goalGrew)
-                    VALUES
-                        ('a', '2026-11-08', 'done', 'GBP', 99, 'g2', 'Holiday', 't1', NULL,
-                         '2026-11-09T06:00:00.000Z', '2026-11-09T06:00:02.000Z', 'Personal', NULL, 'feed', 'f1',
-                         NULL, 'to Holiday', 'g1', 'Round-up w/e 8 Nov 2026', '2026-11-02T00:00:00.000Z',
-                         '2026-11-09T00:00:00.000Z', 'Europe/London', 1, NULL, NULL, 0, '2026-11-20', '2026-11-20',
-                         2, 5000, 12000, '2026-11-09T06:00:01.000Z', '2026-11-09T06:00:01.500Z', 2,
-                         '2026-11-09T06:00:01.600Z', '2026-11-09T06:00:01.700Z', 0),
-                        ('a', '2026-11-15', 'held', 'GBP', 42, 'g1', 'Round-ups', 't2', 'HTTP 503',
-                         '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:01.000Z', 'Personal', 'held back', NULL,
-                         NULL, 'the goal was gone', NULL, NULL, 'Round-up w/e 15 Nov 2026', NULL, NULL, NULL, 1,
-                         '2026-11-11', 30, 1, NULL, NULL, NULL, NULL, NULL, '2026-11-16T06:00:00.500Z',
-                         '2026-11-16T06:00:00.500Z', 1, NULL, '2026-11-16T06:00:00.600Z', 1),
-                        ('b', '2026-11-15', 'nothing', 'EUR', 0, NULL, NULL, NULL, NULL,
-                         '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z', NULL, NULL, NULL, NULL, NULL,
-                         NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
-                         NULL, 0, NULL, NULL, 0);
-                    INSERT INTO payment (accountUid, feedItemUid, weekEnd, roundUp, amount) VALUES
-                        ('a', 'p1', '2026-11-15', 42, 358);
-                    """)
-        }
-        try old.close()
+        try Self.ledgerBeforeLegs(
+            at: path,
+            rows: """
+                INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, goalUid, goalName,
+                    transferUid, lastError, createdAt, updatedAt, accountName, note, confirmation, feedItemUid,
+                    reason, resolution, earlierGoalUids, reference, startsAt, endsAt, timeZone, itemised,
+                    otherWeekEnd, sharedMinorUnits, reportMissing, forecastThrough, forecastPayday,
+                    forecastPayments, forecastDue, forecastLowPoint, firstSentAt, lastSentAt, sends, confirmedAt,
+                    lastSentOn, goalGrew)
+                VALUES
+                    ('a', '2026-11-08', 'done', 'GBP', 99, 'g2', 'Holiday', 't1', NULL,
+                     '2026-11-09T06:00:00.000Z', '2026-11-09T06:00:02.000Z', 'Personal', NULL, 'feed', 'f1',
+                     NULL, 'to Holiday', 'g1', 'Round-up w/e 8 Nov 2026', '2026-11-02T00:00:00.000Z',
+                     '2026-11-09T00:00:00.000Z', 'Europe/London', 1, NULL, NULL, 0, '2026-11-20', '2026-11-20',
+                     2, 5000, 12000, '2026-11-09T06:00:01.000Z', '2026-11-09T06:00:01.500Z', 2,
+                     '2026-11-09T06:00:01.600Z', '2026-11-09T06:00:01.700Z', 0),
+                    ('a', '2026-11-15', 'held', 'GBP', 42, 'g1', 'Round-ups', 't2', 'HTTP 503',
+                     '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:01.000Z', 'Personal', 'held back', NULL,
+                     NULL, 'the goal was gone', NULL, NULL, 'Round-up w/e 15 Nov 2026', NULL, NULL, NULL, 1,
+                     '2026-11-11', 30, 1, NULL, NULL, NULL, NULL, NULL, '2026-11-16T06:00:00.500Z',
+                     '2026-11-16T06:00:00.500Z', 1, NULL, '2026-11-16T06:00:00.600Z', 1),
+                    ('b', '2026-11-15', 'nothing', 'EUR', 0, NULL, NULL, NULL, NULL,
+                     '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z', NULL, NULL, NULL, NULL, NULL,
+                     NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
+                     NULL, 0, NULL, NULL, 0);
+                INSERT INTO payment (accountUid, feedItemUid, weekEnd, roundUp, amount) VALUES
+                    ('a', 'p1', '2026-11-15', 42, 358);
+                """)
 
         let ledger = try Ledger(path: path)
         let weeks = try ledger.accountWeeks()
@@ -330,17 +335,13 @@ import Testing
     @Test func anOlderLedgerWhoseUidsClashIsRefusedUnchanged() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/ledger.sqlite"
-        let old = try DatabaseQueue(path: path)
-        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
-        try old.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, createdAt, updatedAt)
-                    VALUES ('a', '2026-11-15', 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z'),
-                           ('A', '2026-11-15', 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
-                    """)
-        }
-        try old.close()
+        try Self.ledgerBeforeLegs(
+            at: path,
+            rows: """
+                INSERT INTO transfer (accountUid, weekEnd, status, currency, minorUnits, createdAt, updatedAt)
+                VALUES ('a', '2026-11-15', 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z'),
+                       ('A', '2026-11-15', 'nothing', 'GBP', 0, '2026-11-16T06:00:00.000Z', '2026-11-16T06:00:00.000Z')
+                """)
         #expect {
             _ = try Ledger(path: path)
         } throws: { error in
@@ -374,9 +375,7 @@ import Testing
     @Test func anOpenWithoutTheLockLeavesAnOlderSchemaAsItIs() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/ledger.sqlite"
-        let old = try DatabaseQueue(path: path)
-        try Ledger.migrator.migrate(old, upTo: "v16: sends on the bank's clock")
-        try old.close()
+        try Self.ledgerBeforeLegs(at: path)
         #expect {
             _ = try Ledger(path: path, migrates: false)
         } throws: { error in

@@ -13,16 +13,19 @@ import RoundUpVocabulary
 struct RecordedWeeks: Sendable {
     /// Every account-week, oldest week first.
     private(set) var weeks: [AccountWeek]
+    /// Which account-weeks the ledger had when the run began.
+    private let began: Set<AccountWeekKey>
     /// The accounts runs began to work on, each with the first scheduled week begun for it.
     let known: [String: LocalDate]
 
     init(_ ledger: Ledger) throws {
         weeks = try ledger.accountWeeks()
+        began = Set(weeks.map(\.key))
         known = try ledger.knownAccounts()
     }
 
     /// Whether the ledger had `key`'s week when the run began.
-    func has(_ key: AccountWeekKey) -> Bool { weeks.contains { $0.key == key } }
+    func has(_ key: AccountWeekKey) -> Bool { began.contains(key) }
 
     /// These weeks, with those ending on `ends` (the weeks a run worked on) as the ledger
     /// has them now.
