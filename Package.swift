@@ -64,15 +64,45 @@ let package = Package(
             dependencies: ["RoundUp", "RoundUpVocabulary", "RoundUpOutput"],
             swiftSettings: strict
         ),
-        // The job: configuration, the weekly run, the commands, the watch over runs.
+        // Where roundup runs: its configuration and token, the locks beside the state
+        // directory, the crontab and systemd that schedule it, and the watch over its runs
+        // (pings, metrics, a signal).
         .target(
-            name: "RoundUpJob",
+            name: "RoundUpHost",
             dependencies: [
                 "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "StarlingAPI",
                 "CurlHTTP", "ChildProcess",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // One account-week before any money moves: its window, what the bank says of the
+        // account, its goal, the funds and forecast, and the decision safe to save makes.
+        .target(
+            name: "RoundUpWeek",
+            dependencies: ["RoundUpHost"],
+            swiftSettings: strict
+        ),
+        // An account-week's money moved once: each send and its transfer identity, the feed
+        // that confirms it, a send without an answer, other ledgers' transfers, and resolve.
+        .target(
+            name: "RoundUpTransfers",
+            dependencies: ["RoundUpWeek"],
+            swiftSettings: strict
+        ),
+        // The weekly run: each account's week worked under its lock, the run's weeks and
+        // catch-up, and the reports written from the ledger.
+        .target(
+            name: "RoundUpWeeklyRun",
+            dependencies: ["RoundUpTransfers"],
+            swiftSettings: strict
+        ),
+        // The commands (run, check, status, resolve, history), what each prints, and the
+        // manual's text.
+        .target(
+            name: "RoundUpCommands",
+            dependencies: ["RoundUpWeeklyRun"],
             swiftSettings: strict
         ),
         .target(
@@ -83,7 +113,8 @@ let package = Package(
         .executableTarget(
             name: "roundup",
             dependencies: [
-                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpReports", "RoundUpJob", "StarlingEmulator",
+                "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpReports", "RoundUpHost", "RoundUpCommands",
+                "StarlingEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,7 +162,8 @@ package.targets += [
     .testTarget(
         name: "RoundUpJobTests",
         dependencies: [
-            "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpJob", "TestSupport",
+            "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpHost", "RoundUpWeek",
+            "RoundUpTransfers", "RoundUpWeeklyRun", "RoundUpCommands", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams"),
             .product(name: "PropertyBased", package: "swift-property-based"),
         ],
@@ -142,7 +174,8 @@ package.targets += [
     .testTarget(
         name: "CLITests",
         dependencies: [
-            "roundup", "RoundUpLedger", "RoundUpJob", "RoundUpVocabulary", "TestSupport", "ChildProcess",
+            "roundup", "RoundUpLedger", "RoundUpHost", "RoundUpCommands", "RoundUpVocabulary", "TestSupport",
+            "ChildProcess",
             .product(name: "GRDB", package: "GRDB.swift"),
         ],
         swiftSettings: strict

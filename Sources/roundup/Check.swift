@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RoundUpJob
+import RoundUpCommands
 
 extension Roundup {
     struct Check: AsyncParsableCommand {

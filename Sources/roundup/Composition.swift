@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
+import RoundUpHost
 import RoundUpReports
 import RoundUpVocabulary
 import StarlingAPI

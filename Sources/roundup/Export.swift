@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import RoundUp
-import RoundUpJob
 import RoundUpReports
 
 extension Roundup {

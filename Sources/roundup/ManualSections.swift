@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import RoundUpJob
+import RoundUpCommands
+import RoundUpHost
 
 extension Roundup {
     /// `roundup manual-sections`: the man page's ENVIRONMENT, FILES, CONFIGURATION and EXIT

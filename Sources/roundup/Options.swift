@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RoundUp
-import RoundUpJob
+import RoundUpHost
 import RoundUpOutput
 import RoundUpReports
 import RoundUpVocabulary

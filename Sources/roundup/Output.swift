@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
+import RoundUpHost
 import RoundUpOutput
 import RoundUpVocabulary
 import StarlingAPI

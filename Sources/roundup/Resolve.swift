@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
 
 extension Roundup {
     struct Resolve: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
 import RoundUpOutput
 import RoundUpVocabulary
 

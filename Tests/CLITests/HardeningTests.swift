@@ -5,7 +5,7 @@ import StarlingEmulator
 import TestSupport
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 
 /// Promises the README makes that a careless or hostile surrounding tries: numbers written
 /// in another notation, and more. Each runs the built binary and says what it did, for

@@ -1,7 +1,7 @@
 import ChildProcess
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpHost
 import StarlingEmulator
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 @testable import roundup
 
 /// The crontab check and the recording of a run whose flags could not be parsed read the

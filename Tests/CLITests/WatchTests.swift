@@ -1,7 +1,6 @@
 import ChildProcess
 import Foundation
 import RoundUp
-import RoundUpJob
 import RoundUpLedger
 import StarlingEmulator
 import TestSupport

@@ -2,9 +2,10 @@ import Foundation
 import RoundUp
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 @testable import RoundUpLedger
 @testable import RoundUpVocabulary
+@testable import RoundUpWeek
 
 /// The decision for one account's week, from what was read, without any server.
 struct AccountDecisionTests {

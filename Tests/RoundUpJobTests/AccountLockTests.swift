@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 
 /// The account lock's name: one per bank and account, however the bank's address is written.
 @Suite struct AccountLockTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 
 /// The words a config may name for account types, sources and spending categories are the
 /// bank's own, as its OpenAPI description lists them: every one it defines is accepted,

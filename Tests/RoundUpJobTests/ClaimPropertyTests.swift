@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
 import RoundUpVocabulary
 import StarlingEmulator
 import Synchronization

@@ -1,7 +1,6 @@
 import CurlHTTP
 import Foundation
 import RoundUp
-import RoundUpJob
 import StarlingEmulator
 import TestSupport
 import Testing

@@ -3,7 +3,7 @@ import StarlingEmulator
 import TestSupport
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 
 /// Arbitrary and mutated config files never crash settings resolution: each one either
 /// resolves or is refused with a message that says what is wrong, in words.

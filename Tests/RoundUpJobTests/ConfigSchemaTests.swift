@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import Yams
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 
 /// `schema/config-v1.schema.json`, the example config and the settings the code reads say
 /// the same: the same keys, and the same words for the settings that take a few.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpCommands
+@testable import RoundUpHost
 @testable import RoundUpReports
 @testable import RoundUpVocabulary
 

@@ -1,6 +1,6 @@
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
 import RoundUpVocabulary
 import StarlingEmulator
 import TestSupport

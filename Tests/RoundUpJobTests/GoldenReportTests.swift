@@ -1,6 +1,6 @@
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpHost
 import StarlingEmulator
 import TestSupport
 import Testing

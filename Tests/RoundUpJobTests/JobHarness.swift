@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
+import RoundUpHost
 import RoundUpLedger
 import RoundUpReports
 import RoundUpVocabulary

@@ -5,7 +5,6 @@ import RoundUpOutput
 import TestSupport
 import Testing
 
-@testable import RoundUpJob
 @testable import RoundUpLedger
 @testable import RoundUpVocabulary
 

@@ -1,5 +1,6 @@
 import Foundation
-import RoundUpJob
+import RoundUpCommands
+import RoundUpHost
 import RoundUpVocabulary
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import RoundUp
-import RoundUpJob
 import StarlingEmulator
 import TestSupport
 import Testing

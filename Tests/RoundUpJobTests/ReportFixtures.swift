@@ -2,7 +2,6 @@ import Foundation
 import RoundUp
 import TestSupport
 
-@testable import RoundUpJob
 @testable import RoundUpReports
 
 /// Reports made by hand, for the tests that hold the JSON writer, the Markdown and the

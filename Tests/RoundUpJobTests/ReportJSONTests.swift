@@ -5,7 +5,6 @@ import StarlingEmulator
 import TestSupport
 import Testing
 
-@testable import RoundUpJob
 @testable import RoundUpOutput
 @testable import RoundUpReports
 

@@ -4,9 +4,11 @@ import StarlingAPI
 import TestSupport
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpHost
 @testable import RoundUpReports
 @testable import RoundUpVocabulary
+@testable import RoundUpWeek
+@testable import RoundUpWeeklyRun
 
 /// `schema/report-v1.schema.json` is written by hand; these hold it to the report's
 /// writer and to the lists the code keeps: each object's properties are the keys it is

@@ -1,5 +1,5 @@
 import RoundUp
-import RoundUpJob
+import RoundUpHost
 import StarlingEmulator
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@ import PropertyBased
 import RoundUp
 import Testing
 
-@testable import RoundUpJob
+@testable import RoundUpWeek
 
 /// The week's decision measured against the forecast's low point, without any server:
 /// thousands of generated months of standing orders, direct debits and goal transfers,

@@ -2,7 +2,6 @@ import Foundation
 import RoundUp
 import Testing
 
-@testable import RoundUpJob
 @testable import RoundUpReports
 @testable import RoundUpVocabulary
 

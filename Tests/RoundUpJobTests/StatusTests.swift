@@ -1,6 +1,7 @@
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpCommands
+import RoundUpHost
 import RoundUpLedger
 import RoundUpVocabulary
 import StarlingEmulator

@@ -1,7 +1,8 @@
 import Foundation
 import RoundUp
-import RoundUpJob
+import RoundUpTransfers
 import RoundUpVocabulary
+import RoundUpWeek
 import TestSupport
 import Testing
 

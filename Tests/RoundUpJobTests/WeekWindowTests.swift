@@ -2,8 +2,8 @@ import Foundation
 import RoundUp
 import Testing
 
-@testable import RoundUpJob
 @testable import RoundUpVocabulary
+@testable import RoundUpWeek
 
 /// An account's bounds for a week, from its neighbouring weeks in the ledger alone.
 struct WeekWindowTests {

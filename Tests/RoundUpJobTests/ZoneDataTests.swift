@@ -3,9 +3,9 @@ import RoundUp
 import TestSupport
 import Testing
 
-@testable import RoundUpJob
 @testable import RoundUpReports
 @testable import RoundUpVocabulary
+@testable import RoundUpWeeklyRun
 
 /// The zone files are looked for before a time is formatted: without them Foundation's
 /// formatter stops the process. scripts/package-test removes the real ones in a Debian root

@@ -1,0 +1,424 @@
+import Foundation
+package import Logging
+package import RoundUp
+package import RoundUpHost
+package import RoundUpLedger
+import RoundUpOutput
+import RoundUpReports
+package import RoundUpVocabulary
+package import RoundUpWeek
+package import StarlingAPI
+
+/// Moving a week's money: look in the feed first when its outcome is not known, record the
+/// intent before sending, and the outcome after. A transfer whose outcome is unknown is
+/// never sent again blindly: the bank does not promise to recognise a repeated transfer uid.
+package struct TransferSender: Sendable {
+    package let bank: BankClient
+    let ledger: Ledger
+    let rules: RuleSettings
+    /// Searches of the feed, which write nothing, and what is written of a week they settle.
+    package let search: FeedSearch
+    let records: WeekRecords
+    package let goals: GoalResolver
+    /// What the run has learnt of each account, for its later weeks.
+    let memory: AccountMemory
+    let logger: Logger
+    let now: @Sendable () -> Instant
+
+    package init(
+        bank: BankClient, ledger: Ledger, rules: RuleSettings, search: FeedSearch, records: WeekRecords,
+        goals: GoalResolver, memory: AccountMemory, logger: Logger, now: @escaping @Sendable () -> Instant
+    ) {
+        self.bank = bank
+        self.ledger = ledger
+        self.rules = rules
+        self.search = search
+        self.records = records
+        self.goals = goals
+        self.memory = memory
+        self.logger = logger
+        self.now = now
+    }
+
+    /// How much the account can spare, measured before a recorded transfer is sent again.
+    var measure: WeekMeasure { WeekMeasure(bank: bank, rules: rules, memory: memory, logger: logger, now: now) }
+
+    /// The week's transfer with its goal: the goal found (once per run), or created unless
+    /// `dryRun`. A goal that did not become active holds the week (a real run records it for
+    /// a person).
+    package func intent(
+        _ amount: Money, note: String?, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool,
+        scopes: Set<String>, listedGoals: [SavingsGoal]? = nil, forecast: ForecastSummary? = nil
+    ) async throws(AccountFailure) -> TransferIntent {
+        do {
+            let goal: GoalChoice
+            if let known = memory.goal(of: account.uid) {
+                goal = known
+            } else {
+                goal = try await goals.resolve(for: account, dryRun: dryRun, scopes: scopes, listed: listedGoals)
+                memory.remember(goal: goal, of: account.uid)
+            }
+            return TransferIntent(
+                amount: amount, note: note, account: account, week: week, goal: goal, payments: plan.counted,
+                forecast: forecast)
+        } catch {
+            if error.held, let waited = error.goal, waited.uid != nil, !dryRun {
+                let held = TransferIntent(
+                    amount: amount, note: note, account: account, week: week, goal: waited, payments: plan.counted,
+                    forecast: forecast)
+                var entry = held.entry(status: .held)
+                entry.reason = error.reason
+                try AccountFailure.ledgerWrite("record the held week") {
+                    try ledger.recordDecision(entry, counting: held.payments, at: now())
+                }
+            }
+            throw error
+        }
+    }
+
+    /// Moves the week's money into its goal (a dry run says what it would do).
+    package func transfer(_ intent: TransferIntent, account: Account, week: Week, dryRun: Bool)
+        async throws(AccountFailure)
+        -> AccountOutcome
+    {
+        guard intent.transferUid != nil else {
+            return .wouldDo(
+                "a real run would create the goal \"\(intent.goal.name)\" and move \(intent.amount) into it"
+                    + intent.reduced)
+        }
+        return try await transferNew(
+            intent.entry(status: .pending), intent: intent, account: account, week: week, dryRun: dryRun)
+    }
+
+    /// The first transfer of a week this ledger has never seen. The feed is searched first:
+    /// a transfer there that looks like this week's is another week's or another ledger's
+    /// (another state directory, or this one before it was restored from a backup), and
+    /// holds the week for a person, who may say it is this week's (`resolve --check --accept`).
+    private func transferNew(
+        _ entry: AccountWeek, intent: TransferIntent, account: Account, week: Week, dryRun: Bool
+    ) async throws(AccountFailure) -> AccountOutcome {
+        let into = "\(intent.amount) into \"\(intent.goal.name)\""
+        var entry = entry
+        let time = search.time
+        var (check, other, goalTotal) = try await lookBeforeSending(
+            entry, leg: entry.firstLeg, since: time.bank(week.end), firstTime: true, payments: intent.payments,
+            amount: intent.amount,
+            account: account, week: week, dryRun: dryRun)
+        entry.otherWeekEnd = other?.otherWeekEnd
+        entry.sharedMinorUnits = other?.shared
+        // Before its first send a week has no transfer of its own: one that looks like it is
+        // another week's, or another ledger's, and never "already moved".
+        if case .arrived(let found) = check { check = .unclear(TransferCheck.lookAlike(found, of: entry)) }
+        if dryRun {
+            let preview =
+                switch check {
+                case .arrived, .absent:
+                    time.tooFar.map { "a real run would send nothing: \($0)" }
+                        ?? "a real run would move \(into)\(intent.reduced)"
+                case .unclear(let reason): TransferCheck.wouldHold(reason)
+                }
+            return .wouldDo(preview)
+        }
+        if let refusal = time.refusal { throw AccountFailure(.temporaryFailure, refusal) }
+        if case .unclear(let reason) = check {
+            entry.decide(.held)
+            entry.reason = reason
+            try AccountFailure.ledgerWrite("record the held week") {
+                try ledger.recordDecision(entry, counting: intent.payments, at: now())
+            }
+            throw AccountFailure.held(reason)
+        }
+        let recordedAt = now()
+        try AccountFailure.ledgerWrite("record the transfer before sending it") {
+            try ledger.recordDecision(entry, counting: intent.payments, at: recordedAt)
+        }
+        // A feed search after a failed send starts from here: before the request went out.
+        entry.createdAt = recordedAt.iso8601
+        logger.info(
+            "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.firstLeg.transferUid ?? ""))"
+        )
+        try await send(entry, leg: entry.firstLeg, account: account, goalBefore: goalTotal)
+        // A goal this run made is said where the dry run said it would make it.
+        let made = intent.goal.created ? ", a goal this run created" : ""
+        return .transferred("moved \(into)\(made)\(intent.reduced)")
+    }
+
+    /// What the feed says before `entry`'s week is sent, first or again: `TransferCheck.decide`
+    /// on the transfers since `since` (the week's end, or its first send, on the bank's
+    /// clock); and when that shows no
+    /// sign of it, another ledger's transfer since the week began that names a week sharing
+    /// its days (`otherLedgersHold`), which holds it, with that week and how much of this
+    /// week's amount its days may account for.
+    /// Unless `dryRun`, the goal's total is read beside the feed: what a send is measured
+    /// against if its answer is lost (nil when it could not be read).
+    private func lookBeforeSending(
+        _ entry: AccountWeek, leg: TransferLeg, since: Instant, firstTime: Bool, payments: [CountedTransaction],
+        amount: Money,
+        account: Account, week: Week, dryRun: Bool
+    ) async throws(AccountFailure) -> (check: TransferCheck, other: OtherLedgerHold?, goalTotal: Int64?) {
+        // Beside the feed, in a task of its own, awaited before anything is thrown.
+        let totalRead = Task { dryRun ? nil : await self.goalTotal(of: entry, leg: leg) }
+        let transfers = await AccountFailure.result { () async throws(AccountFailure) in
+            try await search.transfers(
+                for: entry, account: account, since: since, firstTime: firstTime,
+                readingFrom: search.time.bank(week.start))
+        }
+        let total = await totalRead.value
+        let (feed, sought) = try transfers.get()
+        let others = try search.entries(of: account)
+        let check = search.decide(sought, entry: entry, feed: sought.recent(feed), ledger: others)
+        guard case .absent = check,
+            let hold = OtherLedgerHold.find(
+                in: feed, ledger: others, week: week, payments: payments, amount: amount,
+                multiplier: rules.policy.multiplier)
+        else { return (check, nil, total) }
+        return (.unclear(hold.reason), hold, total)
+    }
+
+    /// The week already has a ledger entry: say what it holds, or finish a transfer whose
+    /// outcome was never recorded: found in the feed, or sent with the same transfer uid and amount.
+    /// A transfer sent again is measured first (`WeekMeasure.resend`); what it was measured
+    /// against goes into `found`, for the report.
+    package func resume(
+        _ entry: AccountWeek, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool, scopes: Set<String>,
+        found: inout AccountFindings
+    ) async throws(AccountFailure) -> AccountOutcome {
+        let recorded = Money(minorUnits: entry.minorUnits, currency: plan.currency)
+        let differs = recorded != plan.total ? " (this week's feed now gives \(plan.total))" : ""
+        let goalName = entry.firstLeg.goalName ?? "the goal"
+        switch entry.status {
+        case .done:
+            let how = entry.firstLeg.confirmation == .feed ? ", found in the feed" : ""
+            return .alreadyTransferred("an earlier run moved \(recorded) into \"\(goalName)\"\(how)\(differs)")
+        case .nothing:
+            // A week whose round-up was held back says why, not that there was none.
+            if let note = entry.note { return .heldBack("an earlier run moved nothing: \(note)") }
+            return .nothingToMove("an earlier run found nothing to move\(differs)")
+        case .abandoned:
+            return .abandoned("a person abandoned this week: \(entry.reason ?? "no reason given")")
+        case .held:
+            return .held(AccountFailure.heldForAPerson(entry.reason ?? "no reason recorded"))
+        case .pending:
+            var outcome = try await finishUnconfirmed(
+                entry, recorded: recorded, payments: plan.counted, account: account, week: week, dryRun: dryRun,
+                scopes: scopes, found: &found)
+            // Money that moved, now or before, is told against what the feed gives today.
+            if outcome.fate.kind == .moved { outcome.detail += differs }
+            return outcome
+        }
+    }
+
+    /// A transfer an earlier run recorded but never saw confirmed: found in the feed, sent
+    /// again with the same transfer uid when the feed shows no sign of it, or held.
+    private func finishUnconfirmed(
+        _ entry: AccountWeek, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
+        dryRun: Bool, scopes: Set<String>, found: inout AccountFindings
+    ) async throws(AccountFailure) -> AccountOutcome {
+        // The transfer to finish: a week's one leg.
+        let leg = entry.firstLeg
+        let goalName = leg.goalName ?? "the goal"
+        // Another ledger's transfer may have come since the intent.
+        var (check, other, goalTotal) = try await lookBeforeSending(
+            entry, leg: leg, since: search.ownSearchStart(entry), firstTime: false, payments: payments,
+            amount: recorded,
+            account: account, week: week, dryRun: dryRun)
+        let tooSoon = tooSoonToSendAgain(entry, leg: leg)
+        // A week recorded but never sent has no transfer of its own in the feed.
+        if case .arrived(let found) = check, !leg.mayHaveBeenSent {
+            check = .unclear(TransferCheck.lookAlike(found, of: entry))
+        }
+        let begun = "the transfer of \(recorded) into \"\(goalName)\" begun by an earlier run"
+        if dryRun {
+            let preview =
+                switch check {
+                case .arrived(let found):
+                    "\(begun) arrived (\(found.described)); a real run would record it and send nothing"
+                case .unclear(let reason): TransferCheck.wouldHold(reason)
+                case .absent:
+                    search.time.tooFar.map { "a real run would send nothing: \($0)" }
+                        ?? tooSoon.map { "\($0): a real run would wait" }
+                        ?? Self.goalGrewReason(entry, leg: leg).map(TransferCheck.wouldHold)
+                }
+            if let preview { return .wouldDo(preview) }
+            let absent =
+                "the feed does not show the unconfirmed transfer of \(recorded) into \"\(goalName)\" from an earlier run"
+            if case .heldBack(let outcome, let forecast) = try await measure.resend(
+                entry, account: account, scopes: scopes, dryRun: true)
+            {
+                (found.balance, found.forecast) = (outcome, forecast)
+                return .wouldDo("\(absent); a real run would not send it again: \(outcome.note ?? "")")
+            }
+            found.sentAgain = true
+            return .wouldDo("\(absent); a real run would send it again with the same transfer uid")
+        }
+        switch check {
+        case .arrived(let found):
+            try records.recordFound(found, for: entry, leg: leg)
+            let gone = await search.goalIsGone(entry, account: account) ? "; the goal no longer exists" : ""
+            return .alreadyTransferred(
+                "\(begun) arrived: found in the feed (\(found.described)); nothing was sent\(gone)")
+        case .unclear(let reason):
+            try records.hold(entry, reason: reason, otherLedger: other)
+        case .absent:
+            if let tooSoon {
+                try? ledger.recordFailure(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, error: tooSoon,
+                    at: now())
+                throw AccountFailure(.temporaryFailure, "\(tooSoon): the next run looks again")
+            }
+            if let grew = Self.goalGrewReason(entry, leg: leg) { try records.hold(entry, reason: grew) }
+            switch try await measure.resend(entry, account: account, scopes: scopes, dryRun: false) {
+            case .heldBack(let outcome, let forecast):
+                (found.balance, found.forecast, found.movement) = (outcome, forecast, nil)
+                return .heldBack("\(begun) was not sent again: \(try holdBack(entry, outcome, forecast))")
+            case .fits(let forecast):
+                found.forecast = forecast
+            }
+            try await send(entry, leg: leg, account: account, goalBefore: goalTotal)
+            found.sentAgain = true
+            return .transferred("completed \(begun)")
+        }
+    }
+
+    /// Ends `entry`'s week held back: its recorded transfer, about to be sent again, no
+    /// longer fits (`outcome` says why). Nothing moved and its payments stay counted, as for a
+    /// week decided without room. Returns the reason, as the ledger records it.
+    func holdBack(_ entry: AccountWeek, _ outcome: BalanceOutcome, _ forecast: Forecast?) throws(AccountFailure)
+        -> String
+    {
+        let note = outcome.note ?? "held back \(entry.amountText)"
+        try AccountFailure.ledgerWrite("record the week held back") {
+            try ledger.recordHeldBack(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, note: note,
+                forecast: ForecastSummary(forecast, outcome), at: now())
+        }
+        logger.notice("\(entry.label): \(entry.amountText) not sent again: \(note)")
+        return note
+    }
+
+    /// Sends a recorded transfer and records its outcome. When the bank may have acted
+    /// without saying so, it is sent again in this run only on evidence that the money did
+    /// not move (`settleUnanswered`), and at most once. `goalBefore` is the goal's total read
+    /// just before (nil when it could not be read). A run (`byRun`) sends a week at most
+    /// `maxSends` times in all, then holds it, and each of its sends leaves the week owing
+    /// its report until the run writes it; a person's `resolve --retry` is not capped, and
+    /// says what it did itself. Returns once the money has arrived.
+    func send(_ entry: AccountWeek, leg: TransferLeg, account: Account, goalBefore: Int64?, byRun: Bool = true)
+        async throws(AccountFailure)
+    {
+        guard let goalUid = leg.goalUid, let transferUid = leg.transferUid,
+            let place = entry.legs.firstIndex(where: { $0.index == leg.index })
+        else {
+            throw AccountFailure(.dataError, "the ledger entry for this week has no goal or transfer uid")
+        }
+        let amount = CurrencyAndAmount(currency: entry.currency, minorUnits: leg.minorUnits)
+        var (before, sends, resent) = (goalBefore, leg.sends, false)
+        // The week and the leg as each send leaves them: feed searches look up to the latest send.
+        var (entry, leg) = (entry, leg)
+        while true {
+            let time = search.time
+            if let refusal = time.refusal {
+                try? ledger.recordFailure(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, error: refusal,
+                    at: now())
+                throw AccountFailure(.temporaryFailure, refusal)
+            }
+            if byRun, sends >= Self.maxSends {
+                try records.hold(
+                    entry,
+                    reason:
+                        "the transfer of \(entry.amountText(of: leg)) was sent \(sends) times without the bank confirming "
+                        + "it, and the feed shows none of them: it is not sent again by a run. `roundup resolve "
+                        + "--check` records it once the feed shows it; `--retry` sends it once more; `--abandon "
+                        + "REASON` gives it up")
+            }
+            // Each send is recorded, on the bank's clock, before it goes out.
+            let previous = (bank: leg.lastSentAt, local: leg.lastSentOn)
+            let sentAt = time.bank(now())
+            try AccountFailure.ledgerWrite("record the send before it goes out") {
+                try ledger.recordSend(
+                    accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index, bankTime: sentAt,
+                    owesReport: byRun, at: now()
+                )
+            }
+            sends += 1
+            (leg.sends, leg.lastSentAt, leg.lastSentOn) = (sends, sentAt, now())
+            leg.firstSentAt = leg.firstSentAt ?? sentAt
+            entry.legs[place] = leg
+            do throws(BankError) {
+                let answer = try await bank.addMoney(
+                    accountUid: entry.accountUid, goalUid: goalUid, transferUid: transferUid, amount: amount,
+                    reference: leg.reference)
+                guard answer.success != false else {
+                    throw BankError.refused(
+                        endpoint: "PUT add-money", status: 200, messages: ["the bank answered success: false"])
+                }
+            } catch {
+                switch try await settleUnanswered(
+                    entry, leg: leg, error: error, account: account, goalBefore: before, mayResend: !resent,
+                    previous: previous)
+                {
+                case .arrived: return
+                case .sendAgain(let total):
+                    (before, resent) = (total, true)
+                    continue
+                }
+            }
+            break
+        }
+        do {
+            try ledger.recordDone(
+                accountUid: entry.accountUid, weekEnd: entry.weekEnd, leg: leg.index,
+                confirmedAt: search.time.bank(now()), at: now())
+        } catch {
+            throw AccountFailure(
+                .temporaryFailure,
+                "the bank confirmed the transfer, but the ledger could not record it (\(plainDescription(error))); "
+                    + "the next run finds it in the feed and does not send it again")
+        }
+        let goal = leg.goalName ?? goalUid
+        logger.notice(
+            "\(entry.label): the bank confirmed \(entry.amountText(of: leg)) into \"\(goal)\" (transfer \(transferUid))"
+        )
+    }
+}
+
+/// A week's transfer once its goal is chosen: what moves, where to, and under which uid.
+package struct TransferIntent {
+    package let amount: Money
+    /// Why less than the week's round-up moves (a minimum balance held some back).
+    let note: String?
+    package let account: Account
+    let week: Week
+    package let goal: GoalChoice
+    /// The payments the week counted, recorded with its decision.
+    let payments: [CountedTransaction]
+    /// What the bank had scheduled before payday, in sum, when the week was measured against it.
+    var forecast: ForecastSummary? = nil
+
+    /// Derived from the account, the goal and the week; nil while the goal does not exist.
+    package var transferUid: String? {
+        goal.uid.map { TransferUID.transferUid(accountUid: account.uid, goalUid: $0, weekEnd: week.endDate) }
+    }
+
+    /// What the report shows of it.
+    package var movement: Movement { Movement(amount: amount, goal: goal.report, transferUid: transferUid) }
+
+    /// The note as the end of a sentence: " (reduced from …)".
+    var reduced: String { note.map { " (\($0))" } ?? "" }
+
+    /// The reference the saver sees on the transfer: the week, in words.
+    var reference: String { TransferReference.forWeek(endingOn: week.endDate) }
+
+    /// The ledger entry that records it, with `status`.
+    func entry(status: WeekState) -> AccountWeek {
+        var entry = AccountWeek(
+            accountUid: account.uid, weekEnd: week.endDate, status: status, currency: amount.currency.code,
+            minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,
+            accountName: account.name, note: note)
+        entry.firstLeg.reference = reference
+        entry.forecast = forecast
+        entry.bound(to: week)
+        return entry
+    }
+}

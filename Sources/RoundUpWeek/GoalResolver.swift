@@ -1,0 +1,210 @@
+import Foundation
+public import Logging
+public import RoundUp
+public import RoundUpHost
+package import RoundUpReports
+public import StarlingAPI
+
+/// The goal an account's week goes into, and its report entry.
+package struct GoalChoice {
+    /// Nil when the goal does not exist yet and a dry run would create it.
+    package var uid: String?
+    package var name: String
+    package var created = false
+    /// What the goal holds, as the bank said when the run read it, with the run's transfers
+    /// into it since; nil when the bank did not say.
+    package var saved: Money?
+    /// The goal's own target, else the configured `newGoalTarget` for its currency.
+    var target: Money?
+
+    package var report: GoalReport {
+        GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil, saved: saved, target: target)
+    }
+}
+
+/// Finds the goal each account saves into: the one configured by uid for the account, or
+/// the goal in the account's currency with the configured name (an active one first),
+/// created when there is none (except in a dry run).
+public struct GoalResolver: Sendable {
+    package let bank: BankClient
+    /// The goals the settings choose.
+    package let configured: GoalSettings
+    let logger: Logger
+
+    public init(bank: BankClient, goals: GoalSettings, logger: Logger) {
+        self.bank = bank
+        self.configured = goals
+        self.logger = logger
+    }
+
+    /// For `roundup check`: which goal a run would use for `account`, said in words, or
+    /// what is wrong. Reads only.
+    public func describe(for account: Account, scopes: Set<String>) async -> (ok: Bool, text: String) {
+        do throws(AccountFailure) {
+            let goal = try await resolve(for: account, dryRun: true, scopes: scopes)
+            if let uid = goal.uid { return (true, "saves into \"\(goal.name)\" (\(uid))") }
+            guard scopes.contains(TokenScopes.createGoalScope) else {
+                return (
+                    false,
+                    "has no active \(account.currencyCode) goal named \"\(goal.name)\", and the token lacks "
+                        + "\(TokenScopes.createGoalScope) to create one: create the goal in the app, or use a token with that scope"
+                )
+            }
+            return (true, "has no goal named \"\(goal.name)\" yet; the first run creates it")
+        } catch {
+            return (false, error.message)
+        }
+    }
+
+    /// The goal for `account`, created if needed unless `dryRun`. A goal of that name that
+    /// is being created, is pending or is being restored is waited for and used, never
+    /// duplicated; one still not active after `configured.activationWait` holds the week.
+    package func resolve(for account: Account, dryRun: Bool, scopes: Set<String>, listed: [SavingsGoal]? = nil)
+        async throws(AccountFailure) -> GoalChoice
+    {
+        let goals = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await liveGoals(of: account, listed: listed)
+        }
+        if let wanted = configured.goalUids[account.uid] {
+            guard let goal = goals.first(where: { $0.savingsGoalUid == wanted }) else {
+                throw AccountFailure(
+                    .configuration,
+                    "the goal \(wanted) configured for this account is not one of its \(account.currencyCode) goals "
+                        + "(archived goals do not count)")
+            }
+            return try await usable(goal, of: account, dryRun: dryRun)
+        }
+        let name = configured.savingsGoalName
+        let matches = goals.filter { $0.isNamed(name) }
+        if let goal = matches.first(where: \.isActive) ?? matches.first {
+            if matches.count > 1 {
+                logger.warning(
+                    "\(account.label): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
+            }
+            logger.info("\(account.label): saves into \"\(goal.name)\" (\(goal.savingsGoalUid))")
+            return try await usable(goal, of: account, dryRun: dryRun)
+        }
+        if dryRun { return GoalChoice(uid: nil, name: name, target: configuredTarget(for: account)) }
+        guard scopes.contains(TokenScopes.createGoalScope) else {
+            throw AccountFailure(
+                .permissionDenied,
+                "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
+                    + "\(TokenScopes.createGoalScope) to create one")
+        }
+        let created = try await create(name, for: account)
+        return try await waitUntilActive(created, of: account)
+    }
+
+    /// For `roundup resolve --redirect`: the account's goal `wanted` (a uid, or a name in any
+    /// case), once it is active.
+    package func named(_ wanted: String, for account: Account) async throws(AccountFailure) -> (
+        uid: String, name: String
+    ) {
+        let goals = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await liveGoals(of: account)
+        }
+        let byUid = Uid.uuid(wanted).flatMap { uid in goals.first { $0.savingsGoalUid == uid } }
+        guard let goal = byUid ?? goals.first(where: { $0.isNamed(wanted) }) else {
+            throw AccountFailure(
+                .configuration,
+                "\(account.label) has no \(account.currencyCode) goal named or with the uid \"\(wanted)\" "
+                    + "(archived goals do not count)")
+        }
+        let choice = try await usable(goal, of: account, dryRun: false)
+        return (choice.uid ?? goal.savingsGoalUid, choice.name)
+    }
+
+    /// `goal`, once it can take money: at once when active, after a bounded wait when it
+    /// is being created, pending or being restored (a dry run does not wait).
+    private func usable(_ goal: SavingsGoal, of account: Account, dryRun: Bool) async throws(AccountFailure)
+        -> GoalChoice
+    {
+        let choice = GoalChoice(
+            uid: goal.savingsGoalUid, name: goal.name, saved: money(goal.totalSaved, of: account),
+            target: money(goal.target, of: account) ?? configuredTarget(for: account))
+        guard !goal.isActive, !dryRun else { return choice }
+        logger.info("\(account.label): the goal \"\(goal.name)\" is \(goal.state ?? "not active"); waiting for it")
+        return try await waitUntilActive(choice, of: account)
+    }
+
+    /// Reads the account's goals until `choice` is active, for at most `configured.activationWait`.
+    private func waitUntilActive(_ choice: GoalChoice, of account: Account) async throws(AccountFailure)
+        -> GoalChoice
+    {
+        let deadline = ContinuousClock.now + configured.activationWait
+        var state = "not active"
+        while true {
+            let goals = try await AccountFailure.bankCall { () async throws(BankError) in
+                try await bank.savingsGoals(accountUid: account.uid)
+            }
+            guard let goal = goals.first(where: { $0.savingsGoalUid == choice.uid })
+            else {
+                // Just created: the bank may not list it yet.
+                state = "not listed yet"
+                guard ContinuousClock.now < deadline else { break }
+                try? await Task.sleep(for: .milliseconds(500))
+                continue
+            }
+            if goal.isActive { return choice }
+            state = goal.state ?? state
+            guard !goal.isArchived else {
+                throw AccountFailure(.configuration, "the goal \"\(choice.name)\" was archived while the job waited")
+            }
+            guard ContinuousClock.now < deadline else { break }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        throw AccountFailure.held(
+            "the goal \"\(choice.name)\" (\(choice.uid ?? "new")) is still \(state) after "
+                + "\(configured.activationWait.inSeconds); nothing was moved",
+            goal: choice)
+    }
+
+    private func create(_ name: String, for account: Account) async throws(AccountFailure) -> GoalChoice {
+        let target = configured.newGoalTargets[account.currencyCode].map {
+            CurrencyAndAmount(currency: $0.currency.code, minorUnits: $0.minorUnits)
+        }
+        let uid = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.createSavingsGoal(
+                accountUid: account.uid, name: name, currency: account.currencyCode, target: target,
+                existing: { () async throws(BankError) in
+                    try await liveGoals(of: account).first { $0.isNamed(name) }?.savingsGoalUid
+                })
+        }
+        logger.notice("\(account.label): created the goal \"\(name)\" (\(uid))")
+        let zero = Currency(code: account.currencyCode).map { Money(minorUnits: 0, currency: $0) }
+        return GoalChoice(uid: uid, name: name, created: true, saved: zero, target: configuredTarget(for: account))
+    }
+
+    /// The `newGoalTarget` configured for the account's currency.
+    private func configuredTarget(for account: Account) -> Money? {
+        configured.newGoalTargets[account.currencyCode]
+    }
+
+    /// The bank's `amount`, when it is in the account's currency.
+    private func money(_ amount: CurrencyAndAmount?, of account: Account) -> Money? {
+        guard let amount, amount.currency == account.currencyCode, let currency = Currency(code: amount.currency)
+        else { return nil }
+        return Money(minorUnits: amount.minorUnits, currency: currency)
+    }
+
+    /// The account's goals in its currency that are not archived or being archived: the
+    /// active ones, and those being created, pending or being restored.
+    private func liveGoals(of account: Account, listed: [SavingsGoal]? = nil) async throws(BankError) -> [SavingsGoal] {
+        let goals: [SavingsGoal]
+        if let listed { goals = listed } else { goals = try await bank.savingsGoals(accountUid: account.uid) }
+        return goals.filter { goal in
+            !goal.isArchived && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
+        }
+    }
+}
+
+extension SavingsGoal {
+    fileprivate func isNamed(_ wanted: String) -> Bool {
+        name.compare(wanted, options: [.caseInsensitive]) == .orderedSame
+    }
+
+    /// Takes money: ACTIVE, or no state at all (older API versions).
+    fileprivate var isActive: Bool { state == nil || state == "ACTIVE" }
+
+    var isArchived: Bool { state == "ARCHIVED" || state == "ARCHIVING" }
+}
