@@ -143,40 +143,83 @@ package.targets += [
         path: "Tests/TestSupport",
         swiftSettings: strict
     ),
+    // The real job in-process, through libcurl, against the emulator: for the tests of the
+    // rooms a weekly run crosses.
+    .target(
+        name: "JobTestSupport",
+        dependencies: [
+            "RoundUpCommands", "TestSupport", "StarlingEmulator", .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Tests/JobTestSupport",
+        swiftSettings: strict
+    ),
+    // Each library target's tests, in a target of its own name.
     .testTarget(
         name: "RoundUpTests",
         dependencies: ["RoundUp", .product(name: "PropertyBased", package: "swift-property-based")],
         swiftSettings: strict
     ),
+    .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport"], swiftSettings: strict),
+    .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", "TestSupport"], swiftSettings: strict),
     .testTarget(
         name: "StarlingAPITests",
-        dependencies: ["StarlingAPI", "StarlingEmulator", "TestSupport"],
+        dependencies: [
+            "StarlingAPI", "StarlingEmulator", "TestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ],
         resources: [.copy("Fixtures")],
         swiftSettings: strict
     ),
     .testTarget(
-        name: "CurlHTTPTests",
-        dependencies: ["CurlHTTP", "TestSupport"],
+        name: "StarlingEmulatorTests", dependencies: ["StarlingEmulator", "TestSupport"], swiftSettings: strict),
+    .testTarget(name: "RoundUpVocabularyTests", dependencies: ["RoundUpVocabulary"], swiftSettings: strict),
+    .testTarget(name: "RoundUpOutputTests", dependencies: ["RoundUpOutput", "TestSupport"], swiftSettings: strict),
+    .testTarget(
+        name: "RoundUpLedgerTests",
+        dependencies: ["RoundUpLedger", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
         swiftSettings: strict
     ),
     .testTarget(
-        name: "RoundUpJobTests",
+        name: "RoundUpReportsTests",
+        dependencies: ["RoundUpReports", "RoundUpWeeklyRun", "JobTestSupport", "TestSupport"],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "RoundUpHostTests",
+        dependencies: ["RoundUpHost", "TestSupport", .product(name: "Yams", package: "Yams")],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "RoundUpWeekTests",
+        dependencies: ["RoundUpWeek", .product(name: "PropertyBased", package: "swift-property-based")],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "RoundUpTransfersTests",
         dependencies: [
-            "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "RoundUpHost", "RoundUpWeek",
-            "RoundUpTransfers", "RoundUpWeeklyRun", "RoundUpCommands", "TestSupport",
-            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams"),
+            "RoundUpTransfers", "JobTestSupport", "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ],
+        swiftSettings: strict
+    ),
+    .testTarget(
+        name: "RoundUpWeeklyRunTests",
+        dependencies: ["RoundUpWeeklyRun", "JobTestSupport", "TestSupport"],
         // Reports kept byte for byte, read from the source tree by GoldenReportTests.
         exclude: ["Golden"],
         swiftSettings: strict
     ),
     .testTarget(
-        name: "CLITests",
+        name: "RoundUpCommandsTests",
+        dependencies: ["RoundUpCommands", "JobTestSupport", "TestSupport"],
+        swiftSettings: strict
+    ),
+    // The built roundup binary, run as a saver, a scheduler and an attacker run it.
+    .testTarget(
+        name: "BuiltBinaryTests",
         dependencies: [
             "roundup", "RoundUpLedger", "RoundUpHost", "RoundUpCommands", "RoundUpVocabulary", "TestSupport",
-            "ChildProcess",
-            .product(name: "GRDB", package: "GRDB.swift"),
+            "ChildProcess", .product(name: "GRDB", package: "GRDB.swift"),
         ],
         swiftSettings: strict
     ),

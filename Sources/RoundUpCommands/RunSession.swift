@@ -5,6 +5,7 @@ public import RoundUpHost
 import RoundUpLedger
 public import RoundUpReports
 import RoundUpVocabulary
+import RoundUpWeeklyRun
 import StarlingAPI
 
 /// Where a command runs, as the program's root finds it: the environment, the file

@@ -192,3 +192,7 @@ public func summaryRow(_ output: String, _ account: String) -> [String]? {
         line.split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }
+
+/// The project's checkout, where the schemas, the docs and the example config are.
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()

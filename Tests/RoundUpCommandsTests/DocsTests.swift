@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RoundUpCommands
@@ -14,7 +15,7 @@ import Testing
     let operating: String
 
     static func read(_ path: String) throws -> String {
-        try String(contentsOf: ConfigSchemaTests.root.appendingPathComponent(path), encoding: .utf8)
+        try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
     }
 
     init() throws {
@@ -96,7 +97,7 @@ import Testing
             "Where to change what",
         ]
         let docs = try FileManager.default.contentsOfDirectory(
-            atPath: ConfigSchemaTests.root.appendingPathComponent("docs").path
+            atPath: repositoryRoot.appendingPathComponent("docs").path
         ).filter { $0.hasSuffix(".md") }
         let headings = try docs.flatMap { name in
             try Self.read("docs/" + name).split(separator: "\n").compactMap { line in
@@ -110,7 +111,7 @@ import Testing
     /// `#anchor` a heading there (as GitHub makes anchors of headings).
     @Test func everyLinkBetweenTheDocsLeadsSomewhere() throws {
         let docs = try FileManager.default.contentsOfDirectory(
-            atPath: ConfigSchemaTests.root.appendingPathComponent("docs").path
+            atPath: repositoryRoot.appendingPathComponent("docs").path
         ).filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
         for page in ["README.md"] + docs {
             let text = try Self.read(page)
@@ -120,7 +121,7 @@ import Testing
                 guard !target.hasPrefix("http") else { continue }
                 let path = target.isEmpty ? page : (directory.isEmpty ? target : directory + "/" + target)
                 let exists = FileManager.default.fileExists(
-                    atPath: ConfigSchemaTests.root.appendingPathComponent(path).path)
+                    atPath: repositoryRoot.appendingPathComponent(path).path)
                 #expect(exists, "\(page): \(target)")
                 guard exists, let anchor = link.output.2.map({ String($0.dropFirst()) }), path.hasSuffix(".md") else {
                     continue

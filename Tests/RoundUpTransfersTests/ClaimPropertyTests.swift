@@ -1,4 +1,5 @@
 import Foundation
+import JobTestSupport
 import PropertyBased
 import RoundUp
 import RoundUpCommands

@@ -1,3 +1,4 @@
+import JobTestSupport
 import RoundUp
 import RoundUpHost
 import StarlingEmulator

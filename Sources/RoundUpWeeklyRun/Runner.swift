@@ -8,7 +8,6 @@ import RoundUpOutput
 public import RoundUpReports
 public import RoundUpVocabulary
 import RoundUpWeek
-import RoundUpWeeklyRun
 import StarlingAPI
 
 /// What `roundup run` was asked to do, as typed values.

@@ -7,7 +7,7 @@ import Testing
 @testable import roundup
 
 /// The built `roundup` binary: what it prints and how it exits.
-@Suite struct CLITests {
+@Suite struct CommandLineTests {
     let home: TemporaryDirectory
     let token = "cli-token-" + UUID().uuidString
 

@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import JobTestSupport
 import RoundUp
 import StarlingEmulator
 import TestSupport

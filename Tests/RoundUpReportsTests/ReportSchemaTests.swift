@@ -19,7 +19,7 @@ import Testing
     let root: [String: Any]
 
     init() throws {
-        let path = ConfigSchemaTests.root.appendingPathComponent("schema/report-v1.schema.json").path
+        let path = repositoryRoot.appendingPathComponent("schema/report-v1.schema.json").path
         schema = try JSONSchema(file: path)
         root = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
@@ -113,7 +113,7 @@ import Testing
     /// `schema/history-v1.schema.json` lists the words the history gives a recorded week:
     /// one for each fate the ledger can record, and the ledger's states each have one.
     @Test func theHistorysStatusWordsAreTheRecordedFates() throws {
-        let url = ConfigSchemaTests.root.appendingPathComponent("schema/history-v1.schema.json")
+        let url = repositoryRoot.appendingPathComponent("schema/history-v1.schema.json")
         let schema = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let status = try #require(Self.find("status", in: schema))

@@ -1,4 +1,5 @@
 import Foundation
+import JobTestSupport
 import RoundUp
 import StarlingAPI
 import StarlingEmulator
@@ -16,7 +17,7 @@ import Testing
     }
 
     static func schema() throws -> JSONSchema {
-        try JSONSchema(file: ConfigSchemaTests.root.appendingPathComponent("schema/report-v1.schema.json").path)
+        try JSONSchema(file: repositoryRoot.appendingPathComponent("schema/report-v1.schema.json").path)
     }
 
     @Test func everyFieldAndAwkwardTextReadsBackAsItWasSet() async throws {

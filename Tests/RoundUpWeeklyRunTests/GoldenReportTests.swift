@@ -1,4 +1,5 @@
 import Foundation
+import JobTestSupport
 import RoundUp
 import RoundUpHost
 import StarlingEmulator

@@ -1,36 +1,37 @@
 import Foundation
-import Logging
-import RoundUp
-import RoundUpCommands
-import RoundUpHost
-import RoundUpLedger
+package import Logging
+package import RoundUp
+package import RoundUpCommands
+package import RoundUpHost
+package import RoundUpLedger
 import RoundUpReports
 import RoundUpVocabulary
+import RoundUpWeeklyRun
 import StarlingAPI
-import StarlingEmulator
-import TestSupport
+package import StarlingEmulator
+package import TestSupport
 
 /// Runs the real job in-process, through libcurl, against an emulator.
-struct JobHarness {
-    let directory: TemporaryDirectory
-    let token: String
-    let log = LogCapture()
+package struct JobHarness {
+    package let directory: TemporaryDirectory
+    package let token: String
+    package let log = LogCapture()
 
-    init(token: String) throws {
+    package init(token: String) throws {
         self.directory = try TemporaryDirectory()
         self.token = token
     }
 
-    var stateDirectory: String { directory.path + "/state" }
+    package var stateDirectory: String { directory.path + "/state" }
 
     /// "Now" for the tests: well after every week they use.
-    static let now = Instant(iso8601: "2026-11-21T10:00:00Z")!
+    package static let now = Instant(iso8601: "2026-11-21T10:00:00Z")!
 
     /// Retries as in production, but with millisecond waits so that tests stay quick, and
     /// a later run that may send an unanswered transfer again at once (its feed settled). The
     /// timeout stays long: on a small machine running every test at once, the emulator
     /// can be slow to answer, and a timeout would add retries the test did not ask for.
-    static let quickRetries = """
+    package static let quickRetries = """
         retryFirstDelayMilliseconds: 1
         retryMaxDelaySeconds: 0
         requestTimeoutSeconds: 60
@@ -40,7 +41,7 @@ struct JobHarness {
         """
 
     /// Runs the job; `clock` stamps its reports and ledger entries (the real clock unless given).
-    func run(
+    package func run(
         _ server: EmulatorServer, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
         token: String? = nil, goal: String? = nil, config: String = JobHarness.quickRetries,
         clock: (@Sendable () -> Instant)? = nil
@@ -50,7 +51,7 @@ struct JobHarness {
             goal: goal, config: config, clock: clock)
     }
 
-    func run(
+    package func run(
         baseURL: String, endDate: String, dryRun: Bool = false, json: Bool = false, catchUp: Bool = false,
         token: String? = nil, goal: String? = nil, config: String = JobHarness.quickRetries,
         clock: (@Sendable () -> Instant)? = nil
@@ -70,7 +71,7 @@ struct JobHarness {
     }
 
     /// `roundup resolve` for one account-week, as the command line runs it.
-    func resolve(
+    package func resolve(
         _ server: EmulatorServer, _ resolution: Resolution, account: String, endDate: String,
         config: String = JobHarness.quickRetries, clock: (@Sendable () -> Instant)? = nil
     ) async -> CommandResult {
@@ -112,25 +113,25 @@ struct JobHarness {
         return (settings, accessToken, logger)
     }
 
-    func ledger() throws -> Ledger { try Ledger(path: stateDirectory + "/ledger.sqlite") }
+    package func ledger() throws -> Ledger { try Ledger(path: stateDirectory + "/ledger.sqlite") }
 }
 
 /// Keeps every log line, to check what the job says and that it never says the token.
-final class LogCapture: LogHandler, @unchecked Sendable {
+package final class LogCapture: LogHandler, @unchecked Sendable {
     // Guarded by `lock`; log handlers are called from any thread.
     private let lock = NSLock()
     private var stored: [String] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .trace
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         lock.withLock { stored.append("\(event.level) \(event.message)") }
     }
 
-    var lines: [String] { lock.withLock { stored } }
+    package var lines: [String] { lock.withLock { stored } }
 }
