@@ -17,6 +17,9 @@ public actor EmulatedBank {
     public private(set) var requests: [RecordedRequest] = []
     /// Requests that have arrived, including those still being handled.
     public private(set) var arrivals = 0
+    /// Requests a stall fault holds now, before they are answered: a test waits for this
+    /// rather than for a guessed time.
+    public private(set) var stalled = 0
     /// The connections requests came on, by the client's address and port: how many
     /// connections a client opened (and used).
     public private(set) var connections: Set<String> = []
@@ -132,12 +135,16 @@ public actor EmulatedBank {
         public var transfers: Int
         /// The money moved into goals, in minor units, summed over currencies.
         public var movedMinorUnits: Int64
+        /// The requests answered so far, by the bank's name for what each asks
+        /// (`Endpoint`: `settledFeed`, `addMoney`, …).
+        public var byEndpoint: [String: Int]
     }
 
     public var statistics: Statistics {
         Statistics(
             requests: arrivals, connections: connections.count, transfers: state.transfers.count,
-            movedMinorUnits: state.transfers.reduce(0) { $0 + $1.amount.minorUnits })
+            movedMinorUnits: state.transfers.reduce(0) { $0 + $1.amount.minorUnits },
+            byEndpoint: requests.reduce(into: [:]) { $0["\($1.endpoint)", default: 0] += 1 })
     }
 
     /// Injects faults from now on, by these rules; the first rule that picks a request wins.
@@ -178,7 +185,9 @@ public actor EmulatedBank {
         }
         if case .stall(let delay) = fault {
             // The actor is free for other requests while this one waits.
+            stalled += 1
             try? await Task.sleep(for: delay)
+            stalled -= 1
         }
         var response: EmulatorResponse
         if fault == nil, let limit = behaviour.rateLimit, let wait = rateCounter.admit(at: arrived, under: limit) {

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -70,6 +71,13 @@ func roundup(_ arguments: [String], environment: [String: String]) async throws 
 
 /// Runs `executable` with `arguments` and exactly `environment`, no standard input.
 func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> Execution {
+    try await gated { try await recorded(executable, arguments, environment: environment) }
+}
+
+/// `run`, recorded in the transcript when `ROUNDUP_TRANSCRIPT` asks for it.
+private func recorded(_ executable: String, _ arguments: [String], environment: [String: String]) async throws
+    -> Execution
+{
     guard let transcript = Transcript.shared, let binary = roundupBinary,
         executable == binary || arguments.contains(where: { $0.contains(binary) })
             || environment.values.contains(binary)
@@ -211,4 +219,24 @@ private final class DataBox: @unchecked Sendable {
 /// money moved exactly once (or not at all, where nothing was to move).
 func robustnessLine(_ name: String, _ outcome: String, moneyExactlyOnce: Bool) {
     print("case: \(name): \(outcome); money moved exactly once: \(moneyExactlyOnce ? "yes" : "NO")")
+}
+
+/// Whether the process `pid` has the file at `path` open, as its descriptors in /proc show.
+func holdsOpen(_ pid: pid_t, _ path: String) -> Bool {
+    let wanted = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    let descriptors = "/proc/\(pid)/fd"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+    return names.contains {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == wanted
+    }
+}
+
+/// How many account-weeks the ledger in `stateDirectory` holds as done, read without
+/// writing to it; 0 while there is no ledger to read.
+func weeksDone(in stateDirectory: String) -> Int {
+    var configuration = Configuration()
+    configuration.readonly = true
+    guard let ledger = try? DatabaseQueue(path: stateDirectory + "/ledger.sqlite", configuration: configuration)
+    else { return 0 }
+    return (try? ledger.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM week WHERE status = 'done'") }) ?? 0
 }

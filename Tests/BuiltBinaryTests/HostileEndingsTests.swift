@@ -60,11 +60,11 @@ import Testing
                 try #require(roundupBinary), arguments, environment: unpaced(environment), stdout: descriptor,
                 stderr: descriptor)
             close(descriptor)
-            for _ in 0..<400 {
-                if await server.bank.transfers.count == 1, await server.bank.arrivals >= 10 { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            try await Task.sleep(for: .seconds(2))
+            // The pound account's week is moved and recorded, the euro transfer waits at the bank.
+            #expect(
+                await eventually {
+                    await server.bank.stalled == 1 && weeksDone(in: home.path + "/.local/state/roundup") == 1
+                })
             kill(child.pid, SIGHUP)
             let ending = await ending(of: child)
             let text = try String(contentsOfFile: said, encoding: .utf8)
@@ -110,21 +110,16 @@ import Testing
                 try #require(roundupBinary), arguments, environment: unpaced(environment), stdout: descriptor,
                 stderr: descriptor)
             close(descriptor)
-            for _ in 0..<400 where await server.bank.arrivals < 6 {
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            try await Task.sleep(for: .seconds(1))
+            // Both feeds are held at the bank when the signals come.
+            #expect(await eventually { await server.bank.stalled == 2 })
             for number in [SIGHUP, SIGTERM, SIGINT] { kill(child.pid, number) }
-            // A request already on its way when the signals came may still land (on a loaded
-            // machine, most of a second later); what the bank sees from here on, once the
-            // feeds stalled for 3 s come back, was sent after them.
-            try await Task.sleep(for: .seconds(1))
-            let arrivals = await server.bank.arrivals
             let ending = await ending(of: child)
+            let arrivals = await server.bank.arrivals
             let text = try String(contentsOfFile: said, encoding: .utf8)
             #expect([128 + SIGHUP, 128 + SIGTERM, 128 + SIGINT].contains(ending.status), "\(ending): \(text)")
-            // The stalled feeds come back after the signal: nothing goes out after them.
-            try await Task.sleep(for: .seconds(4))
+            // The run ended while its feeds were held; they come back after it, and nothing
+            // it had asked for goes on to move money.
+            #expect(await eventually { await server.bank.stalled == 0 })
             #expect(await server.bank.transfers.isEmpty, "no transfer after the signal")
             #expect(await server.bank.arrivals == arrivals, "no request after the signal")
             let pings = await monitor.pings
@@ -200,7 +195,8 @@ import Testing
                 ["resolve", "--retry", "--account", account, "--end-date", Self.week] + url,
                 environment: unpaced(environment), stdout: descriptor, stderr: descriptor)
             close(descriptor)
-            try await Task.sleep(for: .seconds(2))
+            // The transfer is at the bank, waiting, when the signal comes.
+            #expect(await eventually { await server.bank.stalled == 1 })
             kill(child.pid, SIGTERM)
             let ending = await ending(of: child)
             let text = try String(contentsOfFile: said, encoding: .utf8)

@@ -256,15 +256,12 @@ import Testing
                 stderr: descriptor
             )
             close(descriptor)
-            // Every request has arrived (the euro transfer waits at the bank) and the pound
-            // account's transfer has moved; a moment more lets the run record it.
-            for _ in 0..<400 {
-                let arrived = await server.bank.arrivals
-                let moved = await server.bank.transfers.count
-                if moved == 1 && arrived >= 10 { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            try await Task.sleep(for: .seconds(2))
+            // The euro transfer waits at the bank, and the pound account's week is moved and
+            // recorded.
+            #expect(
+                await eventually {
+                    await server.bank.stalled == 1 && weeksDone(in: home.path + "/.local/state/roundup") == 1
+                })
             kill(child.pid, SIGTERM)
             let ending = await ending(of: child)
             let said = try String(contentsOfFile: err, encoding: .utf8)

@@ -221,9 +221,9 @@ import Testing
             try #require(roundupBinary), ["run", "--end-date", Self.week, "--config", config],
             environment: unpaced(environment), stdout: output, stderr: output)
         close(output)
-        // It has begun (pinged /start), and a moment later it waits for the lock.
-        for _ in 0..<800 where await monitor.pings.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
-        try await Task.sleep(for: .seconds(2))
+        // It has begun (pinged /start), and waits for the lock: it holds the lock file open.
+        #expect(await eventually { await !monitor.pings.isEmpty })
+        #expect(await eventually { holdsOpen(child.pid, stateDirectory + "/roundup.lock") })
         kill(child.pid, SIGTERM)
         let ending = await ending(of: child)
         let said = try String(contentsOfFile: home.path + "/stopped.out", encoding: .utf8)

@@ -404,9 +404,10 @@ final class GoldenRun {
     ) throws {
         let harness = harness ?? self.harness
         var files: [String: [UInt8]] = [:]
+        var counts = RequestCounts()
         files["status.txt"] = Array("\(result.status.rawValue) \(result.status)\n".utf8)
-        files["output.txt"] = Array(Self.placeholders(result.output, harness).utf8)
-        let diagnostics = result.diagnostics.map { Self.placeholders($0, harness) }
+        files["output.txt"] = Array(counts.taken(from: Self.placeholders(result.output, harness)).utf8)
+        let diagnostics = result.diagnostics.map { counts.taken(from: Self.placeholders($0, harness)) }
         files["diagnostics.txt"] = Array(diagnostics.map { $0 + "\n" }.joined().utf8)
         let directory = harness.stateDirectory + "/reports"
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
@@ -421,12 +422,16 @@ final class GoldenRun {
             listing += name + "\n"
             guard !seen.contains(name) else { continue }
             seen.insert(name)
-            // Report files are kept as written: nothing in them is made to fit.
-            files["reports/" + name] = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            // Report files are kept as written, but for the counts of requests (`RequestCounts`).
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            files["reports/" + name] =
+                name.hasSuffix(".json") || name.hasSuffix(".md")
+                ? Array(counts.taken(from: String(decoding: bytes, as: UTF8.self)).utf8) : Array(bytes)
         }
         reportsSeen[harness.directory.path] = seen
         files["reports.txt"] = Array(listing.utf8)
         try Golden.keep(files, in: scenario + "/" + name, sourceLocation: sourceLocation)
+        try counts.check(against: scenario + "/" + name, sourceLocation: sourceLocation)
     }
 
     /// The one liberty taken with what a run prints: the test's temporary directories, new
@@ -435,6 +440,91 @@ final class GoldenRun {
     static func placeholders(_ text: String, _ harness: JobHarness) -> String {
         text.replacingOccurrences(of: harness.stateDirectory, with: "<state>")
             .replacingOccurrences(of: harness.directory.path, with: "<home>")
+    }
+}
+
+/// The requests a step's run sent to the bank, taken out of what it printed and wrote, and
+/// held on their own: on a loaded machine a request may time out and be sent again, which
+/// changes how many were sent and whether a line of retries is printed at all, never how
+/// many the run asked for. Each count of requests stands as `<requests>` (and its share per
+/// account-week as `<per account-week>`); a line of retries is left out. `counts.txt` keeps
+/// the counts in the order printed; a run must ask for as many requests as were kept, and
+/// may send more only as retries.
+struct RequestCounts {
+    /// Each count found, in the order found: "requests", "per account-week" or "retries".
+    private(set) var found: [(label: String, value: Double)] = []
+
+    /// The patterns that print a count: its label, and what stands in its place (nil: the
+    /// line is left out).
+    private static let patterns: [(label: String, pattern: String, placeholder: String?)] = [
+        ("requests", #"(Requests to the bank: )([0-9]+)"#, "<requests>"),
+        ("per account-week", #"(, )([0-9.]+)( per account-week)"#, "<per account-week>"),
+        ("retries", #"(\()([0-9]+)( requests? (?:was|were) retried after transient failures\))"#, nil),
+        ("requests", #"(\| Requests to the bank \| )([0-9]+)"#, "<requests>"),
+        ("per account-week", #"(\| Requests per account-week \| )([0-9.]+)"#, "<per account-week>"),
+        ("retries", #"(\| Requests retried \| )([0-9]+)"#, nil),
+        ("requests", #"("requests" : )([0-9]+)"#, "\"<requests>\""),
+        ("per account-week", #"("requestsPerAccountWeek" : )([0-9.]+)"#, "\"<per account-week>\""),
+        ("retries", #"("retries" : )([0-9]+)"#, nil),
+    ]
+
+    /// `text` with each count in its placeholder's place; the counts are kept, in order.
+    mutating func taken(from text: String) -> String {
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            var line: String? = line
+            for (label, pattern, placeholder) in Self.patterns {
+                guard let text = line else { break }
+                let expression = try! NSRegularExpression(pattern: pattern)
+                let range = NSRange(text.startIndex..., in: text)
+                guard let match = expression.firstMatch(in: text, range: range),
+                    let value = Range(match.range(at: 2), in: text).flatMap({ Double(text[$0]) })
+                else { continue }
+                found.append((label, value))
+                line = placeholder.map {
+                    expression.stringByReplacingMatches(
+                        in: text, range: range, withTemplate: "$1" + $0 + (match.numberOfRanges > 3 ? "$3" : ""))
+                }
+            }
+            if let line { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Keeps the counts in `<folder>/counts.txt` when recording; otherwise holds them to it.
+    func check(against folder: String, sourceLocation: SourceLocation) throws {
+        let url = Golden.root.appendingPathComponent(folder).appendingPathComponent("counts.txt")
+        if Golden.recording {
+            let text = found.map { "\($0.label) \(Self.number($0.value))\n" }.joined()
+            if !found.isEmpty { try text.write(to: url, atomically: true, encoding: .utf8) }
+            return
+        }
+        let kept = ((try? String(contentsOf: url, encoding: .utf8)) ?? "").split(separator: "\n").map { line in
+            let parts = line.split(separator: " ")
+            return (label: parts.dropLast().joined(separator: " "), value: Double(parts.last ?? "") ?? -1)
+        }
+        func values(_ label: String, _ counts: [(label: String, value: Double)]) -> [Double] {
+            counts.filter { $0.label == label }.map(\.value)
+        }
+        let (keptRequests, nowRequests) = (values("requests", kept), values("requests", found))
+        let extraRetries = values("retries", found).reduce(0, +) - values("retries", kept).reduce(0, +)
+        let extraRequests = zip(nowRequests, keptRequests).map { $0 - $1 }
+        if nowRequests.count != keptRequests.count || extraRequests.contains(where: { $0 < 0 })
+            || extraRequests.reduce(0, +) != extraRetries || extraRetries < 0
+        {
+            let sent =
+                "\(nowRequests.map(Self.number)) requests with \(values("retries", found).map(Self.number)) retries"
+            let was = "\(keptRequests.map(Self.number)) with \(values("retries", kept).map(Self.number))"
+            let hint = "(ROUNDUP_RECORD_GOLDEN=1 swift test --filter GoldenReportTests records them anew if meant)"
+            let message =
+                "Golden/\(folder)/counts.txt: the run sent \(sent), where \(was) were kept: it asked for other "
+                + "requests than those kept \(hint)"
+            Issue.record("\(message)", sourceLocation: sourceLocation)
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
 
@@ -470,7 +560,7 @@ enum Golden {
                 Issue.record("\(path) differs at \(difference) \(hint)", sourceLocation: sourceLocation)
             }
         }
-        for name in keptFiles(in: base) where files[name] == nil {
+        for name in keptFiles(in: base) where files[name] == nil && name != "counts.txt" {
             Issue.record(
                 "Golden/\(folder)/\(name) was kept, and this run did not write it \(hint)",
                 sourceLocation: sourceLocation)

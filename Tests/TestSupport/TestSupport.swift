@@ -35,20 +35,68 @@ public func withEmulator<T>(
     _ state: BankState, behaviour: EmulatorBehaviour = EmulatorBehaviour(), contract: ContractCheck = .whole,
     now: @escaping @Sendable () -> Instant = { Instant.now }, _ body: (EmulatorServer) async throws -> T
 ) async throws -> T {
-    let directory = ProcessInfo.processInfo.environment["ROUNDUP_CONTRACT_TRAFFIC"]
-    let traffic = try directory.flatMap { directory in
-        contract == .none ? nil : try TrafficLog(directory: directory, answersOffSpec: contract == .requestsOnly)
+    try await gated {
+        let directory = ProcessInfo.processInfo.environment["ROUNDUP_CONTRACT_TRAFFIC"]
+        let traffic = try directory.flatMap { directory in
+            contract == .none ? nil : try TrafficLog(directory: directory, answersOffSpec: contract == .requestsOnly)
+        }
+        let server = try await EmulatorServer.start(
+            bank: EmulatedBank(state: state, now: now, behaviour: behaviour), traffic: traffic)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
     }
-    let server = try await EmulatorServer.start(
-        bank: EmulatedBank(state: state, now: now, behaviour: behaviour), traffic: traffic)
+}
+
+/// How many tests may serve an emulator or run a child process at once. `swift test` starts
+/// every test at once; each one that serves the bank over loopback, or runs the built
+/// binary, needs the machine for a while, and hundreds side by side on a small machine
+/// would make each wait past its timeouts. A test waits here for a place instead, taken for
+/// as long as `gated`'s body runs. `ROUNDUP_TEST_WIDTH` sets the width (scripts/test sets
+/// 16); by default it is twice the processors this process may use.
+public actor TestGate {
+    public static let shared = TestGate(
+        width: ProcessInfo.processInfo.environment["ROUNDUP_TEST_WIDTH"].flatMap(Int.init).map { max(1, $0) }
+            ?? max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
+
+    /// Whether the running task already holds a place: what it starts within it needs no other.
+    @TaskLocal static var holding = false
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(width: Int) { free = width }
+
+    func enter() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
+
+/// Runs `body` once the test holds a place at `TestGate` (at once, when it holds one already).
+public func gated<T>(_ body: () async throws -> T) async throws -> T {
+    if TestGate.holding { return try await body() }
+    await TestGate.shared.enter()
+    let result: Result<T, any Error>
     do {
-        let result = try await body(server)
-        await server.stop()
-        return result
+        result = .success(try await TestGate.$holding.withValue(true) { try await body() })
     } catch {
-        await server.stop()
-        throw error
+        result = .failure(error)
     }
+    await TestGate.shared.leave()
+    return try result.get()
 }
 
 /// A clock that stands still at the instant it was last set to, for runs whose reports
@@ -196,3 +244,18 @@ public func summaryRow(_ output: String, _ account: String) -> [String]? {
 /// The project's checkout, where the schemas, the docs and the example config are.
 public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
+
+/// Waits until `condition` holds, looking every `interval`, for at most `limit`; whether it
+/// came to hold. A test waits for what it waits for, never a guessed time, so that a slow or
+/// loaded machine only makes it slower.
+public func eventually(
+    within limit: Duration = .seconds(30), every interval: Duration = .milliseconds(25),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while true {
+        if try await condition() { return true }
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: interval)
+    }
+}
