@@ -64,9 +64,7 @@ let package = Package(
             dependencies: ["RoundUp", "RoundUpVocabulary", "RoundUpOutput"],
             swiftSettings: strict
         ),
-        // Where roundup runs: its configuration and token, the locks beside the state
-        // directory, the crontab and systemd that schedule it, and the watch over its runs
-        // (pings, metrics, a signal).
+        // Where roundup runs: its configuration and token, its locks, what schedules it, the watch over its runs.
         .target(
             name: "RoundUpHost",
             dependencies: [
@@ -77,29 +75,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // One account-week before any money moves: its window, what the bank says of the
-        // account, its goal, the funds and forecast, and the decision safe to save makes.
+        // One account-week before money moves: its window, the bank's facts, its goal, safe to save's decision.
         .target(
             name: "RoundUpWeek",
             dependencies: ["RoundUpHost"],
             swiftSettings: strict
         ),
-        // An account-week's money moved once: each send and its transfer identity, the feed
-        // that confirms it, a send without an answer, other ledgers' transfers, and resolve.
+        // An account-week's money moved once: each send, its identity in the feed, a lost answer, and resolve.
         .target(
             name: "RoundUpTransfers",
             dependencies: ["RoundUpWeek"],
             swiftSettings: strict
         ),
-        // The weekly run: each account's week worked under its lock, the run's weeks and
-        // catch-up, and the reports written from the ledger.
+        // The weekly run: its weeks and catch-up, each account's week under its lock, the reports it writes.
         .target(
             name: "RoundUpWeeklyRun",
             dependencies: ["RoundUpTransfers"],
             swiftSettings: strict
         ),
-        // The commands (run, check, status, resolve, history), what each prints, and the
-        // manual's text.
+        // The commands a person types (run, check, status, resolve, history), and the manual's text.
         .target(
             name: "RoundUpCommands",
             dependencies: ["RoundUpWeeklyRun"],

@@ -9,6 +9,7 @@ package import RoundUpTransfers
 import RoundUpVocabulary
 import RoundUpWeek
 public import StarlingAPI
+import Synchronization
 
 /// The weekly job: preflight → accounts → settled feed per account → plan → goal →
 /// ledger intent → transfer → ledger outcome → report.
@@ -28,6 +29,9 @@ public struct WeeklyJob: Sendable {
     /// one (`WeekResolver`); both send through one `TransferSender`.
     let accountWork: AccountWork
     package let resolver: WeekResolver
+    /// The token's scopes and the bank's accounts, once read: a catch-up's later weeks work
+    /// from the first week's reading.
+    let listing = BankListing()
     /// The bank's clock against this machine's, as the run's answers show it.
     var bankTime: BankTime { resolver.search.time }
 
@@ -114,8 +118,14 @@ public struct WeeklyJob: Sendable {
     private func preflight(week: Week, dryRun: Bool) async throws(CommandFailure)
         -> (Set<String>, [BankAccount], [String])
     {
-        let scopes = Set(
-            try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes })
+        let read = listing.read
+        let scopeList: [String]
+        if let known = read {
+            scopeList = known.scopes
+        } else {
+            scopeList = try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes }
+        }
+        let scopes = Set(scopeList)
         logger.info("token: accepted, with \(scopes.count) scope(s)")
         let missing = TokenScopes.neededScopes(rules: rules, dryRun: dryRun).filter { !scopes.contains($0) }
         guard missing.isEmpty else {
@@ -133,7 +143,13 @@ public struct WeeklyJob: Sendable {
         if dryRun, let missing = TokenScopes.writeScopes.first(where: { !scopes.contains($0) }) {
             logger.warning("the token lacks \(missing): a real run would fail")
         }
-        let listed = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
+        let listed: [BankAccount]
+        if let known = read {
+            listed = known.accounts
+        } else {
+            listed = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
+        }
+        listing.remember(scopes: scopeList, accounts: listed)
         var (accounts, notes) = WeeklyJob.eachOnce(listed)
         // Whether a week has ended is judged on this machine's clock; the feed's times are
         // the bank's, and so is every search of it.
@@ -282,4 +298,18 @@ public struct WeekRun: Sendable {
     public var changedNothing: Bool
     /// What is to be said on stderr of the week besides its report: the bank's odd answers.
     public var notes: [String] = []
+}
+
+/// What a run reads of the bank before any account, kept from its first week for the rest:
+/// the token's scopes cannot change within a run, and an account the bank lists only later
+/// is caught up by the next run, as any week a run did not reach.
+final class BankListing: Sendable {
+    private let known = Mutex<(scopes: [String], accounts: [BankAccount])?>(nil)
+
+    /// What the run's first week read, or nil before it has.
+    var read: (scopes: [String], accounts: [BankAccount])? { known.withLock { $0 } }
+
+    func remember(scopes: [String], accounts: [BankAccount]) {
+        known.withLock { $0 = $0 ?? (scopes, accounts) }
+    }
 }

@@ -50,6 +50,8 @@ struct Measurement {
     var connections: Int
     var requests: Int
     var moved: Int64
+    /// The requests the emulator answered, by what each asks (`EmulatedBank.Statistics`).
+    var byEndpoint: [String: Int] = [:]
 }
 
 struct BenchError: Error, CustomStringConvertible {
@@ -157,13 +159,16 @@ func measure(
     let (seconds, attoseconds) = wall.components
     return Measurement(
         wall: Double(seconds) + Double(attoseconds) / 1e18, cpu: usage.cpuSeconds, peakMemory: usage.peakMemoryBytes,
-        connections: stats.connections, requests: stats.requests, moved: stats.movedMinorUnits)
+        connections: stats.connections, requests: stats.requests, moved: stats.movedMinorUnits,
+        byEndpoint: stats.byEndpoint)
 }
 
 /// What a week of one account costs in requests: a catch-up of `weeks` weeks of `accounts`
 /// accounts (after a first run of the week before them), read from the catch-up's own
 /// `--json` reports and checked against the requests the emulator saw.
-func catchUpCost(accounts: Int, weeks: Int) async throws -> (accountWeeks: Int, requests: Int) {
+func catchUpCost(accounts: Int, weeks: Int) async throws -> (
+    accountWeeks: Int, requests: Int, byEndpoint: [String: Int]
+) {
     let (emulator, baseURL) = try startEmulator(accounts: accounts, items: 20, latency: 0, weeks: weeks)
     defer {
         kill(emulator.pid, SIGTERM)
@@ -189,7 +194,8 @@ func catchUpCost(accounts: Int, weeks: Int) async throws -> (accountWeeks: Int, 
     }
     let before = String(LocalDate(iso: endDate)!.adding(days: -7 * weeks).description)
     _ = try roundup(["run", "--end-date", before])
-    let seen = try await statistics(baseURL).requests
+    let statsBefore = try await statistics(baseURL)
+    let seen = statsBefore.requests
     let output = try roundup(["run", "--catch-up", "--end-date", endDate, "--json"])
     struct Report: Decodable {
         struct Account: Decodable {}
@@ -198,10 +204,13 @@ func catchUpCost(accounts: Int, weeks: Int) async throws -> (accountWeeks: Int, 
     }
     let reports = try JSONDecoder().decode([Report].self, from: output)
     let requests = reports.reduce(0) { $0 + $1.requests }
-    guard reports.count == weeks, try await statistics(baseURL).requests - seen == requests else {
+    let after = try await statistics(baseURL)
+    guard reports.count == weeks, after.requests - seen == requests else {
         throw BenchError(description: "the catch-up's reports do not add up to what the emulator saw")
     }
-    return (reports.reduce(0) { $0 + $1.accounts.count }, requests)
+    let byEndpoint = after.byEndpoint.mapValues { $0 }.merging(
+        statsBefore.byEndpoint.mapValues { -$0 }, uniquingKeysWith: +)
+    return (reports.reduce(0) { $0 + $1.accounts.count }, requests, byEndpoint.filter { $0.value != 0 })
 }
 
 func median(_ values: [Double]) -> Double {
@@ -224,7 +233,8 @@ func compare(accounts: Int, items: Int, latency: Int) async throws -> [Client: M
             wall: median(list.map(\.wall)), cpu: median(list.map(\.cpu)),
             peakMemory: Int(median(list.map { Double($0.peakMemory) })),
             connections: list.map(\.connections).max() ?? 0,
-            requests: list.map(\.requests).max() ?? 0, moved: list[0].moved)
+            requests: list.map(\.requests).max() ?? 0, moved: list[0].moved,
+            byEndpoint: list.max { $0.requests < $1.requests }?.byEndpoint ?? [:])
         guard Set(list.map(\.moved)).count == 1 else { throw BenchError(description: "\(client) moved different sums") }
     }
     guard result[.roundup]?.moved == result[.plain]?.moved, (result[.roundup]?.moved ?? 0) > 0 else {
@@ -260,8 +270,10 @@ print(
     "roundup runs with ROUNDUP_MAX_REQUESTS_PER_SECOND=10000: the emulator is on this machine; the default 5 is for the real bank"
 )
 print("")
+var weekly: [String: Int] = [:]
 for accounts in [1, 10] {
     let results = try await compare(accounts: accounts, items: 20, latency: options.latency)
+    if accounts == 10 { weekly = results[.roundup]?.byEndpoint ?? [:] }
     row(
         "wall time, \(accounts) account\(accounts == 1 ? "" : "s") × 20 payments, \(options.latency) ms latency",
         results, \.wall, seconds, target: accounts == 10 ? "≤ 0.30×" : "")
@@ -367,3 +379,8 @@ print("|---|---:|---:|---:|---|")
 for row in rows { print("| " + row.joined(separator: " | ") + " |") }
 print("")
 print("Both clients moved the same money in every run.")
+print("")
+print(
+    Floor.table(
+        weekly: weekly, weeklyAccountWeeks: 10, catchUp: catchUp.byEndpoint, catchUpAccountWeeks: catchUp.accountWeeks,
+        accounts: 10, goals: 10))
