@@ -17,7 +17,7 @@ import Synchronization
 /// Accounts are worked on concurrently; one account's failure is recorded in its part
 /// of the report and does not stop the others.
 public struct WeeklyJob: Sendable {
-    package let bank: BankClient
+    let bank: BankClient
     let ledger: Ledger
     let rules: RuleSettings
     let logger: Logger
@@ -29,9 +29,8 @@ public struct WeeklyJob: Sendable {
     /// one (`WeekResolver`); both send through one `TransferSender`.
     let accountWork: AccountWork
     package let resolver: WeekResolver
-    /// The token's scopes and the bank's accounts, once read: a catch-up's later weeks work
-    /// from the first week's reading.
-    let listing = BankListing()
+    /// The bank's accounts, once read: a catch-up's later weeks work from the first week's list.
+    let listing = AccountListing()
     /// The bank's clock against this machine's, as the run's answers show it.
     var bankTime: BankTime { resolver.search.time }
 
@@ -70,7 +69,7 @@ public struct WeeklyJob: Sendable {
     /// Runs the job for `week`. A dry run reads everything and writes nothing: no goal is
     /// created, no money moves, and the ledger is not touched.
     /// `recorded`: the ledger's weeks as the run found them; nil when it could not read them.
-    package func run(week: Week, dryRun: Bool, recorded: RecordedWeeks?) async -> WeekRun {
+    func run(week: Week, dryRun: Bool, recorded: RecordedWeeks?) async -> WeekRun {
         var report = WeekReport(
             generator: "roundup \(version)", generatedAt: now(), dryRun: dryRun, week: week,
             accounts: [], error: nil, exitCode: .ok)
@@ -118,14 +117,10 @@ public struct WeeklyJob: Sendable {
     private func preflight(week: Week, dryRun: Bool) async throws(CommandFailure)
         -> (Set<String>, [BankAccount], [String])
     {
-        let read = listing.read
-        let scopeList: [String]
-        if let known = read {
-            scopeList = known.scopes
-        } else {
-            scopeList = try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes }
-        }
-        let scopes = Set(scopeList)
+        // Every week: a week whose token the bank no longer accepts, or whose bank cannot be
+        // reached, cannot start, and stops the run with one clear word.
+        let scopes = Set(
+            try await preflightCall { () async throws(BankError) in try await bank.tokenIdentity().scopes })
         logger.info("token: accepted, with \(scopes.count) scope(s)")
         let missing = TokenScopes.neededScopes(rules: rules, dryRun: dryRun).filter { !scopes.contains($0) }
         guard missing.isEmpty else {
@@ -144,12 +139,12 @@ public struct WeeklyJob: Sendable {
             logger.warning("the token lacks \(missing): a real run would fail")
         }
         let listed: [BankAccount]
-        if let known = read {
-            listed = known.accounts
+        if let known = listing.accounts {
+            listed = known
         } else {
             listed = try await preflightCall { () async throws(BankError) in try await bank.accounts() }
+            listing.remember(listed)
         }
-        listing.remember(scopes: scopeList, accounts: listed)
         var (accounts, notes) = WeeklyJob.eachOnce(listed)
         // Whether a week has ended is judged on this machine's clock; the feed's times are
         // the bank's, and so is every search of it.
@@ -300,16 +295,14 @@ public struct WeekRun: Sendable {
     public var notes: [String] = []
 }
 
-/// What a run reads of the bank before any account, kept from its first week for the rest:
-/// the token's scopes cannot change within a run, and an account the bank lists only later
-/// is caught up by the next run, as any week a run did not reach.
-final class BankListing: Sendable {
-    private let known = Mutex<(scopes: [String], accounts: [BankAccount])?>(nil)
+/// The bank's list of accounts, kept from a run's first week for the rest: an account the
+/// bank lists only later in the run is caught up by the next run, as any week a run did not
+/// reach.
+final class AccountListing: Sendable {
+    private let known = Mutex<[BankAccount]?>(nil)
 
-    /// What the run's first week read, or nil before it has.
-    var read: (scopes: [String], accounts: [BankAccount])? { known.withLock { $0 } }
+    /// The accounts the run's first week read, or nil before it has.
+    var accounts: [BankAccount]? { known.withLock { $0 } }
 
-    func remember(scopes: [String], accounts: [BankAccount]) {
-        known.withLock { $0 = $0 ?? (scopes, accounts) }
-    }
+    func remember(_ accounts: [BankAccount]) { known.withLock { $0 = $0 ?? accounts } }
 }

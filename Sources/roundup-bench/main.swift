@@ -383,4 +383,5 @@ print("")
 print(
     Floor.table(
         weekly: weekly, weeklyAccountWeeks: 10, catchUp: catchUp.byEndpoint, catchUpAccountWeeks: catchUp.accountWeeks,
+        // Seed.benchmark gives each account one goal.
         accounts: 10, goals: 10))

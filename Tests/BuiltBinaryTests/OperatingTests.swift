@@ -257,11 +257,12 @@ import Testing
             )
             close(descriptor)
             // The euro transfer waits at the bank, and the pound account's week is moved and
-            // recorded.
+            // recorded; the run counts the pound account finished a moment after the ledger has it.
             #expect(
                 await eventually {
                     await server.bank.stalled == 1 && weeksDone(in: home.path + "/.local/state/roundup") == 1
                 })
+            try await Task.sleep(for: .milliseconds(250))
             kill(child.pid, SIGTERM)
             let ending = await ending(of: child)
             let said = try String(contentsOfFile: err, encoding: .utf8)
