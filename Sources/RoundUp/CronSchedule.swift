@@ -16,6 +16,10 @@ public struct CronSchedule: Sendable, Equatable {
     /// Both day fields restricted (neither starts with `*`): cron fires on a day that
     /// matches either, as crontab(5) says.
     let eitherDay: Bool
+    /// The minute or the hour field starts with `*`: when the clock goes back, cron runs such a
+    /// line in the repeated time as well, where it runs one of a fixed time only once, as
+    /// cron(8) says.
+    let wildcard: Bool
 
     static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
@@ -46,6 +50,7 @@ public struct CronSchedule: Sendable, Equatable {
         self.months = months
         self.weekdays = Set(weekdays.map { $0 % 7 })
         eitherDay = !words[2].hasPrefix("*") && !words[4].hasPrefix("*")
+        wildcard = words[0].hasPrefix("*") || words[1].hasPrefix("*")
     }
 
     /// The values one field allows: a list of `*`, `n`, `a-b`, each with an optional `/step`.
@@ -110,24 +115,39 @@ public struct CronSchedule: Sendable, Equatable {
         for offset in 0..<(28 * 366) {
             let date = today.adding(days: offset)
             guard fires(on: date) else { continue }
+            var first: Instant?
             for hour in hours {
                 for minute in minutes {
-                    let parts = DateComponents(
-                        year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)
-                    guard var time = calendar.date(from: parts) else { continue }
-                    // A time the clock skips: cron starts the job when the clock changes.
-                    let shown = calendar.dateComponents([.hour, .minute], from: time)
-                    if shown.hour != hour || shown.minute != minute,
-                        let change = zone.nextDaylightSavingTimeTransition(after: time.addingTimeInterval(-4 * 3600)),
-                        change <= time
-                    {
-                        time = change
+                    for time in times(date, hour, minute, calendar: calendar, zone: zone) {
+                        let next = Instant(millisecondsSince1970: Int64((time.timeIntervalSince1970 * 1000).rounded()))
+                        if next > instant, first.map({ next < $0 }) ?? true { first = next }
                     }
-                    let next = Instant(millisecondsSince1970: Int64((time.timeIntervalSince1970 * 1000).rounded()))
-                    if next > instant { return next }
                 }
             }
+            if let first { return first }
         }
         return nil
+    }
+
+    /// When cron starts the line at `hour`:`minute` on `date` in `zone`: once, or twice for a
+    /// `wildcard` line in the hour the clock repeats in autumn. A time the clock skips in
+    /// spring is the moment it changes.
+    private func times(_ date: LocalDate, _ hour: Int, _ minute: Int, calendar: Calendar, zone: TimeZone) -> [Date] {
+        let parts = DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)
+        guard var time = calendar.date(from: parts) else { return [] }
+        let shown = calendar.dateComponents([.hour, .minute], from: time)
+        if shown.hour != hour || shown.minute != minute,
+            let change = zone.nextDaylightSavingTimeTransition(after: time.addingTimeInterval(-4 * 3600)),
+            change <= time
+        {
+            time = change
+        }
+        guard wildcard else { return [time] }
+        // The same wall-clock time again, once the clock went back (by an hour, or half of one).
+        let again = [3600.0, 1800.0].map { time.addingTimeInterval($0) }.first {
+            calendar.dateComponents([.day, .hour, .minute], from: $0)
+                == calendar.dateComponents([.day, .hour, .minute], from: time)
+        }
+        return [time] + (again.map { [$0] } ?? [])
     }
 }

@@ -37,6 +37,17 @@ import Testing
         ("30 1 28 3 *", "2027-03-01T00:00:00Z", "Europe/London", "2027-03-28T01:00:00Z"),
         // 01:30 on 31 October 2027 happens twice: the first.
         ("30 1 31 10 *", "2027-10-01T00:00:00Z", "Europe/London", "2027-10-31T00:30:00Z"),
+        // Once past the first, a line of a fixed time waits for the next day, as cron(8) says.
+        ("30 1 * * *", "2027-10-31T00:45:00Z", "Europe/London", "2027-11-01T01:30:00Z"),
+        // A line with `*` in its minute or hour runs in the repeated hour as well: after 01:59 BST
+        // comes 01:00 GMT, and the line runs then.
+        ("* * * * *", "2028-10-29T00:59:30Z", "Europe/London", "2028-10-29T01:00:00Z"),
+        ("*/15 * * * *", "2028-10-29T00:50:00Z", "Europe/London", "2028-10-29T01:00:00Z"),
+        ("0 * * * *", "2028-10-29T00:30:00Z", "Europe/London", "2028-10-29T01:00:00Z"),
+        // Within the first 01:xx (BST), the next minute is still the next minute.
+        ("* * * * *", "2028-10-29T00:30:30Z", "Europe/London", "2028-10-29T00:31:00Z"),
+        // Lord Howe goes back half an hour: 01:30 to 02:00 happens twice.
+        ("*/10 * * * *", "2026-04-04T14:55:00Z", "Australia/Lord_Howe", "2026-04-04T15:00:00Z"),
     ])
     func theNextRunIsTheFirstTimeTheFieldsAllow(line: String, now: String, zone: String, next: String) throws {
         let schedule = try #require(CronSchedule(line))
@@ -64,6 +75,13 @@ import Testing
         let date = Date(timeIntervalSince1970: Double(instant.millisecondsSince1970) / 1000)
         let parts = calendar.dateComponents([.minute, .hour, .day, .month, .weekday, .second], from: date)
         let (day, week) = (schedule.days.contains(parts.day!), schedule.weekdays.contains(parts.weekday! - 1))
+        // The wall-clock time came before, the clock having gone back since: cron runs a line
+        // of a fixed time only the first time.
+        let repeated = [3600.0, 1800.0].contains { back in
+            calendar.dateComponents([.day, .hour, .minute], from: date.addingTimeInterval(-back))
+                == calendar.dateComponents([.day, .hour, .minute], from: date)
+        }
+        if repeated, !schedule.wildcard { return false }
         return parts.second == 0 && schedule.minutes.contains(parts.minute!) && schedule.hours.contains(parts.hour!)
             && schedule.months.contains(parts.month!) && (schedule.eitherDay ? day || week : day && week)
     }
