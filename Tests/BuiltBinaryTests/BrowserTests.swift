@@ -7,8 +7,7 @@ import Testing
 /// `Tests/Contract/savings_page.py`, at a phone's width of 390 pixels.
 @Suite struct BrowserTests {
     static let browser = "/usr/bin/chromium-headless-shell"
-    static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Contract/savings_page.py").path
+    static let driver = repositoryRoot.appendingPathComponent("Tests/Contract/savings_page.py").path
 
     @Test func theSavingsPageDrawsWithoutErrorsOrRequestsAndFitsAPhone() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.browser) else {

@@ -11,10 +11,8 @@ import Testing
 @Suite struct ExportTests {
     static let weeks = ["2026-11-08", "2026-11-15"]
     static let token = "export-token"
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let venv = root.appendingPathComponent(".build/contract-venv/bin/python").path
-    static let totals = root.appendingPathComponent("Tests/Contract/export_totals.py").path
+    static let venv = repositoryRoot.appendingPathComponent(".build/contract-venv/bin/python").path
+    static let totals = repositoryRoot.appendingPathComponent("Tests/Contract/export_totals.py").path
 
     /// Accounts and goals whose names quote, comment, break lines, start with a digit or
     /// leave ASCII; each in its own currency's decimals.

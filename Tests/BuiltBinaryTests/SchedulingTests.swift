@@ -9,9 +9,7 @@ import Testing
 /// The files in `cron/` as shipped: their command lines run through the built binary
 /// against the emulator, with only their paths moved into a temporary directory.
 @Suite struct SchedulingTests {
-    static let cronDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("cron").path
+    static let cronDirectory = repositoryRoot.appendingPathComponent("cron").path
 
     static func text(_ name: String) throws -> String {
         try String(contentsOfFile: cronDirectory + "/" + name, encoding: .utf8)

@@ -6,9 +6,7 @@ import Testing
 
 /// The JSON the built binary writes, checked against the documented schemas in `schema/`.
 @Suite struct SchemaTests {
-    static let schemaDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("schema").path
+    static let schemaDirectory = repositoryRoot.appendingPathComponent("schema").path
 
     let report: JSONSchema
     let history: JSONSchema

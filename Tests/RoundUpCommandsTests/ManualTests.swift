@@ -2,14 +2,13 @@ import Foundation
 import RoundUpCommands
 import RoundUpHost
 import RoundUpVocabulary
+import TestSupport
 import Testing
 
 /// The man page's reference sections are made from the code's own definitions; the list of
 /// environment variables is held here to the names the sources read.
 @Suite struct ManualTests {
-    static let sources = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources")
+    static let sources = repositoryRoot.appendingPathComponent("Sources")
 
     /// Every quoted name shaped like an environment variable roundup reads, in the sources
     /// of the programs it ships (not the benchmark's).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RoundUpHost
@@ -8,9 +9,10 @@ import Testing
 /// and nothing it does not define is.
 @Suite struct BankSpecValueTests {
     /// The bank's OpenAPI description, kept beside the project rather than in it.
-    static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/starling/openapi.json")
-        .path
+    static let specPath = repositoryRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/starling/openapi.json"
+    )
+    .path
 
     static var specIsThere: Bool { FileManager.default.fileExists(atPath: specPath) }
 

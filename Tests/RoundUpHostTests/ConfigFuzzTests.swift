@@ -9,9 +9,9 @@ import Testing
 /// resolves or is refused with a message that says what is wrong, in words.
 @Suite struct ConfigFuzzTests {
     static let example: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8))
+        return
+            (try? String(
+                contentsOf: repositoryRoot.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8))
             ?? ""
     }()
 

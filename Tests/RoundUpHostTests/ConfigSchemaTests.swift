@@ -9,13 +9,11 @@ import Yams
 /// `schema/config-v1.schema.json`, the example config and the settings the code reads say
 /// the same: the same keys, and the same words for the settings that take a few.
 @Suite struct ConfigSchemaTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     let schema: JSONSchema
     let properties: [String: [String: Any]]
 
     init() throws {
-        let path = Self.root.appendingPathComponent("schema/config-v1.schema.json").path
+        let path = repositoryRoot.appendingPathComponent("schema/config-v1.schema.json").path
         schema = try JSONSchema(file: path)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
         properties = try #require((object as? [String: Any])?["properties"] as? [String: [String: Any]])
@@ -43,7 +41,7 @@ import Yams
     /// wrong word or an unknown key does not.
     @Test func theExampleWithEverySettingOnFollowsTheSchema() throws {
         let example = try String(
-            contentsOf: Self.root.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8)
+            contentsOf: repositoryRoot.appendingPathComponent("config/roundup.example.yaml"), encoding: .utf8)
         let keys = Set(properties.keys)
         var lines: [String] = []
         var inMapping = false

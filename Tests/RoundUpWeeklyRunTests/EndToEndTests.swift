@@ -208,7 +208,9 @@ import Testing
         }
     }
 
-    @Test func aCatchUpAsksTheBanksRoundUpAndTheGoalsOncePerAccount() async throws {
+    /// A pound and a euro account, each with its goal, spending 2.01 in each of the four
+    /// weeks to 2026-11-15.
+    static func twoAccountsOfFourWeeks() -> TestBank {
         var bank = TestBank()
         let accounts = [bank.account("GBP"), bank.account("EUR")]
         for (index, account) in accounts.enumerated() {
@@ -217,6 +219,11 @@ import Testing
                 bank.spend(account, 2_01, settled: londonWeek(week).start.adding(milliseconds: 3_600_000))
             }
         }
+        return bank
+    }
+
+    @Test func aCatchUpAsksTheBanksRoundUpAndTheGoalsOncePerAccount() async throws {
+        let bank = Self.twoAccountsOfFourWeeks()
         let harness = try JobHarness(token: bank.state.token)
         try await withEmulator(bank.state) { server in
             let first = await harness.run(server, endDate: "2026-10-25")
@@ -228,7 +235,33 @@ import Testing
             #expect(asked.filter { $0.endpoint == .roundUp }.count == 2, "once per account, not once per week")
             #expect(asked.filter { $0.endpoint == .savingsGoals }.count == 2, "once per account, not once per week")
             #expect(asked.filter { $0.endpoint == .settledFeed }.count == 6, "each week's feed, per account")
+            #expect(asked.filter { $0.endpoint == .accounts }.count == 1, "the accounts once per run")
+            #expect(asked.filter { $0.endpoint == .identity }.count == 3, "the token before each week")
             #expect(await server.bank.transfers.count == 8)
+        }
+    }
+
+    /// The token is asked before each week of a catch-up, not once per run: a token the bank
+    /// refuses from the second week on stops the run there, with one word, and nothing of
+    /// that week or later moves.
+    @Test func aTokenRefusedDuringACatchUpStopsItAtTheWeek() async throws {
+        let bank = Self.twoAccountsOfFourWeeks()
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, contract: .requestsOnly) { server in
+            let first = await harness.run(server, endDate: "2026-10-25")
+            #expect(first.status == .ok, "\(first.diagnostics)")
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.identity], when: .onRequests([2]), faults: [.serverError(401)])
+            ])
+            let caughtUp = await harness.run(server, endDate: weekEnd, catchUp: true)
+            #expect(caughtUp.status == .permissionDenied, "\(caughtUp.diagnostics)")
+            #expect(caughtUp.tally.weeks.map(\.description) == ["2026-11-01", "2026-11-08"])
+            #expect(caughtUp.tally.weekErrors == 1)
+            #expect(
+                caughtUp.diagnostics.contains { $0.contains("stopped after the week ending 2026-11-08") },
+                "\(caughtUp.diagnostics)")
+            // The first run's two weeks and the catch-up's first; none of the refused week's.
+            #expect(await server.bank.transfers.count == 4)
         }
     }
 

@@ -42,10 +42,6 @@ struct RedactingLogHandler: LogHandler {
 /// from the job's own modules keeps the one source it has always had, `RoundUpJob`, so that
 /// a filter on the journal or a log file still finds it.
 public struct PrintableLogHandler: LogHandler {
-    /// The modules of the job, each of which logs as `RoundUpJob`.
-    static let jobModules: Set<String> = [
-        "RoundUpHost", "RoundUpWeek", "RoundUpTransfers", "RoundUpWeeklyRun", "RoundUpCommands",
-    ]
 
     var inner: any LogHandler
 
@@ -70,7 +66,8 @@ public struct PrintableLogHandler: LogHandler {
         var event = event
         event.message = Logger.Message(stringLiteral: printable(event.message.description))
         event.metadata = event.metadata?.mapValues { .string(printable($0.description)) }
-        if Self.jobModules.contains(event.source) { event.source = "RoundUpJob" }
+        // The job's modules are named RoundUp…; the bank's client keeps its own source.
+        if event.source.hasPrefix("RoundUp") { event.source = "RoundUpJob" }
         inner.log(event: event)
     }
 }
