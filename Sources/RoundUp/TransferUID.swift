@@ -9,9 +9,13 @@ public enum TransferUID {
         0x6b, 0x2e, 0x0f, 0x4c, 0x91, 0x3a, 0x4d, 0x57, 0xa8, 0x1e, 0x52, 0xc0, 0x7d, 0x93, 0x1f, 0x64,
     ]
 
-    /// The transfer uid for moving `week`'s round-up of `accountUid` into `goalUid`.
-    public static func transferUid(accountUid: String, goalUid: String, weekEnd: LocalDate) -> String {
-        uuidV5(namespace: namespace, name: "roundup/1 \(accountUid.lowercased()) \(goalUid.lowercased()) \(weekEnd)")
+    /// The transfer uid for moving `week`'s round-up of `accountUid` into `goalUid`: for the
+    /// week's first leg (`leg` 0), from the account, the goal and the week alone, as for a
+    /// week of one goal; a later leg's names its index too, so no two legs of a week share
+    /// one, whatever goals they go to.
+    public static func transferUid(accountUid: String, goalUid: String, weekEnd: LocalDate, leg: Int = 0) -> String {
+        let name = "roundup/1 \(accountUid.lowercased()) \(goalUid.lowercased()) \(weekEnd)"
+        return uuidV5(namespace: namespace, name: leg == 0 ? name : "\(name) leg \(leg)")
     }
 
     /// RFC 9562 version-5 UUID of `name` in `namespace`, lower-case and hyphenated.

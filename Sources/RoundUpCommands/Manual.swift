@@ -92,7 +92,8 @@ public enum Manual {
                 + "(/usr/share/doc/roundup/roundup.example.yaml) and its JSON schema:",
             ".Pp",
             ConfigFile.keys.sorted().map { key in
-                key == "notify" ? "notify (\(ConfigFile.Notify.keys.sorted().joined(separator: ", ")))" : key
+                let nested = ["notify": ConfigFile.Notify.keys.sorted(), "saveInto": ConfigFile.SaveIntoFile.keys][key]
+                return nested.map { "\(key) (\($0.joined(separator: ", ")))" } ?? key
             }
             .joined(separator: ", ") + ".",
             ".Pp",

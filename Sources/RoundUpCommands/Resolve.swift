@@ -56,10 +56,17 @@ public enum Resolve {
         }
         var lines: [String] = []
         for entry in entries {
+            let into =
+                entry.hasSeveralLegs
+                ? ": "
+                    + entry.legs.map { leg in
+                        "\(entry.words(of: [leg])) (\(leg.status.transferWord), leg \(leg.index), transfer "
+                            + "\(leg.transferUid ?? "none"))"
+                    }.joined(separator: ", ")
+                : " into \"\(entry.firstLeg.goalName ?? entry.firstLeg.goalUid ?? "the goal")\" (transfer "
+                    + "\(entry.firstLeg.transferUid ?? "none"))"
             lines.append(
-                "\(WeekFate(entry).word): \(entry.label), week ending \(entry.weekEnd): \(entry.amountText) into "
-                    + "\"\(entry.firstLeg.goalName ?? entry.firstLeg.goalUid ?? "the goal")\" (transfer "
-                    + "\(entry.firstLeg.transferUid ?? "none"))")
+                "\(WeekFate(entry).word): \(entry.label), week ending \(entry.weekEnd): \(entry.amountText)\(into)")
             lines.append(
                 "  why: \(entry.reason ?? entry.lastError ?? "a run stopped before the bank answered")")
             lines.append(

@@ -197,6 +197,15 @@ public enum JobHealth {
         // one the bank has not confirmed. The next run looks for it in the feed.
         for entry in finding.unconfirmed {
             let error = entry.lastError.map { " (\($0))" } ?? ""
+            if entry.isPartlyTransferred {
+                raise(
+                    .warning,
+                    "\(entry.label), week ending \(entry.weekEnd) is partly transferred: of \(entry.amountText), "
+                        + "\(entry.words(of: entry.doneLegs)) arrived, and \(entry.words(of: entry.openLegs)) is not yet "
+                        + "known to have arrived\(error); the next run finishes it without sending what arrived again "
+                        + "(roundup resolve lists it)")
+                continue
+            }
             raise(
                 .warning,
                 "\(entry.label), week ending \(entry.weekEnd) is unconfirmed: its transfer is not yet known to have "

@@ -85,8 +85,7 @@ extension Ledger {
     /// `weeks` each with its legs from `legs`, in index order, where `legs` are every leg of
     /// those weeks. What this roundup never writes is the ledger's damage, refused rather
     /// than guessed at: a week without a leg, a leg without its week, and a week whose legs
-    /// do not agree with it. This roundup writes one leg a week, index 0, in the week's
-    /// state and of its amount; a week of several legs is not one it can move.
+    /// do not agree with it (`disagreement`).
     private static func withLegs(_ weeks: [WeekRow], legs: [LegRow]) throws -> [AccountWeek] {
         var byWeek: [AccountWeekKey: [TransferLeg]] = [:]
         for row in legs { byWeek[row.key, default: []].append(row.leg) }
@@ -102,19 +101,35 @@ extension Ledger {
         return result
     }
 
-    /// Why `week`'s legs do not agree with it, or nil when they do.
-    private static func disagreement(_ week: AccountWeek) -> String? {
-        guard let leg = week.legs.first else { return "which has no leg" }
-        guard week.legs.count == 1, leg.index == 0 else {
+    /// Why `week`'s legs do not agree with it, or nil when they do. This roundup numbers a
+    /// week's legs from 0 with no gap, their amounts sum to the week's, and the week stands
+    /// where its legs do: done when each is done (or moved nothing), nothing when each moved
+    /// nothing, and otherwise in the state of its open legs, beside any that arrived.
+    static func disagreement(_ week: AccountWeek) -> String? {
+        guard !week.legs.isEmpty else { return "which has no leg" }
+        guard week.legs.map(\.index) == Array(week.legs.indices) else {
             return
                 "which has \(week.legs.count) leg(s), numbered \(week.legs.map { String($0.index) }.joined(separator: ", ")): "
-                + "this roundup writes one, numbered 0"
+                + "this roundup numbers them from 0"
         }
-        guard leg.status == week.status else {
-            return "which is \(week.status.rawValue) while its leg is \(leg.status.rawValue)"
+        let sum = week.legs.reduce(into: Int64(0)) { $0 &+= $1.minorUnits }
+        guard sum == week.minorUnits else {
+            let legs = week.legs.count == 1 ? "its leg moves" : "its legs move"
+            return "which moves \(week.minorUnits) in minor units while \(legs) \(sum)"
         }
-        guard leg.minorUnits == week.minorUnits else {
-            return "which moves \(week.minorUnits) in minor units while its leg moves \(leg.minorUnits)"
+        let states = Set(week.legs.map(\.status))
+        let agrees =
+            switch week.status {
+            case .done: states.isSubset(of: [.done, .nothing]) && states.contains(.done)
+            case .nothing: states == [.nothing]
+            case .pending, .held, .abandoned:
+                states.subtracting([.done]) == [week.status]
+            }
+        guard agrees else {
+            let legs = week.legs.map(\.status.rawValue).joined(separator: ", ")
+            return week.legs.count == 1
+                ? "which is \(week.status.rawValue) while its leg is \(legs)"
+                : "which is \(week.status.rawValue) while its legs are \(legs)"
         }
         return nil
     }
@@ -351,16 +366,22 @@ extension Ledger {
     }
 
     /// A week whose recorded transfers were to be sent again and no longer fit what the
-    /// account can spare: it ends held back, as a week decided without room would. Nothing
-    /// moved, its payments stay counted, and `note` says why; its legs' transfer uids and
-    /// sends are kept.
+    /// account can spare: it ends held back, as a week decided without room would. Its open
+    /// legs moved nothing, its payments stay counted, and `note` says why; its legs' transfer
+    /// uids and sends are kept. A leg that arrived stays as it is: the week then moved that
+    /// much, and is done.
     public func recordHeldBack(
         accountUid: String, weekEnd: LocalDate, note: String, forecast: ForecastSummary?, at now: Instant
     ) throws {
+        let arrived = try database.read { db in
+            try Ledger.legRows(accountUid, weekEnd).filter(LegColumns.status == WeekState.done.rawValue)
+                .select(sum(LegColumns.minorUnits), as: Int64.self).fetchOne(db) ?? 0
+        }
         try change(
             accountUid, weekEnd, leg: nil,
             week: [
-                Columns.status.set(to: WeekState.nothing.rawValue), Columns.minorUnits.set(to: 0),
+                Columns.status.set(to: (arrived > 0 ? WeekState.done : .nothing).rawValue),
+                Columns.minorUnits.set(to: arrived),
                 Columns.note.set(to: Ledger.clip(note)), Columns.reason.set(to: nil),
                 Columns.forecastThrough.set(to: forecast?.through.description),
                 Columns.forecastPayday.set(to: forecast?.payday?.description),

@@ -100,7 +100,7 @@ private struct MarkdownReport {
                 "| \(Markdown.escape(account.label)) | \(account.transactions.count) | "
                     + "\(account.roundUpSum.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—") | "
                     + "\(moved ? account.total.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—" : "—") | "
-                    + "\(Markdown.escape(account.goal?.name ?? "—")) | \(account.status.word) |")
+                    + "\(Markdown.escape(account.goalNames ?? "—")) | \(account.status.word) |")
         }
     }
 
@@ -142,6 +142,20 @@ private struct MarkdownReport {
             )
         }
         lines += forecastLines(of: account)
+        if !account.legs.isEmpty {
+            lines.append("- Goals:")
+            for leg in account.legs {
+                let goal = leg.goal
+                let note = goal.created ? ", created by this run" : goal.wouldCreate ? ", would be created" : ""
+                let status = leg.status.map { ", \($0)" } ?? ""
+                lines.append(
+                    "  - \(leg.amount.formattedAmount) \(account.shownCurrency) into \"\(Markdown.escape(goal.name))\""
+                        + "\(goal.uid.map { " \(Markdown.code($0))" } ?? "")\(note)\(status)"
+                        + (leg.transferUid.map { "; transfer uid \(Markdown.code($0))" } ?? ""))
+                if let line = progress(of: goal, account: account) { lines.append("    " + line) }
+            }
+            return
+        }
         if let goal = account.goal {
             let note = goal.created ? " (created by this run)" : goal.wouldCreate ? " (would be created)" : ""
             lines.append(
@@ -219,7 +233,11 @@ private struct MarkdownReport {
 
     /// What the goal holds and how near its target it is, when the bank said.
     private func goalProgress(of account: AccountReport) -> String? {
-        guard let goal = account.goal else { return nil }
+        account.goal.flatMap { progress(of: $0, account: account) }
+    }
+
+    /// What `goal` of `account`'s week holds and how near its target it is, when the bank said.
+    private func progress(of goal: GoalReport, account: AccountReport) -> String? {
         let code = account.shownCurrency
         let now = account.status == .transferred ? "now holds" : "holds"
         switch (goal.saved, goal.target) {

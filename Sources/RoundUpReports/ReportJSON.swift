@@ -116,16 +116,7 @@ package struct ReportJSON {
         if let forecast = account.forecast { write(forecast) }
         if let goal = account.goal {
             key("goal")
-            open(UInt8(ascii: "{"))
-            key("created", goal.created)
-            key("name", goal.name)
-            key("saved", goal.saved?.formattedAmount)
-            key("savedMinorUnits", goal.saved?.minorUnits)
-            key("target", goal.target?.formattedAmount)
-            key("targetMinorUnits", goal.target?.minorUnits)
-            key("uid", goal.uid)
-            key("wouldCreate", goal.wouldCreate)
-            close(UInt8(ascii: "}"))
+            write(goal)
         }
         key("heldBack", account.heldBack?.formattedAmount)
         key("leftOut")
@@ -151,13 +142,30 @@ package struct ReportJSON {
             }
             close(UInt8(ascii: "]"))
         }
+        if !account.legs.isEmpty {
+            key("legs")
+            open(UInt8(ascii: "["))
+            for leg in account.legs {
+                element()
+                open(UInt8(ascii: "{"))
+                key("amount", leg.amount.formattedAmount)
+                key("amountMinorUnits", leg.amount.minorUnits)
+                key("goal")
+                write(leg.goal)
+                key("status", leg.status)
+                key("transferUid", leg.transferUid)
+                close(UInt8(ascii: "}"))
+            }
+            close(UInt8(ascii: "]"))
+        }
         key("minimumBalance", account.minimumBalance?.formattedAmount)
         key("multiplier", account.multiplier.map(Int64.init))
         key("name", account.name)
         key("nativeRoundUp", account.nativeRoundUp)
         key("roundTo", account.roundTo.map(Int64.init))
         key("roundUpSum", account.roundUpSum?.formattedAmount)
-        key("status", account.status.reportJSONWord)
+        // Schema 2 says a partly transferred week so; schema 1 has no word for it.
+        key("status", account.legs.isEmpty ? account.status.reportJSONWord : account.status.reportJSONWordV2)
         key("total", account.total?.formattedAmount)
         key("totalMinorUnits", account.totalMinorUnits)
         transactions("transactions", account.transactions)
@@ -175,6 +183,19 @@ package struct ReportJSON {
     }
 
     /// `forecast`: what fell due before payday.
+    private mutating func write(_ goal: GoalReport) {
+        open(UInt8(ascii: "{"))
+        key("created", goal.created)
+        key("name", goal.name)
+        key("saved", goal.saved?.formattedAmount)
+        key("savedMinorUnits", goal.saved?.minorUnits)
+        key("target", goal.target?.formattedAmount)
+        key("targetMinorUnits", goal.target?.minorUnits)
+        key("uid", goal.uid)
+        key("wouldCreate", goal.wouldCreate)
+        close(UInt8(ascii: "}"))
+    }
+
     private mutating func write(_ forecast: ForecastReport) {
         key("forecast")
         open(UInt8(ascii: "{"))

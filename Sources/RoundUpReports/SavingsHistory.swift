@@ -40,6 +40,30 @@ public enum SavingsHistory {
         public var updatedAt: String?
         /// What the bank had scheduled before payday when the week was decided, in sum.
         public var forecast: RowForecast?
+        /// For a week into several goals (`saveInto`), each of its transfers; absent for a
+        /// week into one, whose goal and transfer are the row's own.
+        public var legs: [RowLeg]?
+    }
+
+    /// One of the transfers of a week into several goals.
+    public struct RowLeg: Encodable, Sendable, Equatable {
+        public var goalName: String?
+        public var goalUid: String?
+        public var amount: String
+        public var minorUnits: Int64
+        public var transferUid: String?
+        /// Where this transfer stands: `transferred`, `unconfirmed`, `held`, `abandoned`, or
+        /// `nothing to move` for one a resend held back.
+        public var status: String
+
+        init(_ leg: TransferLeg, currency: String) {
+            goalName = leg.goalName
+            goalUid = leg.goalUid
+            amount = Savings.amount(leg.minorUnits, currency)
+            minorUnits = leg.minorUnits
+            transferUid = leg.transferUid
+            status = leg.status.transferWord
+        }
     }
 
     /// A week's forecast as the history keeps it: the horizon, how many payments fell due,
@@ -158,20 +182,30 @@ public enum SavingsHistory {
     /// The CSV columns, in order. New ones go at the end, so that a reader by position
     /// keeps working.
     public static let csvColumns = [
-        "weekEnd", "account", "currency", "amount", "goal", "status", "movedOn", "reference", "transferUid",
+        "weekEnd", "account", "currency", "amount", "goal", "status", "movedOn", "reference", "transferUid", "legs",
     ]
 
     /// One row per account-week, newest first: week end, account (its name, else its uid),
     /// currency, amount in major units, goal and status; then, to reconcile with the bank's
-    /// statement, the date the money moved, the transfer's reference and its uid.
+    /// statement, the date the money moved, the transfer's reference and its uid; then, for a
+    /// week into several goals, each transfer (`1.00 into Emergency fund (transferred); …`).
     package static func csv(_ document: Document) -> String {
         CSV.line(csvColumns)
             + document.weeks.map { row in
                 CSV.line([
                     row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
-                    row.status.word, row.movedOn ?? "", row.reference ?? "", row.transferUid ?? "",
+                    row.status.word, row.movedOn ?? "", row.reference ?? "",
+                    row.transferUid ?? row.legs?.compactMap(\.transferUid).joined(separator: " ") ?? "",
+                    row.legs.map(legWords) ?? "",
                 ])
             }.joined()
+    }
+
+    /// Each transfer of a week into several goals: `1.00 into Emergency fund (transferred);
+    /// 1.29 into Round-ups (unconfirmed)`.
+    static func legWords(_ legs: [RowLeg]) -> String {
+        legs.map { "\($0.amount) into \($0.goalName ?? $0.goalUid ?? "the goal") (\($0.status))" }
+            .joined(separator: "; ")
     }
 
     package static func subtotals(_ savings: Savings) -> Subtotals {
@@ -193,15 +227,21 @@ public enum SavingsHistory {
         let movedOn =
             entry.status == .done
             ? entry.updatedAt.flatMap(Instant.init(iso8601:)).map { Week.localDate(of: $0, in: zone).description } : nil
+        // A week into several goals names them all, and keeps each goal's and transfer's uid
+        // with its leg.
+        let legs = entry.hasSeveralLegs ? entry.legs.map { RowLeg($0, currency: entry.currency) } : nil
+        let first = legs == nil ? entry.firstLeg : nil
         return Row(
             weekStart: entry.weekEnd.adding(days: -6).description, weekEnd: entry.weekEnd.description,
             accountUid: entry.accountUid, accountName: entry.accountName, currency: entry.currency,
             amount: Savings.amount(entry.minorUnits, entry.currency), minorUnits: entry.minorUnits,
-            goalName: entry.firstLeg.goalName, goalUid: entry.firstLeg.goalUid, transferUid: entry.firstLeg.transferUid,
+            goalName: legs == nil ? entry.firstLeg.goalName : entry.legs.compactMap(\.goalName).joined(separator: ", "),
+            goalUid: first?.goalUid, transferUid: first?.transferUid,
             reference: entry.firstLeg.reference, movedOn: movedOn, status: WeekFate(entry),
-            lastError: entry.firstLeg.lastError, note: entry.note, confirmation: entry.firstLeg.confirmation?.rawValue,
+            lastError: entry.lastError, note: entry.note, confirmation: entry.firstLeg.confirmation?.rawValue,
             feedItemUid: entry.firstLeg.feedItemUid, reason: entry.reason, resolution: entry.resolution,
-            updatedAt: entry.updatedAt, forecast: entry.forecast.map { RowForecast($0, currency: entry.currency) })
+            updatedAt: entry.updatedAt, forecast: entry.forecast.map { RowForecast($0, currency: entry.currency) },
+            legs: legs)
     }
 
     /// What the confirmed transfers add up to, per currency: the savings' totals.
@@ -212,6 +252,7 @@ public enum SavingsHistory {
     private static func hint(_ status: WeekFate) -> String {
         switch status {
         case .unconfirmed: " (the next run looks in the feed, then resends it)"
+        case .partlyTransferred: " (the next run finishes the transfers not yet arrived)"
         case .held: " (roundup resolve)"
         default: ""
         }

@@ -3,11 +3,14 @@ public import RoundUp
 public import RoundUpVocabulary
 
 /// What a run did with one week, written as `roundup-<end-date>.json` (this structure) and
-/// `.md`; a catch-up run writes one per week. Documented in `schema/report-v1.schema.json`:
+/// `.md`; a catch-up run writes one per week. Documented in `schema/report-v1.schema.json`,
+/// and `schema/report-v2.schema.json` for a week that moved into several goals:
 /// `schemaVersion` changes whenever a field changes meaning or goes away, and every new
 /// field goes into the schema.
 public struct WeekReport: Sendable {
-    public var schemaVersion = 1
+    /// 2 when an account's week moves into several goals (its `legs`, and the state
+    /// `partly transferred`), else 1: a report of weeks into one goal each reads as before.
+    public var schemaVersion: Int { accounts.contains { !$0.legs.isEmpty } ? 2 : 1 }
     public var generator: String
     public var generatedAt: Instant
     public var dryRun: Bool
@@ -112,6 +115,14 @@ public struct AccountReport: Sendable {
     public var totalMinorUnits: Int64? { total?.minorUnits }
     public var goal: GoalReport?
     public var transferUid: String?
+    /// For a week into several goals (`saveInto`), each of its transfers, in order; empty
+    /// for a week into one goal, which `goal` and `transferUid` describe.
+    public var legs: [LegReport] = []
+
+    /// The goal's name, or for a week into several goals each goal's, separated by commas.
+    package var goalNames: String? {
+        legs.isEmpty ? goal?.name : legs.map(\.goal.name).joined(separator: ", ")
+    }
     /// The account's bounds for the week, when they are not the run's seven local days.
     public var window: WindowReport?
     /// What the bank has scheduled before payday, when the week was measured against it.
@@ -152,6 +163,23 @@ public struct AccountReport: Sendable {
         self.transferUid = transferUid
         self.window = window
         self.exitCode = exitCode
+    }
+}
+
+/// One of the transfers of a week into several goals: its goal (what it holds and its target,
+/// as for a week into one), its amount, its transfer uid, and where it stands.
+public struct LegReport: Sendable {
+    public var goal: GoalReport
+    public var amount: Money
+    public var transferUid: String?
+    /// `transferred`, `unconfirmed`, `held`, `abandoned` or `nothing to move`; nil in a dry run.
+    public var status: String?
+
+    package init(goal: GoalReport, amount: Money, transferUid: String?, status: String?) {
+        self.goal = goal
+        self.amount = amount
+        self.transferUid = transferUid
+        self.status = status
     }
 }
 

@@ -55,8 +55,16 @@ package struct FeedSearch: Sendable {
     func transfers(
         for entry: AccountWeek, account: Account, since: Instant, firstTime: Bool = false, readingFrom: Instant? = nil
     ) async throws(AccountFailure) -> ([FeedTransfer], TransferCheck.Search) {
+        let feed = try await feed(of: account, from: min(since, readingFrom ?? since))
+        return (feed, try sought(entry, since: since, firstTime: firstTime))
+    }
+
+    /// The transfers into goals the account's feed shows from `from` (on the bank's clock,
+    /// less the margin) until now (plus the margin). Weeks the bank confirmed claim their
+    /// items on the way (`claimConfirmed`).
+    func feed(of account: Account, from start: Instant) async throws(AccountFailure) -> [FeedTransfer] {
         let time = self.time
-        let from = min(since, readingFrom ?? since).adding(.zero - time.margin)
+        let from = start.adding(.zero - time.margin)
         let to = time.bank(now()).adding(time.margin)
         let items = try await AccountFailure.bankCall { () async throws(BankError) in
             try await bank.transfersOut(
@@ -64,17 +72,28 @@ package struct FeedSearch: Sendable {
         }
         // The bank's bounds are not documented as inclusive or exact: filtered again here.
         let feed = items.compactMap(FeedTransfer.init).filter { $0.time.map { from <= $0 && $0 <= to } ?? true }
+        claimConfirmed(in: feed, read: from...to, account: account, time: time)
+        return feed
+    }
+
+    /// `entry`'s transfer (a week of one leg, or a view of one leg) as a search of the feed
+    /// sees it: from `since` (on the bank's clock), of its amount, into its goals. The
+    /// `firstTime` a week is seen, a transfer of its amount into any other goal holds it too.
+    func sought(_ entry: AccountWeek, since: Instant, firstTime: Bool = false) throws(AccountFailure)
+        -> TransferCheck.Search
+    {
+        let time = self.time
         guard let currency = Currency(code: entry.currency) else {
             throw AccountFailure(
                 .dataError, "the ledger entry for this week has the unknown currency \(entry.currency)")
         }
-        claimConfirmed(in: feed, read: from...to, account: account, time: time)
         var week = TransferCheck.Search(
             weekEnd: entry.weekEnd, amount: Money(minorUnits: entry.minorUnits, currency: currency),
             goalUids: entry.goalUids, since: since.adding(.zero - time.margin), watchesOtherGoals: firstTime,
             until: entry.lastSentAt.map { $0.adding(requestTimeout).adding(time.margin) })
         week.sent = entry.mayHaveBeenSent
-        return (feed, week)
+        week.leg = entry.firstLeg.index
+        return week
     }
 
     /// Each week the bank confirmed without a feed item claims, once the `feed` (read over
@@ -85,7 +104,7 @@ package struct FeedSearch: Sendable {
     /// could be that item too. Until then the window rule stands for it. A claim the ledger
     /// cannot write is left for a later read: the window rule still holds.
     func claimConfirmed(in feed: [FeedTransfer], read: ClosedRange<Instant>, account: Account, time: BankTime) {
-        guard let entries = try? ledger.accountWeeks(accountUid: account.uid) else { return }
+        guard let entries = try? ledger.accountWeeks(accountUid: account.uid).flatMap(\.legViews) else { return }
         let claimed = Set(entries.flatMap(\.feedItemUids))
         var free = feed.filter { $0.hasMoved && $0.time != nil && !claimed.contains($0.feedItemUid) }
         for entry in entries where entry.status == .done && entry.firstLeg.feedItemUid == nil {
@@ -113,9 +132,10 @@ package struct FeedSearch: Sendable {
         return entry.firstSend(time) ?? time.bank(weekEnd(of: entry))
     }
 
-    /// The account's entries in the ledger, each week's claim on the feed's transfers.
+    /// The account's entries in the ledger, each leg of each week as a view of its own
+    /// (`AccountWeek.view(of:)`): each transfer's claim on the feed's transfers.
     func entries(of account: Account) throws(AccountFailure) -> [AccountWeek] {
-        try AccountFailure.ledgerRead { try ledger.accountWeeks(accountUid: account.uid) }
+        try AccountFailure.ledgerRead { try ledger.accountWeeks(accountUid: account.uid).flatMap(\.legViews) }
     }
 
     /// `TransferCheck.decide`, logged.

@@ -113,6 +113,12 @@ public enum TransferCheck: Sendable, Equatable {
         public var until: Instant?
         /// Whether this week's transfer may have been sent: before that, none is its own.
         public var sent = true
+        /// Which of the week's legs is sought: the ledger's other legs, of this week or
+        /// another, claim their own transfers as other weeks do.
+        public var leg = 0
+
+        /// Whether `entry`, one leg of a week (`AccountWeek.view(of:)`), is the one sought.
+        func isSought(_ entry: AccountWeek) -> Bool { entry.weekEnd == weekEnd && entry.firstLeg.index == leg }
 
         /// Whether `transfer` can be this week's, its amount aside: into one of its goals,
         /// since the search's start (and until its end), and named for no other week.
@@ -144,7 +150,7 @@ public enum TransferCheck: Sendable, Equatable {
     }
 
     /// Decides from the `feed`'s transfers and the account's other ledger entries
-    /// (`ledger`; this week's own entry is left out). `time` puts the entries' moments on
+    /// (`ledger`, a view of each leg; the sought leg's own is left out). `time` puts the entries' moments on
     /// the bank's clock, with how far they may be off.
     public static func decide(_ week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime)
         -> TransferCheck
@@ -300,7 +306,7 @@ public enum TransferCheck: Sendable, Equatable {
     static func claimant(
         of item: FeedTransfer, for week: Search, feed: [FeedTransfer], ledger: [AccountWeek], time: BankTime
     ) -> AccountWeek? {
-        let others = ledger.filter { $0.weekEnd != week.weekEnd }
+        let others = ledger.filter { !week.isSought($0) }
         if let recorded = others.first(where: { $0.feedItemUids.contains(item.feedItemUid) }) { return recorded }
         // A week sent and not confirmed may have made it.
         if let unconfirmed = unconfirmed(others, couldBe: item, time: time) { return unconfirmed }
@@ -326,7 +332,7 @@ public enum TransferCheck: Sendable, Equatable {
     )
         -> (others: [AccountWeek], transfers: [FeedTransfer])
     {
-        let others = ledger.filter { $0.weekEnd != week.weekEnd }
+        let others = ledger.filter { !week.isSought($0) }
         let claimed = Set(others.flatMap(\.feedItemUids))
         return (
             others, withoutConfirmed(feed.filter { !claimed.contains($0.feedItemUid) }, others: others, time: time)

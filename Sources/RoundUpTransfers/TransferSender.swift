@@ -50,6 +50,10 @@ package struct TransferSender: Sendable {
         _ amount: Money, note: String?, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool,
         scopes: Set<String>, listedGoals: [SavingsGoal]? = nil, forecast: ForecastSummary? = nil
     ) async throws(AccountFailure) -> TransferIntent {
+        if let several = try await severalGoals(of: account, dryRun: dryRun, scopes: scopes, listed: listedGoals) {
+            return try divided(
+                amount, among: several, note: note, plan: plan, account: account, week: week, forecast: forecast)
+        }
         do {
             let goal: GoalChoice
             if let known = memory.goal(of: account.uid) {
@@ -76,15 +80,75 @@ package struct TransferSender: Sendable {
         }
     }
 
-    /// Moves the week's money into its goal (a dry run says what it would do).
+    /// The goals `account` saves into under `saveInto` (found once per run, as one goal
+    /// is), with what this run's earlier weeks moved into each; nil when it saves into one.
+    private func severalGoals(of account: Account, dryRun: Bool, scopes: Set<String>, listed: [SavingsGoal]?)
+        async throws(AccountFailure) -> [GoalChoice]?
+    {
+        guard goals.configured.saveInto != nil, goals.configured.goalUids[account.uid] == nil else { return nil }
+        if let known = memory.goals(of: account.uid) { return known }
+        guard let found = try await goals.resolveSeveral(for: account, dryRun: dryRun, scopes: scopes, listed: listed)
+        else { return nil }
+        memory.remember(goals: found, of: account.uid)
+        return found
+    }
+
+    /// The week's `amount` divided among `goals` as `saveInto` says (`GoalSplit`), each up
+    /// to its room under `fill`: a leg for each goal that takes part of it. What no goal has
+    /// room for stays in the account, and the note says so.
+    private func divided(
+        _ amount: Money, among goals: [GoalChoice], note: String?, plan: RoundUpPlan, account: Account, week: Week,
+        forecast: ForecastSummary?
+    ) throws(AccountFailure) -> TransferIntent {
+        guard let saveInto = self.goals.configured.saveInto else {
+            throw AccountFailure(.configuration, "saveInto is not set, yet several goals were chosen")
+        }
+        var rooms: [Int64?] = []
+        for goal in goals { rooms.append(try goal.room()) }
+        if case .fill = saveInto.division, let open = rooms.dropLast().firstIndex(where: { $0 == nil }) {
+            throw AccountFailure(
+                .configuration,
+                "saveInto: under fill, \"\(printable(goals[open].name))\" has no target, so it would take everything "
+                    + "left and the goals after it nothing: give it a target in the app, or list it last")
+        }
+        let split = GoalSplit.divide(
+            amount.minorUnits, rooms: rooms, by: saveInto.division, whenFull: saveInto.whenFull,
+            whenAllFull: saveInto.whenAllFull)
+        let legs = zip(goals, split.amounts).compactMap { goal, part in
+            part > 0 ? IntendedLeg(goal: goal, amount: Money(minorUnits: part, currency: amount.currency)) : nil
+        }
+        var notes = note.map { [$0] } ?? []
+        if split.stays > 0 {
+            let stays = Money(minorUnits: split.stays, currency: amount.currency)
+            notes.append(
+                legs.isEmpty
+                    ? "held back \(amount): every goal is at its target, so it stays in the account (whenAllFull: stay)"
+                    : "\(stays) stays in the account: every goal is at its target (whenAllFull: stay)")
+        }
+        return TransferIntent(
+            note: notes.isEmpty ? nil : notes.joined(separator: "; "), account: account, week: week, legs: legs,
+            goals: goals, currency: amount.currency, payments: plan.counted, forecast: forecast)
+    }
+
+    /// Moves the week's money into its goal, or its goals (a dry run says what it would do).
+    /// A week whose goals are all full moves nothing, and is recorded held back.
     package func transfer(_ intent: TransferIntent, account: Account, week: Week, dryRun: Bool)
         async throws(AccountFailure)
         -> AccountOutcome
     {
-        guard intent.transferUid != nil else {
-            return .wouldDo(
-                "a real run would create the goal \"\(intent.goal.name)\" and move \(intent.amount) into it"
-                    + intent.reduced)
+        guard !intent.legs.isEmpty else {
+            let why = intent.note ?? "every goal is at its target"
+            if dryRun { return .wouldDo(why) }
+            try AccountFailure.ledgerWrite("record the week") {
+                try ledger.recordDecision(intent.entry(status: .nothing), counting: intent.payments, at: now())
+            }
+            return .heldBack(why)
+        }
+        guard intent.allGoalsExist else {
+            let missing = intent.legs.filter { $0.goal.uid == nil }.map { "\"\(printable($0.goal.name))\"" }
+            let goals = missing.count == 1 ? "the goal \(missing[0])" : "the goals \(missing.joined(separator: ", "))"
+            let into = intent.hasSeveralLegs ? "move \(intent.intoWords)" : "move \(intent.amount) into it"
+            return .wouldDo("a real run would create \(goals) and \(into)" + intent.reduced)
         }
         return try await transferNew(
             intent.entry(status: .pending), intent: intent, account: account, week: week, dryRun: dryRun)
@@ -94,21 +158,30 @@ package struct TransferSender: Sendable {
     /// a transfer there that looks like this week's is another week's or another ledger's
     /// (another state directory, or this one before it was restored from a backup), and
     /// holds the week for a person, who may say it is this week's (`resolve --check --accept`).
+    /// A week into several goals is looked for leg by leg in one reading of the feed, recorded
+    /// with all its legs, then sent leg by leg: a leg that fails ends the run's work on the
+    /// week, and the next run finishes the legs still open.
     private func transferNew(
         _ entry: AccountWeek, intent: TransferIntent, account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> AccountOutcome {
-        let into = "\(intent.amount) into \"\(intent.goal.name)\""
+        let into = intent.hasSeveralLegs ? intent.intoWords : "\(intent.amount) into \"\(intent.goal.name)\""
         var entry = entry
         let time = search.time
-        var (check, other, goalTotal) = try await lookBeforeSending(
-            entry, leg: entry.firstLeg, since: time.bank(week.end), firstTime: true, payments: intent.payments,
-            amount: intent.amount,
-            account: account, week: week, dryRun: dryRun)
+        let (checks, other, goalTotals) = try await lookBeforeSending(
+            entry, since: { _ in time.bank(week.end) }, firstTime: true, payments: intent.payments,
+            amount: intent.amount, account: account, week: week, dryRun: dryRun)
         entry.otherWeekEnd = other?.otherWeekEnd
         entry.sharedMinorUnits = other?.shared
         // Before its first send a week has no transfer of its own: one that looks like it is
         // another week's, or another ledger's, and never "already moved".
-        if case .arrived(let found) = check { check = .unclear(TransferCheck.lookAlike(found, of: entry)) }
+        let check: TransferCheck =
+            checks.lazy.compactMap { leg, check -> TransferCheck? in
+                switch check {
+                case .absent: nil
+                case .arrived(let found): .unclear(TransferCheck.lookAlike(found, of: entry.view(of: leg)))
+                case .unclear: check
+                }
+            }.first ?? other.map { .unclear($0.reason) } ?? .absent
         if dryRun {
             let preview =
                 switch check {
@@ -134,45 +207,76 @@ package struct TransferSender: Sendable {
         }
         // A feed search after a failed send starts from here: before the request went out.
         entry.createdAt = recordedAt.iso8601
+        let uids = entry.legs.compactMap(\.transferUid).joined(separator: ", ")
+        let (transfers, them) = entry.hasSeveralLegs ? ("transfers", "them") : ("transfer", "it")
         logger.info(
-            "\(account.label): recorded the transfer of \(intent.amount) before sending it (transfer \(entry.firstLeg.transferUid ?? ""))"
+            "\(account.label): recorded the \(transfers) of \(intent.amount) before sending \(them) (\(transfers) \(uids))"
         )
-        try await send(entry, leg: entry.firstLeg, account: account, goalBefore: goalTotal)
+        for leg in entry.legs {
+            try await send(entry.view(of: leg), leg: leg, account: account, goalBefore: goalTotals[leg.index] ?? nil)
+        }
         // A goal this run made is said where the dry run said it would make it.
-        let made = intent.goal.created ? ", a goal this run created" : ""
+        let made =
+            intent.hasSeveralLegs
+            ? "" : intent.goal.created ? ", a goal this run created" : ""
         return .transferred("moved \(into)\(made)\(intent.reduced)")
     }
 
-    /// What the feed says before `entry`'s week is sent, first or again: `TransferCheck.decide`
-    /// on the transfers since `since` (the week's end, or its first send, on the bank's
-    /// clock); and when that shows no
-    /// sign of it, another ledger's transfer since the week began that names a week sharing
-    /// its days (`otherLedgersHold`), which holds it, with that week and how much of this
-    /// week's amount its days may account for.
-    /// Unless `dryRun`, the goal's total is read beside the feed: what a send is measured
-    /// against if its answer is lost (nil when it could not be read).
-    private func lookBeforeSending(
-        _ entry: AccountWeek, leg: TransferLeg, since: Instant, firstTime: Bool, payments: [CountedTransaction],
-        amount: Money,
-        account: Account, week: Week, dryRun: Bool
-    ) async throws(AccountFailure) -> (check: TransferCheck, other: OtherLedgerHold?, goalTotal: Int64?) {
+    /// What the feed says before `entry`'s week is sent, first or again, of each of its
+    /// `legs` (all of them unless given): `TransferCheck.decide` on the transfers since
+    /// `since` of the leg (the week's end, or the leg's first send, on the bank's clock); and
+    /// when that shows no sign of any of them, another ledger's transfer since the week
+    /// began that names a week sharing its days (`otherLedgersHold`), which holds it, with
+    /// that week and how much of this week's amount its days may account for.
+    /// Unless `dryRun`, each leg's goal's total is read beside the feed: what a send is
+    /// measured against if its answer is lost (nil when it could not be read). The feed is
+    /// read once for all the legs, and for a week of several, the goals once for all of them.
+    func lookBeforeSending(
+        _ entry: AccountWeek, legs: [TransferLeg]? = nil, since: (AccountWeek) -> Instant, firstTime: Bool,
+        payments: [CountedTransaction], amount: Money, account: Account, week: Week, dryRun: Bool
+    ) async throws(AccountFailure) -> (
+        checks: [(leg: TransferLeg, check: TransferCheck)], other: OtherLedgerHold?, goalTotals: [Int: Int64?]
+    ) {
+        let legs = legs ?? entry.legs
+        let several = entry.hasSeveralLegs
         // Beside the feed, in a task of its own, awaited before anything is thrown.
-        let totalRead = Task { dryRun ? nil : await self.goalTotal(of: entry, leg: leg) }
-        let transfers = await AccountFailure.result { () async throws(AccountFailure) in
-            try await search.transfers(
-                for: entry, account: account, since: since, firstTime: firstTime,
-                readingFrom: search.time.bank(week.start))
+        let totalsRead = Task { () -> [Int: Int64?] in
+            guard !dryRun else { return [:] }
+            if !several, let leg = legs.first { return [leg.index: await self.goalTotal(of: entry, leg: leg)] }
+            return await self.goalTotals(of: entry, legs: legs)
         }
-        let total = await totalRead.value
-        let (feed, sought) = try transfers.get()
+        let views = legs.map(entry.view(of:))
+        let readFrom = min(views.map(since).min() ?? search.time.bank(week.start), search.time.bank(week.start))
+        let read = await AccountFailure.result { () async throws(AccountFailure) in
+            try await search.feed(of: account, from: readFrom)
+        }
+        let totals = await totalsRead.value
+        let feed = try read.get()
         let others = try search.entries(of: account)
-        let check = search.decide(sought, entry: entry, feed: sought.recent(feed), ledger: others)
-        guard case .absent = check,
+        var checks: [(leg: TransferLeg, check: TransferCheck)] = []
+        for (leg, view) in zip(legs, views) {
+            let sought = try search.sought(view, since: since(view), firstTime: firstTime)
+            checks.append((leg, search.decide(sought, entry: view, feed: sought.recent(feed), ledger: others)))
+        }
+        guard checks.allSatisfy({ if case .absent = $0.check { true } else { false } }),
             let hold = OtherLedgerHold.find(
                 in: feed, ledger: others, week: week, payments: payments, amount: amount,
                 multiplier: rules.policy.multiplier)
-        else { return (check, nil, total) }
-        return (.unclear(hold.reason), hold, total)
+        else { return (checks, nil, totals) }
+        return (checks.map { ($0.leg, .unclear(hold.reason)) }, hold, totals)
+    }
+
+    /// The totals saved of the goals of `entry`'s `legs`, in minor units, by leg index, from
+    /// one reading of the account's goals (nil for a goal it does not show in the week's
+    /// currency): a week into several goals asks for its goals once, not once per leg.
+    private func goalTotals(of entry: AccountWeek, legs: [TransferLeg]) async -> [Int: Int64?] {
+        let listed = try? await bank.savingsGoals(accountUid: entry.accountUid)
+        var totals: [Int: Int64?] = [:]
+        for leg in legs {
+            let goal = listed?.first { $0.savingsGoalUid == leg.goalUid }
+            totals[leg.index] = goal?.totalSaved.flatMap { $0.currency == entry.currency ? $0.minorUnits : nil }
+        }
+        return totals
     }
 
     /// The week already has a ledger entry: say what it holds, or finish a transfer whose
@@ -187,6 +291,9 @@ package struct TransferSender: Sendable {
         let differs = recorded != plan.total ? " (this week's feed now gives \(plan.total))" : ""
         let goalName = entry.firstLeg.goalName ?? "the goal"
         switch entry.status {
+        case .done where entry.hasSeveralLegs:
+            let held = entry.note.map { "; \($0)" } ?? ""
+            return .alreadyTransferred("an earlier run moved \(recorded): \(entry.legWords)\(held)\(differs)")
         case .done:
             let how = entry.firstLeg.confirmation == .feed ? ", found in the feed" : ""
             return .alreadyTransferred("an earlier run moved \(recorded) into \"\(goalName)\"\(how)\(differs)")
@@ -214,14 +321,19 @@ package struct TransferSender: Sendable {
         _ entry: AccountWeek, recorded: Money, payments: [CountedTransaction], account: Account, week: Week,
         dryRun: Bool, scopes: Set<String>, found: inout AccountFindings
     ) async throws(AccountFailure) -> AccountOutcome {
+        if entry.hasSeveralLegs {
+            return try await finishLegs(
+                entry, payments: payments, account: account, week: week, dryRun: dryRun, scopes: scopes, found: &found)
+        }
         // The transfer to finish: a week's one leg.
         let leg = entry.firstLeg
         let goalName = leg.goalName ?? "the goal"
         // Another ledger's transfer may have come since the intent.
-        var (check, other, goalTotal) = try await lookBeforeSending(
-            entry, leg: leg, since: search.ownSearchStart(entry), firstTime: false, payments: payments,
-            amount: recorded,
+        let (checks, other, goalTotals) = try await lookBeforeSending(
+            entry, since: search.ownSearchStart, firstTime: false, payments: payments, amount: recorded,
             account: account, week: week, dryRun: dryRun)
+        var check = checks[0].check
+        let goalTotal = goalTotals[leg.index] ?? nil
         let tooSoon = tooSoonToSendAgain(entry, leg: leg)
         // A week recorded but never sent has no transfer of its own in the feed.
         if case .arrived(let found) = check, !leg.mayHaveBeenSent {
@@ -383,26 +495,96 @@ package struct TransferSender: Sendable {
     }
 }
 
-/// A week's transfer once its goal is chosen: what moves, where to, and under which uid.
+/// One of a week's transfers once its goal is chosen: the goal, and the part of the week's
+/// amount it takes.
+package struct IntendedLeg {
+    package let goal: GoalChoice
+    package let amount: Money
+
+    /// Whether this part takes the goal to its target.
+    var fillsGoal: Bool { ((try? goal.room()) ?? nil) == amount.minorUnits }
+}
+
+/// A week's transfer once its goals are chosen: what moves, where to, and under which uids.
 package struct TransferIntent {
     package let amount: Money
-    /// Why less than the week's round-up moves (a minimum balance held some back).
+    /// Why less than the week's round-up moves (a minimum balance held some back, or every
+    /// goal was at its target).
     let note: String?
     package let account: Account
     let week: Week
-    package let goal: GoalChoice
+    /// The goals that take part of the week, each with its part, in order: one for a week
+    /// saved into one goal. Empty when every goal of `saveInto` is at its target.
+    package let legs: [IntendedLeg]
+    /// Every goal the week could have gone to, in order (those that take nothing too).
+    let goals: [GoalChoice]
     /// The payments the week counted, recorded with its decision.
     let payments: [CountedTransaction]
     /// What the bank had scheduled before payday, in sum, when the week was measured against it.
     var forecast: ForecastSummary? = nil
 
-    /// Derived from the account, the goal and the week; nil while the goal does not exist.
-    package var transferUid: String? {
-        goal.uid.map { TransferUID.transferUid(accountUid: account.uid, goalUid: $0, weekEnd: week.endDate) }
+    /// A week into one goal.
+    init(
+        amount: Money, note: String?, account: Account, week: Week, goal: GoalChoice, payments: [CountedTransaction],
+        forecast: ForecastSummary? = nil
+    ) {
+        (self.amount, self.note, self.account, self.week) = (amount, note, account, week)
+        (legs, goals, self.payments, self.forecast) = (
+            [IntendedLeg(goal: goal, amount: amount)], [goal], payments, forecast
+        )
+    }
+
+    /// A week divided among `goals`, whose parts are `legs`.
+    init(
+        note: String?, account: Account, week: Week, legs: [IntendedLeg], goals: [GoalChoice], currency: Currency,
+        payments: [CountedTransaction], forecast: ForecastSummary?
+    ) {
+        amount = Money(minorUnits: legs.reduce(0) { $0 + $1.amount.minorUnits }, currency: currency)
+        (self.note, self.account, self.week, self.legs, self.goals) = (note, account, week, legs, goals)
+        (self.payments, self.forecast) = (payments, forecast)
+    }
+
+    /// The week's first goal: the one it moves into first, or would have.
+    package var goal: GoalChoice { legs.first?.goal ?? goals[0] }
+
+    /// Whether the week moves into more than one goal.
+    package var hasSeveralLegs: Bool { legs.count > 1 }
+
+    /// Whether every goal the week moves into exists (a dry run may only say it would create one).
+    var allGoalsExist: Bool { legs.allSatisfy { $0.goal.uid != nil } }
+
+    /// The first leg's transfer uid; nil while a goal does not exist.
+    package var transferUid: String? { allGoalsExist ? transferUid(of: 0) : nil }
+
+    /// Leg `index`'s transfer uid, derived from the account, its goal, the week and its
+    /// index; nil while its goal does not exist.
+    func transferUid(of index: Int) -> String? {
+        guard legs.indices.contains(index) else { return nil }
+        return legs[index].goal.uid.map {
+            TransferUID.transferUid(accountUid: account.uid, goalUid: $0, weekEnd: week.endDate, leg: index)
+        }
     }
 
     /// What the report shows of it.
-    package var movement: Movement { Movement(amount: amount, goal: goal.report, transferUid: transferUid) }
+    package var movement: Movement {
+        var movement = Movement(amount: amount, goal: goal.report, transferUid: transferUid)
+        if hasSeveralLegs {
+            movement.legs = legs.enumerated().map { index, leg in
+                Movement.Leg(amount: leg.amount, goal: leg.goal.report, transferUid: transferUid(of: index))
+            }
+        }
+        return movement
+    }
+
+    /// Each leg in words, after the week's amount: `2.29 GBP: 1.00 into "Emergency fund" (now
+    /// full), 1.29 into "Round-ups"`.
+    var intoWords: String {
+        "\(amount): "
+            + legs.map { leg in
+                "\(leg.amount.formattedAmount) into \"\(printable(leg.goal.name))\""
+                    + (leg.fillsGoal ? " (now full)" : "")
+            }.joined(separator: ", ")
+    }
 
     /// The note as the end of a sentence: " (reduced from …)".
     var reduced: String { note.map { " (\($0))" } ?? "" }
@@ -410,13 +592,21 @@ package struct TransferIntent {
     /// The reference the saver sees on the transfer: the week, in words.
     var reference: String { TransferReference.forWeek(endingOn: week.endDate) }
 
-    /// The ledger entry that records it, with `status`.
+    /// The ledger entry that records it, with `status`: a leg for each goal that takes part of
+    /// the week, or, when none does, one leg of no amount to the first goal.
     func entry(status: WeekState) -> AccountWeek {
+        let parts =
+            legs.isEmpty ? [IntendedLeg(goal: goal, amount: Money(minorUnits: 0, currency: amount.currency))] : legs
         var entry = AccountWeek(
             accountUid: account.uid, weekEnd: week.endDate, status: status, currency: amount.currency.code,
-            minorUnits: amount.minorUnits, goalUid: goal.uid, goalName: goal.name, transferUid: transferUid,
-            accountName: account.name, note: note)
-        entry.firstLeg.reference = reference
+            legs: parts.enumerated().map { index, part in
+                var leg = TransferLeg(index: index, status: status, minorUnits: part.amount.minorUnits)
+                leg.goalUid = part.goal.uid
+                leg.goalName = part.goal.name
+                leg.transferUid = legs.isEmpty ? nil : transferUid(of: index)
+                leg.reference = reference
+                return leg
+            }, accountName: account.name, note: note)
         entry.forecast = forecast
         entry.bound(to: week)
         return entry

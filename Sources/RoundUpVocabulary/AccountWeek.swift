@@ -112,6 +112,17 @@ public struct AccountWeek: Sendable, Equatable {
         legs = [leg]
     }
 
+    /// A week of `legs`, each to its goal, moving their amounts together.
+    public init(
+        accountUid: String, weekEnd: LocalDate, status: WeekState, currency: String, legs: [TransferLeg],
+        accountName: String? = nil, note: String? = nil
+    ) {
+        self.init(
+            accountUid: accountUid, weekEnd: weekEnd, status: status, currency: currency,
+            minorUnits: legs.reduce(0) { $0 + $1.minorUnits }, accountName: accountName, note: note)
+        self.legs = legs.isEmpty ? self.legs : legs
+    }
+
     /// The first leg: the one every week has, whose transfer uid is made from the account,
     /// the goal and the week alone.
     public var firstLeg: TransferLeg {
@@ -165,6 +176,56 @@ public struct AccountWeek: Sendable, Equatable {
 
     /// Where the ledger keeps this week.
     public var key: AccountWeekKey { AccountWeekKey(accountUid: accountUid, weekEnd: weekEnd) }
+
+    /// Whether the week moves into more than one goal.
+    public var hasSeveralLegs: Bool { legs.count > 1 }
+
+    /// The week as one of its transfers sees it: the week's bounds, times and reasons, with
+    /// `leg` alone, its amount and its state. Every rule of one transfer (the feed search,
+    /// the claims of other weeks, a send and its record) works on such a view, so a week of
+    /// several legs is held to each rule leg by leg.
+    public func view(of leg: TransferLeg) -> AccountWeek {
+        var view = self
+        view.legs = [leg]
+        view.minorUnits = leg.minorUnits
+        view.status = leg.status
+        return view
+    }
+
+    /// The week as some of its transfers see it: `legs` alone, and what they move together,
+    /// in the week's state.
+    public func view(of legs: [TransferLeg]) -> AccountWeek {
+        var view = self
+        view.legs = legs
+        view.minorUnits = legs.reduce(0) { $0 + $1.minorUnits }
+        return view
+    }
+
+    /// Each of the week's transfers as a view of its own (`view(of:)`).
+    public var legViews: [AccountWeek] { legs.map(view(of:)) }
+
+    /// The legs not yet settled (pending or held): what a later run, or a person, finishes.
+    public var openLegs: [TransferLeg] { legs.filter { $0.status == .pending || $0.status == .held } }
+
+    /// The legs whose money arrived.
+    public var doneLegs: [TransferLeg] { legs.filter { $0.status == .done } }
+
+    /// Some of the week's transfers arrived and some are still open: partly transferred.
+    public var isPartlyTransferred: Bool { !doneLegs.isEmpty && !openLegs.isEmpty }
+
+    /// The legs that move money, each in words, after the week's amount: `1.00 into
+    /// "Emergency fund", 1.29 into "Round-ups"`.
+    public var legWords: String { words(of: legs.filter { $0.minorUnits > 0 }) }
+
+    /// `legs`, each in words: `1.00 into "Emergency fund"`.
+    public func words(of legs: [TransferLeg]) -> String {
+        legs.map { leg in
+            let amount =
+                Currency(code: currency).map { Money(minorUnits: leg.minorUnits, currency: $0).formattedAmount }
+                ?? Money.describe(minorUnits: leg.minorUnits, code: currency)
+            return "\(amount) into \"\(printable(leg.goalName ?? leg.goalUid ?? "the goal"))\""
+        }.joined(separator: ", ")
+    }
 }
 
 /// One transfer of an account's week: to one goal, of one amount, under one transfer uid,

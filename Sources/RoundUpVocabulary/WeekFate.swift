@@ -17,6 +17,9 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
     /// A transfer sent, or about to be, with no answer yet: the next run looks for it in
     /// the feed, and sends it again only when it is not there.
     case unconfirmed
+    /// A week that moves into several goals, some of whose transfers arrived and some not
+    /// yet: the next run (or `roundup resolve`) finishes only the missing ones.
+    case partlyTransferred
     /// The week did not complete; the exit status says whether it may pass by itself.
     case failed
     /// The job could not tell what to do without guessing; a person decides (`roundup resolve`).
@@ -42,7 +45,7 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         switch self {
         case .transferred, .alreadyTransferred: .moved
         case .nothingToMove, .heldBack, .dryRun, .abandoned, .skipped: .nothingMoved
-        case .unconfirmed, .failed, .held: .failedOrWaiting
+        case .unconfirmed, .partlyTransferred, .failed, .held: .failedOrWaiting
         }
     }
 
@@ -57,6 +60,7 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         case .heldBack: "held back"
         case .dryRun: "dry run"
         case .unconfirmed: "unconfirmed"
+        case .partlyTransferred: "partly transferred"
         case .failed: "failed"
         case .held: "held"
         case .abandoned: "abandoned"
@@ -77,6 +81,9 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         case .unconfirmed:
             "a transfer was sent, or about to be, and is not known to have arrived: the next run looks for it in "
                 + "the feed and sends it again only when it is not there"
+        case .partlyTransferred:
+            "the week moves into several goals and only some of its transfers arrived: the next run, or "
+                + "`roundup resolve`, finishes the missing ones, and none is sent twice"
         case .failed:
             "the week did not finish (the exit code says whether it may pass by itself); the next run tries again"
         case .held: "waits for a person: the job could not tell what to do without guessing (`roundup resolve`)"
@@ -95,12 +102,17 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         case .alreadyTransferred: "already transferred"
         case .nothingToMove, .heldBack: "nothing to do"
         case .dryRun: "dry run"
-        case .unconfirmed, .failed: "failed"
+        case .unconfirmed, .partlyTransferred, .failed: "failed"
         case .held: "held"
         case .abandoned: "abandoned"
         case .skipped: "skipped"
         }
     }
+
+    /// The word the JSON report of schema 2 (`schema/report-v2.schema.json`, a week into
+    /// several goals) gives it: schema 1's, and `partly transferred` for a week some of
+    /// whose transfers arrived.
+    public var reportJSONWordV2: String { self == .partlyTransferred ? word : reportJSONWord }
 
     /// The word `history --json` (`schema/history-v1.schema.json`) gives a week the ledger
     /// records; nil for the fates only a run reports.
@@ -110,6 +122,7 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         case .nothingToMove: "nothing to move"
         case .heldBack: "held back"
         case .unconfirmed: "unconfirmed"
+        case .partlyTransferred: "partly transferred"
         case .held: "held"
         case .abandoned: "abandoned"
         case .alreadyTransferred, .dryRun, .failed, .skipped: nil
@@ -128,12 +141,29 @@ public enum WeekFate: Sendable, Hashable, CaseIterable {
         switch entry.status {
         case .done: self = .transferred
         case .nothing: self = entry.note == nil ? .nothingToMove : .heldBack
-        case .pending: self = .unconfirmed
+        case .pending: self = entry.isPartlyTransferred ? .partlyTransferred : .unconfirmed
         case .held: self = .held
         case .abandoned: self = .abandoned
         }
     }
 
     /// The fates the ledger can record, one for each of the history's words.
-    public static let recorded: [WeekFate] = [.transferred, .nothingToMove, .heldBack, .unconfirmed, .held, .abandoned]
+    public static let recorded: [WeekFate] = [
+        .transferred, .nothingToMove, .heldBack, .unconfirmed, .partlyTransferred, .held, .abandoned,
+    ]
+}
+
+extension WeekState {
+    /// The word for one transfer of a week into several goals in this state, as a week of one
+    /// transfer in it has it: `transferred`, `nothing to move`, `unconfirmed`, `held`,
+    /// `abandoned`.
+    public var transferWord: String {
+        switch self {
+        case .done: WeekFate.transferred.word
+        case .nothing: WeekFate.nothingToMove.word
+        case .pending: WeekFate.unconfirmed.word
+        case .held: WeekFate.held.word
+        case .abandoned: WeekFate.abandoned.word
+        }
+    }
 }

@@ -11,7 +11,8 @@ import Synchronization
 package final class AccountMemory: Sendable {
     private struct Known {
         package var nativeRoundUp: [String: NativeRoundUpState] = [:]
-        package var goals: [String: GoalChoice] = [:]
+        /// The goal each account saves into, or its goals under `saveInto`, in their order.
+        package var goals: [String: [GoalChoice]] = [:]
         var balances: [String: Money] = [:]
         var forecasts: [String: Forecast] = [:]
         var moved: [String: Money] = [:]
@@ -31,7 +32,10 @@ package final class AccountMemory: Sendable {
     }
 
     /// The goal `accountUid` saves into, if the run has found it.
-    package func goal(of accountUid: String) -> GoalChoice? { known.withLock { $0.goals[accountUid] } }
+    package func goal(of accountUid: String) -> GoalChoice? { known.withLock { $0.goals[accountUid]?.first } }
+
+    /// The goals `accountUid` saves into, in order, if the run has found them.
+    package func goals(of accountUid: String) -> [GoalChoice]? { known.withLock { $0.goals[accountUid] } }
 
     /// Forgets the goal of `accountUid`, so that the next week finds it again: after a week
     /// failed or was held, the goal may be gone (deleted or archived during the run).
@@ -39,12 +43,16 @@ package final class AccountMemory: Sendable {
         _ = known.withLock { $0.goals.removeValue(forKey: accountUid) }
     }
 
-    /// Adds `moved` to what the remembered goal of `accountUid` holds: later weeks of the
-    /// run report the goal's balance with it.
-    package func add(moved: Money, of accountUid: String) {
+    /// Adds `moved` to what the remembered goal `goalUid` of `accountUid` (its first, when
+    /// nil) holds: later weeks of the run report the goal's balance with it, and fill it up to
+    /// its target less it.
+    package func add(moved: Money, into goalUid: String? = nil, of accountUid: String) {
         known.withLock { known in
-            guard let saved = known.goals[accountUid]?.saved, saved.currency == moved.currency else { return }
-            known.goals[accountUid]?.saved = Money(
+            guard let goals = known.goals[accountUid],
+                let place = goalUid.map({ uid in goals.firstIndex { $0.uid == uid } }) ?? goals.indices.first,
+                let saved = goals[place].saved, saved.currency == moved.currency
+            else { return }
+            known.goals[accountUid]?[place].saved = Money(
                 minorUnits: Savings.add(saved.minorUnits, moved.minorUnits),
                 currency: saved.currency)
         }
@@ -52,8 +60,16 @@ package final class AccountMemory: Sendable {
 
     /// Remembers `goal` for later weeks, where it is found, not created, whichever week made it.
     package func remember(goal: GoalChoice, of accountUid: String) {
-        var found = goal
-        found.created = false
+        remember(goals: [goal], of: accountUid)
+    }
+
+    /// Remembers the goals an account saves into under `saveInto`, as `remember(goal:of:)` does one.
+    package func remember(goals: [GoalChoice], of accountUid: String) {
+        let found = goals.map { goal in
+            var found = goal
+            found.created = false
+            return found
+        }
         known.withLock { $0.goals[accountUid] = found }
     }
 

@@ -42,6 +42,11 @@ package struct AccountOutcome: Sendable, Equatable {
     package static func failed(_ status: ExitStatus, _ detail: String) -> AccountOutcome {
         AccountOutcome(.failed, detail, exitCode: status)
     }
+    /// A week into several goals stopped with some of its transfers arrived and the rest
+    /// not; the next run finishes those. `status` says whether that may pass by itself.
+    package static func partlyTransferred(_ status: ExitStatus, _ detail: String) -> AccountOutcome {
+        AccountOutcome(.partlyTransferred, detail, exitCode: status)
+    }
     /// The week stopped with its transfer recorded and not known to have arrived; the next
     /// run looks for it in the feed. `status` says whether that may pass by itself.
     package static func unconfirmed(_ status: ExitStatus, _ detail: String) -> AccountOutcome {
@@ -57,7 +62,7 @@ package struct AccountOutcome: Sendable, Equatable {
         let status: ExitStatus =
             switch fate {
             case .held: .configuration
-            case .unconfirmed: .temporaryFailure
+            case .unconfirmed, .partlyTransferred: .temporaryFailure
             default: .ok
             }
         return AccountOutcome(fate, detail, exitCode: status)
@@ -91,6 +96,9 @@ package struct AccountFindings: Sendable {
     /// A recorded transfer was sent again and arrived (or, in a dry run, would be sent again):
     /// the run's later weeks measure against the balance less it.
     package var sentAgain = false
+    /// For a week into several goals, what was sent again (its legs still open), when less
+    /// than the week's amount.
+    package var sentAgainAmount: Money?
     /// For a report written later, the week's payments as the ledger kept them (those it
     /// kept whole) and their round-ups' sum (all of them).
     package var recorded: (payments: [CountedTransaction], roundUpSum: Money)?
@@ -119,12 +127,38 @@ package struct Movement: Sendable {
     package var goal: GoalReport?
     /// Nil until the goal exists.
     package var transferUid: String?
+    /// For a week into several goals, each of its transfers; empty for a week into one.
+    package var legs: [Leg] = []
+
+    /// One of a week's transfers into several goals.
+    package struct Leg: Sendable {
+        package var amount: Money
+        package var goal: GoalReport
+        package var transferUid: String?
+        /// Where this transfer stands, when the ledger has it.
+        package var status: WeekState?
+
+        package init(amount: Money, goal: GoalReport, transferUid: String?, status: WeekState? = nil) {
+            self.amount = amount
+            self.goal = goal
+            self.transferUid = transferUid
+            self.status = status
+        }
+    }
 
     /// The transfer an earlier run recorded in `entry`, in `currency`.
     package init(recorded entry: AccountWeek, currency: Currency) {
         amount = Money(minorUnits: entry.minorUnits, currency: currency)
         goal = entry.firstLeg.goalName.map { GoalReport(uid: entry.firstLeg.goalUid, name: $0) }
         transferUid = entry.firstLeg.transferUid
+        if entry.hasSeveralLegs {
+            legs = entry.legs.map { leg in
+                Leg(
+                    amount: Money(minorUnits: leg.minorUnits, currency: currency),
+                    goal: GoalReport(uid: leg.goalUid, name: leg.goalName ?? leg.goalUid ?? "the goal"),
+                    transferUid: leg.transferUid, status: leg.status)
+            }
+        }
     }
 
     package init(amount: Money, goal: GoalReport?, transferUid: String?) {

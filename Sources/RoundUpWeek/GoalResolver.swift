@@ -16,6 +16,26 @@ package struct GoalChoice {
     package var saved: Money?
     /// The goal's own target, else the configured `newGoalTarget` for its currency.
     var target: Money?
+    /// The goal's own target, as the bank says it (or, for a goal this run creates, the
+    /// target it is created with): what `saveInto` fills it up to. Nil for a goal without one.
+    package var ownTarget: Money?
+
+    /// How much more the goal takes before its target, in minor units (none below zero);
+    /// nil for a goal without a target. Throws when the goal has a target but the bank did
+    /// not say what it holds.
+    package func room() throws(AccountFailure) -> Int64? {
+        guard let ownTarget else { return nil }
+        guard let saved, saved.currency == ownTarget.currency else {
+            throw AccountFailure(
+                .dataError,
+                "the bank did not say what the goal \"\(printable(name))\" holds, so its room to its target of "
+                    + "\(ownTarget) is not known; nothing was moved")
+        }
+        return max(0, ownTarget.minorUnits - saved.minorUnits)
+    }
+
+    /// Whether the goal is at its target (or past it).
+    package var isFull: Bool { ((try? room()) ?? nil) == 0 }
 
     package var report: GoalReport {
         GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil, saved: saved, target: target)
@@ -84,15 +104,64 @@ public struct GoalResolver: Sendable {
             logger.info("\(account.label): saves into \"\(goal.name)\" (\(goal.savingsGoalUid))")
             return try await usable(goal, of: account, dryRun: dryRun)
         }
-        if dryRun { return GoalChoice(uid: nil, name: name, target: configuredTarget(for: account)) }
-        guard scopes.contains(TokenScopes.createGoalScope) else {
-            throw AccountFailure(
-                .permissionDenied,
-                "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
-                    + "\(TokenScopes.createGoalScope) to create one")
+        if dryRun {
+            return GoalChoice(
+                uid: nil, name: name, target: configuredTarget(for: account), ownTarget: configuredTarget(for: account))
         }
-        let created = try await create(name, for: account)
-        return try await waitUntilActive(created, of: account)
+        return try await createActive(name, for: account, scopes: scopes)
+    }
+
+    /// The goals `account` saves into under `saveInto`, in its order, each found by name in
+    /// the account's currency (an active one first) or created when none is named so (a dry
+    /// run says it would create it, as holding nothing yet); nil when the account saves into
+    /// one goal (no `saveInto`, or a goal chosen for it by uid). A goal of that name that is
+    /// archived, or in another currency, with none that can take the money, is a mistake in
+    /// the config, named.
+    package func resolveSeveral(for account: Account, dryRun: Bool, scopes: Set<String>, listed: [SavingsGoal]? = nil)
+        async throws(AccountFailure) -> [GoalChoice]?
+    {
+        guard let saveInto = configured.saveInto, configured.goalUids[account.uid] == nil else { return nil }
+        let all = try await AccountFailure.bankCall { () async throws(BankError) in
+            if let listed { return listed }
+            return try await bank.savingsGoals(accountUid: account.uid)
+        }
+        let live = all.filter {
+            !$0.isArchived && ($0.totalSaved?.currency ?? $0.target?.currency) == account.currencyCode
+        }
+        var chosen: [GoalChoice] = []
+        for name in saveInto.named {
+            let matches = live.filter { $0.isNamed(name) }
+            if let goal = matches.first(where: \.isActive) ?? matches.first {
+                if matches.count > 1 {
+                    logger.warning(
+                        "\(account.label): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
+                }
+                chosen.append(try await usable(goal, of: account, dryRun: dryRun))
+                continue
+            }
+            if let other = all.first(where: { $0.isNamed(name) }) {
+                let currency = other.totalSaved?.currency ?? other.target?.currency
+                throw AccountFailure(
+                    .configuration,
+                    other.isArchived
+                        ? "saveInto names the goal \"\(printable(name))\" (\(other.savingsGoalUid)), which is archived: "
+                            + "restore it in the app, or take it out of saveInto"
+                        : "saveInto names the goal \"\(printable(name))\" (\(other.savingsGoalUid)), which is in "
+                            + "\(currency.map { printable(String($0.prefix(12))) } ?? "another currency"), not this account's "
+                            + "\(account.currencyCode): take it out of saveInto, or give this account a goal of that name"
+                )
+            }
+            if dryRun {
+                let zero = Currency(code: account.currencyCode).map { Money(minorUnits: 0, currency: $0) }
+                chosen.append(
+                    GoalChoice(
+                        uid: nil, name: name, saved: zero, target: configuredTarget(for: account),
+                        ownTarget: configuredTarget(for: account)))
+                continue
+            }
+            chosen.append(try await createActive(name, for: account, scopes: scopes))
+        }
+        return chosen
     }
 
     /// For `roundup resolve --redirect`: the account's goal `wanted` (a uid, or a name in any
@@ -121,7 +190,8 @@ public struct GoalResolver: Sendable {
     {
         let choice = GoalChoice(
             uid: goal.savingsGoalUid, name: goal.name, saved: money(goal.totalSaved, of: account),
-            target: money(goal.target, of: account) ?? configuredTarget(for: account))
+            target: money(goal.target, of: account) ?? configuredTarget(for: account),
+            ownTarget: money(goal.target, of: account))
         guard !goal.isActive, !dryRun else { return choice }
         logger.info("\(account.label): the goal \"\(goal.name)\" is \(goal.state ?? "not active"); waiting for it")
         return try await waitUntilActive(choice, of: account)
@@ -159,6 +229,21 @@ public struct GoalResolver: Sendable {
             goal: choice)
     }
 
+    /// The goal `name`, created in `account` and waited for until active, when the token may
+    /// create goals.
+    private func createActive(_ name: String, for account: Account, scopes: Set<String>)
+        async throws(AccountFailure) -> GoalChoice
+    {
+        guard scopes.contains(TokenScopes.createGoalScope) else {
+            throw AccountFailure(
+                .permissionDenied,
+                "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
+                    + "\(TokenScopes.createGoalScope) to create one")
+        }
+        let created = try await create(name, for: account)
+        return try await waitUntilActive(created, of: account)
+    }
+
     private func create(_ name: String, for account: Account) async throws(AccountFailure) -> GoalChoice {
         let target = configured.newGoalTargets[account.currencyCode].map {
             CurrencyAndAmount(currency: $0.currency.code, minorUnits: $0.minorUnits)
@@ -172,7 +257,9 @@ public struct GoalResolver: Sendable {
         }
         logger.notice("\(account.label): created the goal \"\(name)\" (\(uid))")
         let zero = Currency(code: account.currencyCode).map { Money(minorUnits: 0, currency: $0) }
-        return GoalChoice(uid: uid, name: name, created: true, saved: zero, target: configuredTarget(for: account))
+        return GoalChoice(
+            uid: uid, name: name, created: true, saved: zero, target: configuredTarget(for: account),
+            ownTarget: configuredTarget(for: account))
     }
 
     /// The `newGoalTarget` configured for the account's currency.

@@ -79,12 +79,26 @@ struct AccountWork: Sendable {
             let reading = try await ahead.get()
             found.forecast = reading.forecast
             let decision = try await decide(week, plan: plan, reading: reading)
-            return (
-                try await carryOut(decision, of: week, plan: plan, listedGoals: reading.goals, found: &found), found
-            )
+            let outcome = try await carryOut(decision, of: week, plan: plan, listedGoals: reading.goals, found: &found)
+            return (outcome, legStates(of: found, account: account, week: runWeek, dryRun: dryRun))
         } catch {
-            return (ended(by: error, account: account, week: runWeek, dryRun: dryRun, sentFrom: started), found)
+            let outcome = ended(by: error, account: account, week: runWeek, dryRun: dryRun, sentFrom: started)
+            return (outcome, legStates(of: found, account: account, week: runWeek, dryRun: dryRun))
         }
+    }
+
+    /// `found`, with each of the week's transfers into several goals in the state the ledger
+    /// now has it in, for the report: a leg's fate is known only once the run is done with
+    /// the week.
+    private func legStates(of found: AccountFindings, account: Account, week: Week, dryRun: Bool) -> AccountFindings {
+        guard !dryRun, let legs = found.movement?.legs, !legs.isEmpty,
+            let entry = (try? ledger.accountWeek(accountUid: account.uid, weekEnd: week.endDate)) ?? nil
+        else { return found }
+        var found = found
+        for index in legs.indices where entry.legs.indices.contains(index) {
+            found.movement?.legs[index].status = entry.legs[index].status
+        }
+        return found
     }
 
     /// How a week that stopped on `error` ends. The week is read again as the failure left it
@@ -106,12 +120,23 @@ struct AccountWork: Sendable {
         // Sent by this run and perhaps moved (left unconfirmed, or held for a person): the
         // run's later weeks measure against the balance less it, as they do for a transfer
         // this run confirmed.
-        if let entry, [.pending, .held].contains(entry.status), let sent = entry.lastSentOn, sent >= started,
-            let currency = Currency(code: entry.currency)
-        {
-            memory.count(moved: Money(minorUnits: entry.minorUnits, currency: currency), from: account.uid)
+        if let entry, [.pending, .held].contains(entry.status), let currency = Currency(code: entry.currency) {
+            // Each of its transfers this run sent, whether it arrived or may have.
+            let sent = entry.legs.filter { leg in leg.lastSentOn.map { $0 >= started } ?? false }
+            let units = sent.reduce(Int64(0)) { Savings.add($0, $1.minorUnits) }
+            if units > 0 { memory.count(moved: Money(minorUnits: units, currency: currency), from: account.uid) }
+            for leg in sent where leg.status == .done {
+                memory.add(
+                    moved: Money(minorUnits: leg.minorUnits, currency: currency), into: leg.goalUid, of: account.uid)
+            }
         }
-        if !error.held, entry?.status == .pending { return .unconfirmed(error.status, error.message) }
+        if !error.held, let entry, entry.status == .pending {
+            guard entry.isPartlyTransferred else { return .unconfirmed(error.status, error.message) }
+            return .partlyTransferred(
+                error.status,
+                "\(error.message); of \(entry.amountText), \(entry.words(of: entry.doneLegs)) arrived, and the next run "
+                    + "finishes \(entry.words(of: entry.openLegs))")
+        }
         return AccountOutcome(error)
     }
 
@@ -155,7 +180,7 @@ struct AccountWork: Sendable {
                 entry, plan: plan, account: account, week: week.bounds, dryRun: dryRun, scopes: week.scopes,
                 found: &found)
             found.settledEarlier = [.done, .nothing, .abandoned].contains(entry.status)
-            if found.sentAgain, let moved = found.movement?.amount {
+            if found.sentAgain, let moved = found.sentAgainAmount ?? found.movement?.amount {
                 // The run's later weeks measure against the balance less what was sent again.
                 memory.count(moved: moved, from: account.uid)
             }
@@ -179,16 +204,20 @@ struct AccountWork: Sendable {
             // The run's later weeks measure against the balance less this week's money: moved,
             // would be moved (a dry run), or perhaps moved (an unconfirmed transfer).
             if [.transferred, .dryRun, .unconfirmed].contains(outcome.fate) {
-                memory.count(moved: amount, from: account.uid)
+                memory.count(moved: intent.amount, from: account.uid)
             }
             if outcome.fate == .transferred {
-                // The goal holds this week's money too, in this report and the run's later weeks.
-                memory.add(moved: amount, of: account.uid)
-                var goal = intent.goal
-                goal.saved = goal.saved.map { saved in
-                    Money(minorUnits: Savings.add(saved.minorUnits, amount.minorUnits), currency: saved.currency)
+                // Each goal holds this week's money too, in this report and the run's later weeks.
+                for (index, leg) in intent.legs.enumerated() {
+                    memory.add(moved: leg.amount, into: leg.goal.uid, of: account.uid)
+                    var goal = leg.goal
+                    goal.saved = goal.saved.map { saved in
+                        Money(
+                            minorUnits: Savings.add(saved.minorUnits, leg.amount.minorUnits), currency: saved.currency)
+                    }
+                    if index == 0 { found.movement?.goal = goal.report }
+                    if intent.hasSeveralLegs { found.movement?.legs[index].goal = goal.report }
                 }
-                found.movement?.goal = goal.report
             }
             return outcome
         }

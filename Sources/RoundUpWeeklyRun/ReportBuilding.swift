@@ -1,6 +1,7 @@
 import Foundation
 import RoundUp
 import RoundUpReports
+import RoundUpVocabulary
 import RoundUpWeek
 import StarlingAPI
 
@@ -40,6 +41,11 @@ extension AccountReport {
             total = movement.amount
             goal = movement.goal
             transferUid = movement.transferUid
+            legs = movement.legs.map { leg in
+                LegReport(
+                    goal: leg.goal, amount: leg.amount, transferUid: leg.transferUid,
+                    status: leg.status?.transferWord)
+            }
         }
     }
 

@@ -195,8 +195,9 @@ import Testing
         #expect(csv.status == 0, "\(csv.stderr)")
         let lines = csv.stdout.components(separatedBy: "\r\n")
         // The first six columns as they always were; then the date the money moved, the
-        // reference and the transfer uid, to reconcile with the bank's statement.
-        #expect(lines.first == "weekEnd,account,currency,amount,goal,status,movedOn,reference,transferUid")
+        // reference and the transfer uid, to reconcile with the bank's statement; then the
+        // transfers of a week into several goals (none here).
+        #expect(lines.first == "weekEnd,account,currency,amount,goal,status,movedOn,reference,transferUid,legs")
         let moved = try #require(
             lines.first {
                 $0.hasPrefix(
@@ -210,10 +211,11 @@ import Testing
         let week = try #require(
             weeks.first { $0["weekEnd"] as? String == "2026-01-04" && $0["currency"] as? String == "GBP" })
         let uid = try #require(week["transferUid"] as? String)
-        #expect(moved.hasSuffix(",\(today),Round-up w/e 4 Jan 2026,\(uid)"), "\(moved)")
+        #expect(moved.hasSuffix(",\(today),Round-up w/e 4 Jan 2026,\(uid),"), "\(moved)")
         #expect(week["movedOn"] as? String == today && week["reference"] as? String == "Round-up w/e 4 Jan 2026")
         #expect(
-            lines.contains("2026-01-11,\"'=HYPERLINK(\"\"http://x\"\")\",GBP,0.00,,nothing to move,,,"), "\(csv.stdout)"
+            lines.contains("2026-01-11,\"'=HYPERLINK(\"\"http://x\"\")\",GBP,0.00,,nothing to move,,,,"),
+            "\(csv.stdout)"
         )
         #expect(lines.filter { !$0.isEmpty }.count == 1 + 4 + 4, "a header and a row per account-week")
         #expect(!csv.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })

@@ -279,13 +279,21 @@ import Testing
     }
 
     /// What this roundup never writes of a week's legs is refused as damage, naming the
-    /// week, by every read: a second leg (a week of several goals, which this roundup cannot
-    /// move), a leg whose state or amount is not its week's, and a leg without its week
-    /// (which a run would otherwise take for a week not yet decided).
+    /// week, by every read: legs not numbered from 0 without a gap, legs whose amounts do not
+    /// sum to the week's or whose states are not its, and a leg without its week (which a
+    /// run would otherwise take for a week not yet decided).
     @Test(arguments: [
         (
-            "INSERT INTO leg (accountUid, weekEnd, leg, status, minorUnits) VALUES ('a', '2026-11-15', 1, 'pending', 0)",
-            "week a 2026-11-15, which has 2 leg(s), numbered 0, 1: this roundup writes one, numbered 0"
+            "INSERT INTO leg (accountUid, weekEnd, leg, status, minorUnits) VALUES ('a', '2026-11-15', 1, 'pending', 5)",
+            "week a 2026-11-15, which moves 298 in minor units while its legs move 303"
+        ),
+        (
+            "INSERT INTO leg (accountUid, weekEnd, leg, status, minorUnits) VALUES ('a', '2026-11-15', 2, 'pending', 0)",
+            "week a 2026-11-15, which has 2 leg(s), numbered 0, 2: this roundup numbers them from 0"
+        ),
+        (
+            "INSERT INTO leg (accountUid, weekEnd, leg, status, minorUnits) VALUES ('a', '2026-11-15', 1, 'held', 0)",
+            "week a 2026-11-15, which is pending while its legs are pending, held"
         ),
         ("UPDATE leg SET status = 'done'", "week a 2026-11-15, which is pending while its leg is done"),
         (
@@ -294,7 +302,7 @@ import Testing
         ),
         (
             "UPDATE leg SET leg = 1",
-            "week a 2026-11-15, which has 1 leg(s), numbered 1: this roundup writes one, numbered 0"
+            "week a 2026-11-15, which has 1 leg(s), numbered 1: this roundup numbers them from 0"
         ),
         (
             "PRAGMA foreign_keys = OFF; DELETE FROM week",
@@ -368,6 +376,51 @@ import Testing
         #expect(read.status == .held && read.legs.map(\.status) == [.held])
     }
 
+    /// A week into two goals keeps a leg for each: it is partly transferred while one has
+    /// arrived and the other is open, held with the open one while the arrived one stays
+    /// done, and done once both are; held back, it keeps what arrived.
+    @Test func aWeekOfTwoLegsStandsWhereItsLegsDo() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
+        let end = try #require(LocalDate(iso: "2026-11-15"))
+        let now = Instant(millisecondsSince1970: 0)
+        func legs(_ units: [Int64], week: Int = 1) -> [TransferLeg] {
+            units.enumerated().map { index, minorUnits in
+                var leg = TransferLeg(index: index, status: .pending, minorUnits: minorUnits)
+                (leg.goalUid, leg.transferUid) = ("g\(index)", "t\(week).\(index)")
+                return leg
+            }
+        }
+        try ledger.recordDecision(
+            AccountWeek(accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", legs: legs([100, 129])),
+            at: now)
+        try ledger.recordSend(accountUid: "a", weekEnd: end, leg: 0, bankTime: now, at: now)
+        try ledger.recordDone(accountUid: "a", weekEnd: end, leg: 0, confirmedAt: now, at: now)
+        var read = try #require(try ledger.accountWeek(accountUid: "a", weekEnd: end))
+        #expect(read.minorUnits == 229 && read.status == .pending && read.legs.map(\.status) == [.done, .pending])
+        #expect(read.isPartlyTransferred && WeekFate(read) == .partlyTransferred)
+        #expect(read.openLegs.map(\.index) == [1] && read.confirmedAt == nil)
+        try ledger.recordHeld(accountUid: "a", weekEnd: end, reason: "why", at: now)
+        read = try #require(try ledger.accountWeek(accountUid: "a", weekEnd: end))
+        #expect(read.status == .held && read.legs.map(\.status) == [.done, .held] && WeekFate(read) == .held)
+        try ledger.recordRetry(accountUid: "a", weekEnd: end, leg: 1, resolution: "retry", at: now)
+        try ledger.recordSend(accountUid: "a", weekEnd: end, leg: 1, bankTime: now, at: now)
+        try ledger.recordDone(accountUid: "a", weekEnd: end, leg: 1, confirmedAt: now, at: now)
+        read = try #require(try ledger.accountWeek(accountUid: "a", weekEnd: end))
+        #expect(read.status == .done && read.legs.map(\.status) == [.done, .done] && WeekFate(read) == .transferred)
+
+        // Held back when its open leg is to be sent again: what arrived stays, and the week is done.
+        let next = end.adding(days: 7)
+        try ledger.recordDecision(
+            AccountWeek(
+                accountUid: "a", weekEnd: next, status: .pending, currency: "GBP", legs: legs([100, 129], week: 2)),
+            at: now)
+        try ledger.recordDone(accountUid: "a", weekEnd: next, leg: 0, confirmedAt: now, at: now)
+        try ledger.recordHeldBack(accountUid: "a", weekEnd: next, note: "held back 1.29 GBP", forecast: nil, at: now)
+        read = try #require(try ledger.accountWeek(accountUid: "a", weekEnd: next))
+        #expect(read.status == .done && read.minorUnits == 100 && read.legs.map(\.minorUnits) == [100, 0])
+        #expect(read.legs.map(\.status) == [.done, .nothing] && read.note == "held back 1.29 GBP")
+    }
     /// A process that does not hold the state directory's lock (a run refused it, recording
     /// that it ran) never changes the ledger's schema: an older ledger is refused, and left
     /// as it was for the run that holds the lock, or an older roundup's run under way.

@@ -77,6 +77,28 @@ enum ReportFixtures {
         return report
     }()
 
+    /// `full` with its first account's week moved into two goals: a report of schema 2.
+    static let fullWithLegs: WeekReport = {
+        var report = full
+        report.accounts[0].status = .partlyTransferred
+        report.accounts[0].legs = [
+            LegReport(
+                goal: GoalReport(
+                    uid: "goal-1", name: "Emergency | fund", created: true, wouldCreate: false, saved: gbp(500_00),
+                    target: gbp(500_00)),
+                amount: gbp(100), transferUid: "transfer-1", status: "transferred"),
+            LegReport(
+                goal: GoalReport(
+                    uid: "goal-2", name: "Round-ups", created: false, wouldCreate: true, saved: gbp(12_00),
+                    target: gbp(20_00)),
+                amount: gbp(150), transferUid: "transfer-2", status: "unconfirmed"),
+        ]
+        return report
+    }()
+
+    /// A leg with only what it cannot be without.
+    static let bareLeg = LegReport(goal: bareGoal, amount: gbp(1), transferUid: nil, status: nil)
+
     static let bareTransaction = CountedTransaction(
         uid: namedUid("feed-2"), settlementTime: Instant(iso8601: "2026-11-11T08:00:00.000Z"), counterPartyName: nil,
         amount: Money(minorUnits: 100, currency: pounds), roundUp: Money(minorUnits: 0, currency: pounds))
@@ -100,7 +122,8 @@ enum ReportFixtures {
     }
 
     /// Where `value` leaves a field of the report unset: an optional that is nil, or an
-    /// array or map that is empty. Empty for `full`.
+    /// array or map that is empty. Empty for `full`, but for its accounts' `legs`, which only
+    /// a week into several goals has (`fullWithLegs`).
     static func unset(in value: Any, at path: String = "report") -> [String] {
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
@@ -115,7 +138,7 @@ enum ReportFixtures {
         default:
             guard
                 value is WeekReport || value is AccountReport || value is CountedTransaction
-                    || value is GoalReport
+                    || value is GoalReport || value is LegReport
             else { return [] }
             return mirror.children.flatMap { unset(in: $0.value, at: "\(path).\($0.label ?? "?")") }
         }

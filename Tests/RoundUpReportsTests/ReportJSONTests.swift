@@ -81,8 +81,8 @@ import Testing
     /// every field, and each stored field of each structure is a key of the object it is
     /// written as, by its own name or by the name the writer gives it (`renamed`).
     @Test func everyStoredFieldOfTheReportIsWritten() throws {
-        let report = ReportFixtures.full
-        #expect(ReportFixtures.unset(in: report) == [], "the full report leaves these unset")
+        let report = ReportFixtures.fullWithLegs
+        #expect(ReportFixtures.unset(in: report) == ["report.accounts[1].legs"], "the full report leaves these unset")
         let run = try #require(try Self.parsed(report.json()) as? [String: Any])
         let account = try #require((run["accounts"] as? [[String: Any]])?.first)
         let value = report.accounts[0]
@@ -96,6 +96,8 @@ import Testing
             (try #require(value.goal), account["goal"] as? [String: Any]),
             (try #require(value.window), account["window"] as? [String: Any]),
             (try #require(value.forecast), account["forecast"] as? [String: Any]),
+            (value.legs[0], (account["legs"] as? [[String: Any]])?.first),
+            (value.legs[0].goal, ((account["legs"] as? [[String: Any]])?.first?["goal"]) as? [String: Any]),
         ]
         let renamed = [
             "WindowReport": ["start": "startUTC", "end": "endUTC"],

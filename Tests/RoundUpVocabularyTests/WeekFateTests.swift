@@ -48,7 +48,10 @@ import Testing
 
     @Test func everyFateIsOneOfTheThreeEndsASaverSees() {
         #expect(WeekFate.allCases.filter { $0.kind == .moved } == [.transferred, .alreadyTransferred])
-        #expect(WeekFate.allCases.filter { $0.kind == .failedOrWaiting } == [.unconfirmed, .failed, .held])
+        #expect(
+            WeekFate.allCases.filter { $0.kind == .failedOrWaiting } == [
+                .unconfirmed, .partlyTransferred, .failed, .held,
+            ])
     }
 
     @Test func aRunOfSeveralOutcomesEndsWithOneThatMayPassFirst() {

@@ -11,6 +11,7 @@ package struct ConfigFile: Decodable {
     var timeZone: String?
     var weekEndsOn: String?
     var savingsGoal: String?
+    var saveInto: SaveIntoFile?
     package var goals: [String: String]?
     var newGoalTarget: [String: ExactAmount]?
     var stateDir: String?
@@ -55,6 +56,62 @@ package struct ConfigFile: Decodable {
 
         /// Its keys, read off its properties.
         package static let keys = propertyNames(of: Notify())
+    }
+
+    /// `saveInto:`, several goals for every account, as written: the goals in the order the
+    /// file gives them, `fill` a list or the word `app`.
+    package struct SaveIntoFile: Decodable {
+        var fill: [String]?
+        /// `fill: app`.
+        var fillInAppOrder = false
+        var shares: [(goal: String, percent: WholeNumber)]?
+        var whenFull: String?
+        var whenAllFull: String?
+
+        package static let keys = ["fill", "shares", "whenFull", "whenAllFull"]
+
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            for key in container.allKeys where !Self.keys.contains(key.stringValue) {
+                let hint =
+                    ConfigFile.closest(to: key.stringValue, in: Set(Self.keys)).map { " (did you mean '\($0)'?)" } ?? ""
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container,
+                    debugDescription: "unknown setting 'saveInto.\(printable(key.stringValue))'\(hint)")
+            }
+            let fill = Key(stringValue: "fill")
+            if container.contains(fill) {
+                if let word = try? container.decode(String.self, forKey: fill) {
+                    guard word == "app" else {
+                        throw DecodingError.dataCorruptedError(
+                            forKey: fill, in: container,
+                            debugDescription:
+                                "is a list of goal names ([Emergency fund, Holiday]) or the word app, not "
+                                + "'\(printable(word))'")
+                    }
+                    fillInAppOrder = true
+                } else {
+                    self.fill = try container.decode([String].self, forKey: fill)
+                }
+            }
+            let shares = Key(stringValue: "shares")
+            if container.contains(shares) {
+                let mapping = try container.nestedContainer(keyedBy: Key.self, forKey: shares)
+                // In the order written: ties between shares go to the earlier goal.
+                self.shares = try mapping.allKeys.map { key in
+                    (key.stringValue, try mapping.decode(WholeNumber.self, forKey: key))
+                }
+            }
+            whenFull = try container.decodeIfPresent(String.self, forKey: Key(stringValue: "whenFull"))
+            whenAllFull = try container.decodeIfPresent(String.self, forKey: Key(stringValue: "whenAllFull"))
+        }
     }
 
     /// Every key the file may hold: the names of the properties above, and nowhere else.

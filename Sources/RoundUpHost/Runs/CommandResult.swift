@@ -85,7 +85,8 @@ public struct RunTally: Sendable, Equatable {
     /// Account-weeks that ended well: moved, found moved, nothing to move, skipped or given up.
     public var done = 0
     public var held = 0
-    /// Account-weeks left with a transfer not known to have arrived.
+    /// Account-weeks left with a transfer not known to have arrived (partly transferred ones
+    /// too: some of their transfers arrived, the rest not yet).
     public var unconfirmed = 0
     public var failed = 0
     /// Transfers this run made, and what they moved by currency code, in minor units.
@@ -106,7 +107,7 @@ public struct RunTally: Sendable, Equatable {
         for account in report.accounts {
             switch account.status {
             case .held: held += 1
-            case .unconfirmed: unconfirmed += 1
+            case .unconfirmed, .partlyTransferred: unconfirmed += 1
             case .failed: failed += 1
             case .dryRun: break
             case .transferred:
