@@ -77,10 +77,12 @@ public enum Resolve {
     }
 
     /// Carries out `resolution` for the week ending `weekEnd` of `accountUid`, under the run
-    /// lock. `token` is needed unless the resolution is to abandon the week.
+    /// lock: for a week into several goals, for its transfer `leg` (the one still open when
+    /// only one is, and the whole week for `--abandon`). `token` is needed unless the
+    /// resolution is to abandon the week.
     public static func run(
-        _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, settings: Settings, token: AccessToken?,
-        clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil,
+        _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, leg: Int? = nil, settings: Settings,
+        token: AccessToken?, clock: @escaping @Sendable () -> Instant, logger: Logger, progress: RunProgress? = nil,
         scheduling: Scheduling.Lookup? = nil
     ) async -> CommandResult {
         let logger = token.map { redacting(logger, token: $0) } ?? logger
@@ -112,11 +114,22 @@ public enum Resolve {
         }
         var result: CommandResult
         if case .abandon(let reason) = resolution {
-            result = abandon(entry, reason: reason, ledger: state.ledger, at: clock())
+            result =
+                leg == nil
+                ? abandon(entry, reason: reason, ledger: state.ledger, at: clock())
+                : .failure(
+                    CommandFailure(
+                        .usage,
+                        "--abandon gives up every transfer of the week still open, and takes no --leg: the legs "
+                            + "that arrived stay where they are"))
         } else if let token {
-            result = await settle(
-                entry, resolution, settings: settings, ledger: state.ledger, token: token, clock: clock,
-                logger: logger)
+            do throws(CommandFailure) {
+                result = await settle(
+                    try transfer(leg, of: entry), resolution, settings: settings, ledger: state.ledger, token: token,
+                    clock: clock, logger: logger)
+            } catch {
+                result = .failure(error)
+            }
         } else {
             result = .failure(CommandFailure(.configuration, "this needs the access token"))
         }
@@ -159,6 +172,37 @@ public enum Resolve {
                     + "unconfirmed: there is nothing to resolve")
         }
         return entry
+    }
+
+    /// The transfer of `entry` a person settles: the week itself when it moves into one goal;
+    /// for a week into several, its leg `leg`, as a view of its own (`AccountWeek.view(of:)`),
+    /// or the one leg still open when `leg` is not given.
+    static func transfer(_ leg: Int?, of entry: AccountWeek) throws(CommandFailure) -> AccountWeek {
+        let open = entry.openLegs
+        guard let leg else {
+            guard entry.hasSeveralLegs else { return entry }
+            guard open.count == 1 else {
+                throw CommandFailure(
+                    .usage,
+                    "the week ending \(entry.weekEnd) of \(entry.label) moves into \(entry.legs.count) goals and "
+                        + "\(open.count) of its transfers are open (legs \(open.map { String($0.index) }.joined(separator: ", "))): "
+                        + "name one with --leg N, as `roundup resolve` lists them")
+            }
+            return entry.view(of: open[0])
+        }
+        guard let chosen = entry.legs.first(where: { $0.index == leg }) else {
+            throw CommandFailure(
+                .usage,
+                "the week ending \(entry.weekEnd) of \(entry.label) has no leg \(leg): its transfers are legs "
+                    + entry.legs.map { String($0.index) }.joined(separator: ", "))
+        }
+        guard open.contains(where: { $0.index == leg }) else {
+            throw CommandFailure(
+                .usage,
+                "leg \(leg) of the week ending \(entry.weekEnd) of \(entry.label), \(entry.words(of: [chosen])), is "
+                    + "\(chosen.status.transferWord): there is nothing to resolve")
+        }
+        return entry.view(of: chosen)
     }
 
     private static func abandon(_ entry: AccountWeek, reason: String, ledger: Ledger, at now: Instant) -> CommandResult

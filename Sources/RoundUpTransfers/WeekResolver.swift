@@ -306,7 +306,7 @@ package struct WeekResolver: Sendable {
             entry.firstLeg.goalUid = target.uid
             entry.firstLeg.goalName = target.name
             entry.firstLeg.transferUid = TransferUID.transferUid(
-                accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd)
+                accountUid: account.uid, goalUid: target.uid, weekEnd: entry.weekEnd, leg: entry.firstLeg.index)
         }
         let redirect = target == nil ? nil : entry
         let resolution =
@@ -320,12 +320,16 @@ package struct WeekResolver: Sendable {
                 },
                 resolution: resolution, at: now())
         }
-        guard let updated = try? ledger.accountWeek(accountUid: entry.accountUid, weekEnd: entry.weekEnd) else {
+        // The leg as the ledger now has it: of a week into several goals, a view of its own.
+        guard let week = try? ledger.accountWeek(accountUid: entry.accountUid, weekEnd: entry.weekEnd),
+            let leg = week.legs.first(where: { $0.index == entry.firstLeg.index })
+        else {
             throw AccountFailure(.temporaryFailure, "could not read the ledger back")
         }
+        let updated = week.hasSeveralLegs ? week.view(of: leg) : week
         try await sender.send(
-            updated, leg: updated.firstLeg, account: account,
-            goalBefore: await sender.goalTotal(of: updated, leg: updated.firstLeg), byRun: false)
+            updated, leg: leg, account: account, goalBefore: await sender.goalTotal(of: updated, leg: leg),
+            byRun: false)
         return
             "Moved \(entry.amountText) into \"\(printable(entry.firstLeg.goalName ?? "the goal"))\" for the week ending "
             + "\(entry.weekEnd) of \(entry.label) (transfer \(entry.firstLeg.transferUid ?? ""))."

@@ -61,6 +61,9 @@ public struct GoalResolver: Sendable {
     /// what is wrong. Reads only.
     public func describe(for account: Account, scopes: Set<String>) async -> (ok: Bool, text: String) {
         do throws(AccountFailure) {
+            if let several = try await resolveSeveral(for: account, dryRun: true, scopes: scopes) {
+                return describe(several, account: account, scopes: scopes)
+            }
             let goal = try await resolve(for: account, dryRun: true, scopes: scopes)
             if let uid = goal.uid { return (true, "saves into \"\(goal.name)\" (\(uid))") }
             guard scopes.contains(TokenScopes.createGoalScope) else {
@@ -74,6 +77,55 @@ public struct GoalResolver: Sendable {
         } catch {
             return (false, error.message)
         }
+    }
+
+    /// For `roundup check`: the goals `saveInto` divides `account`'s weeks among, in order,
+    /// each with its room to its target (or its share), and what is wrong with them.
+    private func describe(_ goals: [GoalChoice], account: Account, scopes: Set<String>) -> (ok: Bool, text: String) {
+        guard let saveInto = configured.saveInto else { return (false, "saveInto is not set") }
+        var shares: [String: Int] = [:]
+        if case .shares(let written) = saveInto.division {
+            for share in written { shares[share.goal.lowercased()] = share.percent }
+        }
+        var problems: [String] = []
+        let words = goals.enumerated().map { place, goal in
+            var said = "\(place + 1). \"\(printable(goal.name))\""
+            if let percent = shares[goal.name.lowercased()] { said += " \(percent) %" }
+            let room: Int64?
+            switch Result(catching: { () throws(AccountFailure) in try goal.room() }) {
+            case .success(let value): room = value
+            case .failure(let failure):
+                problems.append(failure.message)
+                return said + " (what it holds is not known)"
+            }
+            let new = goal.uid == nil ? ", created by the first run" : ""
+            switch (goal.ownTarget, room) {
+            case (let target?, 0): said += " (at its target of \(target)\(new))"
+            case (let target?, let room?):
+                said += " (\(Money(minorUnits: room, currency: target.currency)) to its target of \(target)\(new))"
+            default:
+                said += " (no target: takes any amount\(new))"
+                if case .fill = saveInto.division, place < goals.count - 1 {
+                    problems.append(
+                        "under fill, \"\(printable(goal.name))\" has no target, so it would take everything left: give it "
+                            + "a target in the app, or list it last")
+                }
+            }
+            return said
+        }
+        if goals.contains(where: { $0.uid == nil }), !scopes.contains(TokenScopes.createGoalScope) {
+            problems.append("the token lacks \(TokenScopes.createGoalScope) to create the goals not there yet")
+        }
+        let how =
+            switch saveInto.division {
+            case .fill, .fillInAppOrder: "fills, in order, each up to its target"
+            case .shares: "shares by percent" + (saveInto.whenFull == .keep ? ", full goals too (whenFull: keep)" : "")
+            }
+        let rest = saveInto.whenAllFull == .last ? "the last goal" : "the account"
+        let text =
+            "\(how): \(words.joined(separator: ", ")); what no goal has room for goes to \(rest)"
+            + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))
+        return (problems.isEmpty, text)
     }
 
     /// The goal for `account`, created if needed unless `dryRun`. A goal of that name that

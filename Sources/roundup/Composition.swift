@@ -151,7 +151,8 @@ extension Composition {
 
     /// `roundup resolve --account … --end-date … --check|--retry|--redirect|--abandon`.
     func resolve(
-        _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, flags: SettingFlags, logger: Logger
+        _ resolution: Resolution, accountUid: String, weekEnd: LocalDate, leg: Int? = nil, flags: SettingFlags,
+        logger: Logger
     ) async -> CommandResult {
         let settings: Settings
         var token: AccessToken?
@@ -169,8 +170,8 @@ extension Composition {
         let signals = InterruptWatch(progress: progress)
         defer { signals.stop() }
         return await Resolve.run(
-            resolution, accountUid: accountUid, weekEnd: weekEnd, settings: settings, token: token, clock: clock,
-            logger: logger, progress: progress, scheduling: schedulingLookup)
+            resolution, accountUid: accountUid, weekEnd: weekEnd, leg: leg, settings: settings, token: token,
+            clock: clock, logger: logger, progress: progress, scheduling: schedulingLookup)
     }
 
     /// Where `check`, `status` and `resolve` look for what runs the job: this user's

@@ -99,6 +99,13 @@ extension Roundup {
         @Option(help: ArgumentHelp("Answer at most this many requests a UTC day (0: no limit).", valueName: "n"))
         var maxRequestsPerDay: Int = 0
 
+        @Option(
+            help: ArgumentHelp(
+                "Refuse add-money into the seeded goals of this name with 503, before moving anything, the first 2 "
+                    + "times each is asked: a run's send and its one send again. A week saved into several goals "
+                    + "(saveInto) is then partly transferred, and the next run finishes it.", valueName: "goal"))
+        var failGoal: String?
+
         func validate() throws {
             guard weeks == 1 || accounts != nil else { throw ValidationError("--weeks needs --accounts") }
             guard maxRequestsPerSecond >= 0, maxRequestsPerDay >= 0 else {
@@ -155,6 +162,21 @@ extension Roundup {
             if latency > 0 {
                 rules.append(FaultRule(when: .always, faults: [.latency(.milliseconds(latency))]))
                 seeded += ", \(latency) ms latency"
+            }
+            if let failGoal {
+                let named = state.goals.values.joined().filter {
+                    $0.name.compare(failGoal, options: .caseInsensitive) == .orderedSame
+                }
+                guard !named.isEmpty else {
+                    throw ValidationError("--fail-goal: no seeded goal is named \"\(printable(failGoal))\"")
+                }
+                for goal in named {
+                    rules.append(
+                        FaultRule(
+                            endpoints: [.addMoney], pathContains: goal.uid, when: .first(2), faults: [.serverError(503)]
+                        ))
+                }
+                seeded += ", add-money into \"\(printable(failGoal))\" refused twice"
             }
             if dedup { seeded += ", repeated transfer uids deduplicated" }
             if clockOffset != 0 {

@@ -27,6 +27,7 @@ extension Roundup {
                   roundup resolve --account UID --end-date 2026-11-15 --check
                   roundup resolve --account UID --end-date 2026-11-15 --check --accept FEEDITEM
                   roundup resolve --account UID --end-date 2026-11-15 --redirect "Holiday"
+                  roundup resolve --account UID --end-date 2026-11-15 --leg 1 --retry
                   roundup resolve --account UID --end-date 2026-11-15 --abandon "moved by hand"
                 """
         )
@@ -64,6 +65,12 @@ extension Roundup {
 
         @Option(help: ArgumentHelp("Give the week up: its money stays in the account.", valueName: "reason"))
         var abandon: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "For a week into several goals (saveInto): which of its transfers to check, retry or redirect, as "
+                    + "`roundup resolve` lists them; not needed when only one is open.", valueName: "n"))
+        var leg: Int?
 
         @OptionGroup var settings: SettingOptions
 
@@ -104,6 +111,12 @@ extension Roundup {
                 throw ValidationError(
                     "say what to do with the week: --check, --retry, --redirect GOAL or --abandon REASON")
             }
+            if let leg, leg < 0 {
+                throw ValidationError("--leg takes a leg's number, 0 or more, as `roundup resolve` lists them")
+            }
+            if leg != nil && actions == 0 {
+                throw ValidationError("--leg goes with --check, --retry or --redirect")
+            }
             if let account, Uid.uuid(account) == nil {
                 throw ValidationError(
                     "--account \(Uid.shown(account)) is not an account uid (a UUID, as `roundup resolve` lists them)")
@@ -116,8 +129,8 @@ extension Roundup {
                 try finish(composition.resolveList(settings.flags()))
             }
             let result = await composition.resolve(
-                resolution, accountUid: Uid.uuid(account) ?? account, weekEnd: endDate, flags: settings.flags(),
-                logger: logging.logger)
+                resolution, accountUid: Uid.uuid(account) ?? account, weekEnd: endDate, leg: leg,
+                flags: settings.flags(), logger: logging.logger)
             try finish(result)
         }
     }

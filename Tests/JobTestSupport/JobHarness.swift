@@ -72,14 +72,14 @@ package struct JobHarness {
 
     /// `roundup resolve` for one account-week, as the command line runs it.
     package func resolve(
-        _ server: EmulatorServer, _ resolution: Resolution, account: String, endDate: String,
+        _ server: EmulatorServer, _ resolution: Resolution, account: String, endDate: String, leg: Int? = nil,
         config: String = JobHarness.quickRetries, clock: (@Sendable () -> Instant)? = nil
     ) async -> CommandResult {
         do throws(CommandFailure) {
             let (settings, accessToken, logger) = try load(
                 baseURL: server.baseURL, token: nil, goal: nil, config: config)
             return await Resolve.run(
-                resolution, accountUid: account, weekEnd: LocalDate(iso: endDate)!, settings: settings,
+                resolution, accountUid: account, weekEnd: LocalDate(iso: endDate)!, leg: leg, settings: settings,
                 token: accessToken, clock: clock ?? { Instant.now }, logger: logger)
         } catch {
             return .failure(error)

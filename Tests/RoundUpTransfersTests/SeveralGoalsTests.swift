@@ -192,6 +192,73 @@ import Testing
         }
     }
 
+    /// The bank refuses the second leg (its goal gone): the week is held with the first leg
+    /// arrived. `resolve --redirect` moves the held leg, and only it, into another goal, even
+    /// the first leg's, under a transfer uid of its own.
+    @Test func aRedirectMovesTheOneLegStillOpen() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            await server.bank.injectFaults([
+                FaultRule(
+                    endpoints: [.addMoney], pathContains: Self.roundUps, when: .always, faults: [.serverError(404)])
+            ])
+            let config = JobHarness.quickRetries + Self.fill
+            let first = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(first.status == .configuration)
+            #expect(first.report?.accounts.first?.status == .held)
+            let weekEnd = LocalDate(iso: Self.weekEnd)!
+            let held = try #require(try harness.ledger().accountWeek(accountUid: account, weekEnd: weekEnd))
+            #expect(held.status == .held && held.legs.map(\.status) == [.done, .held])
+            let done = await harness.resolve(
+                server, .retry, account: account, endDate: Self.weekEnd, leg: 0, config: config)
+            #expect(
+                done.status == .usage
+                    && done.diagnostics.joined().contains("is transferred: there is nothing to resolve"))
+            await server.bank.injectFaults([])
+            let redirect = await harness.resolve(
+                server, .redirect(goal: "Emergency fund"), account: account, endDate: Self.weekEnd, config: config)
+            #expect(redirect.status == .ok, "\(redirect.diagnostics)")
+            #expect(await Self.moved(server) == [Self.emergency: 229])
+            #expect(await server.bank.transfers.count == 2)
+            let settled = try #require(try harness.ledger().accountWeek(accountUid: account, weekEnd: weekEnd))
+            #expect(settled.status == .done && settled.legs.map(\.goalUid) == [Self.emergency, Self.emergency])
+            #expect(settled.legs[1].earlierGoalUids == [Self.roundUps])
+            #expect(Set(settled.legs.compactMap(\.transferUid)).count == 2)
+            let again = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(again.status == .ok && again.report?.accounts.first?.status == .alreadyTransferred)
+            #expect(await server.bank.transfers.count == 2)
+        }
+    }
+
+    /// A week held with two legs open: resolve asks which, and a retry of one sends only it;
+    /// the next run finishes the other.
+    @Test func aWeekWithTwoLegsOpenIsResolvedLegByLeg() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            await server.bank.injectFaults([
+                FaultRule(endpoints: [.addMoney], when: .always, faults: [.serverError(404)])
+            ])
+            let config = JobHarness.quickRetries + Self.fill
+            _ = await harness.run(server, endDate: Self.weekEnd, config: config)
+            let weekEnd = LocalDate(iso: Self.weekEnd)!
+            let held = try #require(try harness.ledger().accountWeek(accountUid: account, weekEnd: weekEnd))
+            #expect(held.status == .held && held.legs.map(\.status) == [.held, .held])
+            await server.bank.injectFaults([])
+            let which = await harness.resolve(server, .retry, account: account, endDate: Self.weekEnd, config: config)
+            #expect(which.status == .usage && which.diagnostics.joined().contains("name one with --leg N"))
+            let retry = await harness.resolve(
+                server, .retry, account: account, endDate: Self.weekEnd, leg: 1, config: config)
+            #expect(retry.status == .ok, "\(retry.diagnostics)")
+            #expect(await Self.moved(server) == [Self.roundUps: 129])
+            let next = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(next.status == .ok, "\(next.diagnostics)")
+            #expect(await Self.moved(server) == [Self.emergency: 100, Self.roundUps: 129])
+            #expect(await server.bank.transfers.count == 2)
+        }
+    }
+
     @Test func aChangeOfSaveIntoNeverDividesADecidedWeekAgain() async throws {
         let (bank, _) = Self.bank()
         let harness = try JobHarness(token: bank.state.token)
