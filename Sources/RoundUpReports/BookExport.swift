@@ -33,18 +33,25 @@ public enum BookExport {
     }
 
     /// The transfers of `rows` whose money arrived in the goal (not held back, held,
-    /// unconfirmed or abandoned), oldest first; and, in words, each such week that cannot be
-    /// booked, as the ledger gives it no date the money moved, no transfer uid or a currency
-    /// roundup does not know.
+    /// unconfirmed or abandoned), oldest first: a week into several goals books each of its
+    /// transfers that moved money to its own goal. And, in words, each such week that cannot
+    /// be booked, as the ledger gives it no date the money moved, no transfer uid or a
+    /// currency roundup does not know.
     public static func book(_ rows: [SavingsHistory.Row]) -> (transfers: [Transfer], leftOut: [String]) {
         var transfers: [Transfer] = []
         var leftOut: [String] = []
         for row in rows where row.status == .transferred && row.minorUnits > 0 {
             let moved = row.movedOn.flatMap(LocalDate.init(iso:))
             let currency = Currency(code: row.currency)
-            guard let moved, let weekEnd = LocalDate(iso: row.weekEnd), let uid = row.transferUid, let currency else {
+            // A week's one transfer, or each of its legs that moved money.
+            let parts =
+                row.legs?.filter { $0.status == WeekState.done.transferWord && $0.minorUnits > 0 }.map {
+                    (goalUid: $0.goalUid, goalName: $0.goalName, minorUnits: $0.minorUnits, transferUid: $0.transferUid)
+                } ?? [(row.goalUid, row.goalName, row.minorUnits, row.transferUid)]
+            let unnamed = parts.contains { $0.transferUid == nil }
+            guard let moved, let weekEnd = LocalDate(iso: row.weekEnd), !unnamed, let currency else {
                 let missing = [
-                    moved == nil ? "no date the money moved" : nil, row.transferUid == nil ? "no transfer uid" : nil,
+                    moved == nil ? "no date the money moved" : nil, unnamed ? "no transfer uid" : nil,
                     currency == nil ? "the unknown currency '\(oneLine(row.currency))'" : nil,
                 ].compactMap { $0 }
                 leftOut.append(
@@ -52,11 +59,14 @@ public enum BookExport {
                         + "ledger gives it \(missing.joined(separator: ", "))")
                 continue
             }
-            transfers.append(
-                Transfer(
-                    movedOn: moved, weekEnd: weekEnd, accountUid: row.accountUid, accountName: row.accountName,
-                    goalUid: row.goalUid, goalName: row.goalName, currency: currency, minorUnits: row.minorUnits,
-                    reference: row.reference ?? TransferReference.forWeek(endingOn: weekEnd), transferUid: uid))
+            for part in parts {
+                transfers.append(
+                    Transfer(
+                        movedOn: moved, weekEnd: weekEnd, accountUid: row.accountUid, accountName: row.accountName,
+                        goalUid: part.goalUid, goalName: part.goalName, currency: currency, minorUnits: part.minorUnits,
+                        reference: row.reference ?? TransferReference.forWeek(endingOn: weekEnd),
+                        transferUid: part.transferUid ?? ""))
+            }
         }
         transfers.sort { ($0.movedOn, $0.weekEnd, $0.accountLabel) < ($1.movedOn, $1.weekEnd, $1.accountLabel) }
         return (transfers, leftOut)

@@ -79,6 +79,39 @@ public struct GoalResolver: Sendable {
         }
     }
 
+    /// `fill: app`: the account's goals with a target, in the order the app shows them
+    /// (`getSpaces`, one request instead of the goals list), then the first without one, which
+    /// takes the rest. Without the token's `space:read` the order cannot be known: refused.
+    private func inAppOrder(_ account: Account, dryRun: Bool, scopes: Set<String>) async throws(AccountFailure)
+        -> [GoalChoice]
+    {
+        guard scopes.contains(TokenScopes.spaceScope) else {
+            throw AccountFailure(
+                .configuration,
+                "saveInto: fill: app fills the goals in the order the app shows them, which the bank gives only to a "
+                    + "token with \(TokenScopes.spaceScope): add that scope to the token, or list the goals in order")
+        }
+        let spaces = try await AccountFailure.bankCall { () async throws(BankError) in
+            try await bank.spaces(accountUid: account.uid)
+        }
+        let ordered = spaces.enumerated().filter { _, goal in
+            !goal.isArchived && (goal.totalSaved?.currency ?? goal.target?.currency) == account.currencyCode
+        }.sorted { ($0.element.sortOrder ?? Int.max, $0.offset) < ($1.element.sortOrder ?? Int.max, $1.offset) }
+            .map(\.element)
+        let targeted = ordered.filter { ($0.target?.minorUnits ?? 0) > 0 }
+        let rest = ordered.first { $0.target == nil }
+        let goals = targeted + (rest.map { [$0] } ?? [])
+        guard !goals.isEmpty else {
+            throw AccountFailure(
+                .configuration,
+                "saveInto: fill: app found no \(account.currencyCode) goal in this account to fill: create one in the app, "
+                    + "or list the goals")
+        }
+        var chosen: [GoalChoice] = []
+        for goal in goals { chosen.append(try await usable(goal, of: account, dryRun: dryRun)) }
+        return chosen
+    }
+
     /// For `roundup check`: the goals `saveInto` divides `account`'s weeks among, in order,
     /// each with its room to its target (or its share), and what is wrong with them.
     private func describe(_ goals: [GoalChoice], account: Account, scopes: Set<String>) -> (ok: Bool, text: String) {
@@ -173,6 +206,9 @@ public struct GoalResolver: Sendable {
         async throws(AccountFailure) -> [GoalChoice]?
     {
         guard let saveInto = configured.saveInto, configured.goalUids[account.uid] == nil else { return nil }
+        if case .fillInAppOrder = saveInto.division {
+            return try await inAppOrder(account, dryRun: dryRun, scopes: scopes)
+        }
         let all = try await AccountFailure.bankCall { () async throws(BankError) in
             if let listed { return listed }
             return try await bank.savingsGoals(accountUid: account.uid)

@@ -12,6 +12,8 @@ public enum TokenScopes {
     public static let balanceScope = "balance:read"
     /// Under `overdraft: avoid`, for asking the bank whether a transfer would overdraw the account.
     public static let fundsScope = "confirmation-of-funds:read"
+    /// Under `saveInto: fill: app`, for the app's order of the account's goals.
+    public static let spaceScope = "space:read"
 
     /// Under `overdraft: avoid`, the scope the token lacks to keep transfers out of
     /// overdraft (it needs `fundsScope` or `balanceScope`), or nil.

@@ -325,10 +325,14 @@ private struct WeekRuns {
             report, reportPath: result.reportPath,
             unchangedNote: changedNothing && !request.dryRun
                 ? ReportWriter.unchangedNote(week: report.week.endDate, in: reportDirectory) : nil)
+        // Each goal a week moved into: its one goal, or each of its legs'.
         for account in report.accounts {
-            guard let goal = account.goal, let uid = goal.uid, let saved = goal.saved else { continue }
-            goals[uid] = GoalProgress(
-                name: goal.name, currency: account.currency, saved: saved.minorUnits, target: goal.target?.minorUnits)
+            for goal in [account.goal].compactMap({ $0 }) + account.legs.map(\.goal) {
+                guard let uid = goal.uid, let saved = goal.saved else { continue }
+                goals[uid] = GoalProgress(
+                    name: goal.name, currency: account.currency, saved: saved.minorUnits,
+                    target: goal.target?.minorUnits)
+            }
         }
     }
 

@@ -136,6 +136,12 @@ public struct BankClient: Sendable {
             .savingsGoalList
     }
 
+    /// `GET /api/v2/account/{accountUid}/spaces` (scope `space:read`): the account's goals
+    /// as its spaces list them, each with where the app shows it (`sortOrder`).
+    public func spaces(accountUid: String) async throws(BankError) -> [SavingsGoal] {
+        try await get("/api/v2/account/\(segment(accountUid))/spaces", as: SpaceList.self).savingsGoals
+    }
+
     /// `GET /api/v2/account/{accountUid}/savings-goals/{savingsGoalUid}`: one goal, with
     /// its total saved.
     public func savingsGoal(accountUid: String, goalUid: String) async throws(BankError) -> SavingsGoal {

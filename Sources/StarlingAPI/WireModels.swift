@@ -193,9 +193,12 @@ public struct SavingsGoal: Decodable, Sendable {
     public let totalSaved: CurrencyAndAmount?
     /// ACTIVE, ARCHIVED, … Absent on older responses, which list only active goals.
     public let state: String?
+    /// Where the app shows the goal among the account's spaces: `getSpaces` says it, the
+    /// goals list does not.
+    public let sortOrder: Int?
 
     enum CodingKeys: String, CodingKey {
-        case savingsGoalUid, name, target, totalSaved, state
+        case savingsGoalUid, name, target, totalSaved, state, sortOrder
     }
 
     public init(from decoder: any Decoder) throws {
@@ -205,7 +208,14 @@ public struct SavingsGoal: Decodable, Sendable {
         target = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .target)
         totalSaved = try container.decodeIfPresent(CurrencyAndAmount.self, forKey: .totalSaved)
         state = try container.decodeIfPresent(String.self, forKey: .state)
+        sortOrder = try container.decodeIfPresent(Int.self, forKey: .sortOrder)
     }
+}
+
+/// `getSpaces`' answer: the account's goals in the app's order (`sortOrder`). Its spending
+/// spaces are not read.
+struct SpaceList: Decodable {
+    let savingsGoals: [SavingsGoal]
 }
 
 /// Whether the bank's own round-up feature is on for an account.

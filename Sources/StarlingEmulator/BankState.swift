@@ -118,11 +118,15 @@ public struct EmulatedGoal: Hashable, Sendable {
     /// `goalActivationDelay` has passed since then (see ``EmulatorBehaviour``); its stored
     /// state stays CREATING.
     public var createdAt: Instant?
+    /// Where the app shows the goal among the account's spaces (`getSpaces`' `sortOrder`);
+    /// nil serves its place in the account's list of goals.
+    public var sortOrder: Int?
 
     public init(
         uid: String, name: String, currency: String, target: Int64? = nil, totalSaved: Int64 = 0,
-        state: String = "ACTIVE", createdAt: Instant? = nil
+        state: String = "ACTIVE", createdAt: Instant? = nil, sortOrder: Int? = nil
     ) {
+        self.sortOrder = sortOrder
         self.uid = uid
         self.name = name
         self.currency = currency
@@ -176,7 +180,7 @@ public struct BankState: Sendable {
     public static let allScopes =
         [
             "account:read", "account-list:read", "transaction:read", "savings-goal:read", "savings-goal:create",
-            "savings-goal-transfer:create", "balance:read", "confirmation-of-funds:read",
+            "savings-goal-transfer:create", "balance:read", "confirmation-of-funds:read", "space:read",
         ] + scheduleScopes
 
     /// The scopes that let the job see what the bank has scheduled.

@@ -307,6 +307,8 @@ public actor EmulatedBank {
             return requiring(["savings-goal-transfer:read"]) {
                 recurringTransfer(accountUid: rest[1], goalUid: rest[3])
             }
+        case .spaces:
+            return requiring(["space:read"]) { spaces(accountUid: rest[1]) }
         case .unknown:
             return notFound(request.path)
         }

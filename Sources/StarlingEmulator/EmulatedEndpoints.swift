@@ -157,6 +157,20 @@ extension EmulatedBank {
         return json(200, ["savingsGoalList": list])
     }
 
+    /// The account's spaces, as `GET /api/v2/account/{accountUid}/spaces` serves them: its
+    /// goals that are not archived, each with where the app shows it (`sortOrder`), and no
+    /// spending spaces.
+    func spaces(accountUid: String) -> EmulatorResponse {
+        guard state.accounts.contains(where: { $0.uid == accountUid }) else {
+            return errors(404, "UNKNOWN_ACCOUNT")
+        }
+        let goals = (state.goals[accountUid] ?? []).enumerated().filter { $0.element.state != "ARCHIVED" }.map {
+            place, goal in
+            OrderedGoalBody(goal: goalBody(goal), sortOrder: goal.sortOrder ?? place)
+        }
+        return json(200, SpacesBody(savingsGoals: goals, spendingSpaces: []))
+    }
+
     /// One goal, as `GET …/savings-goals/{savingsGoalUid}` serves it.
     func goal(accountUid: String, goalUid: String) -> EmulatorResponse {
         guard state.accounts.contains(where: { $0.uid == accountUid }) else {
@@ -374,6 +388,25 @@ private struct GoalBody: Encodable {
     var totalSaved: EmulatedAmount
     var savedPercentage: Int?
     var state: String
+}
+
+/// A goal among an account's spaces: as the goals list shows it, with its place in the app.
+private struct OrderedGoalBody: Encodable {
+    var goal: GoalBody
+    var sortOrder: Int
+
+    func encode(to encoder: any Encoder) throws {
+        try goal.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(sortOrder, forKey: .sortOrder)
+    }
+
+    private enum Keys: String, CodingKey { case sortOrder }
+}
+
+private struct SpacesBody: Encodable {
+    var savingsGoals: [OrderedGoalBody]
+    var spendingSpaces: [String]
 }
 
 private struct CreateGoalBody: Decodable {

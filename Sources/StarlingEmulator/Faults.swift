@@ -1,7 +1,7 @@
 /// The endpoints the emulator serves, for choosing where faults go.
 public enum Endpoint: String, Sendable, CaseIterable, Hashable {
     case identity, accounts, balance, confirmationOfFunds, settledFeed, categoryFeed, roundUp, savingsGoals, createGoal
-    case savingsGoal, addMoney, standingOrders, upcomingPayments, mandates, recurringTransfer, unknown
+    case savingsGoal, addMoney, standingOrders, upcomingPayments, mandates, recurringTransfer, spaces, unknown
 
     /// The endpoint `method` and `path` address, and the path's segments after `/api/v2`
     /// (where the account, goal and transfer uids are).
@@ -26,6 +26,7 @@ public enum Endpoint: String, Sendable, CaseIterable, Hashable {
             case ("GET", 3) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoals
             case ("PUT", 3) where rest[0] == "account" && rest[2] == "savings-goals": .createGoal
             case ("GET", 4) where rest[0] == "account" && rest[2] == "savings-goals": .savingsGoal
+            case ("GET", 3) where rest[0] == "account" && rest[2] == "spaces": .spaces
             case ("PUT", 6) where rest[0] == "account" && rest[2] == "savings-goals" && rest[4] == "add-money":
                 .addMoney
             case ("GET", 7)

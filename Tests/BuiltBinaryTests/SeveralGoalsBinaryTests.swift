@@ -68,6 +68,12 @@ import Testing
                 account["detail"] as? String
                     == #"moved 2.29 GBP: 1.00 into "Emergency fund" (now full), 1.29 into "Round-ups""#)
 
+            // The savings page shows each goal's progress to its target.
+            let page = try String(
+                contentsOfFile: home.path + "/.local/state/roundup/reports/savings.html", encoding: .utf8)
+            #expect(page.contains("Emergency fund: 500.00 GBP of 500.00 GBP (100 %)"), "\(page)")
+            #expect(page.contains("Round-ups: 13.29 GBP saved; no target set"), "\(page)")
+
             let again = try await roundup(run, environment: environment)
             #expect(again.status == 0)
             #expect(again.stdout.contains("already transferred"), "\(again.stdout)")

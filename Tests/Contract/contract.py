@@ -47,6 +47,7 @@ JOB_OPERATIONS = {
     "listNextPaymentDates",
     "listMandatesForAccount",
     "getRecurringTransfer",
+    "getSpaces",
 }
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")

@@ -35,6 +35,34 @@ import Testing
         #expect(named.contains { $0.contains("no date the money moved") })
     }
 
+    /// A week into several goals is booked leg by leg, each to its goal's account; the books
+    /// of hledger's kind then hold each goal's own total.
+    @Test func aWeekIntoSeveralGoalsBooksEachLegToItsGoal() {
+        var row = Self.row(.transferred, minorUnits: 229)
+        row.legs = [
+            SavingsHistory.RowLeg(
+                {
+                    var leg = TransferLeg(index: 0, status: .done, minorUnits: 100)
+                    (leg.goalUid, leg.goalName, leg.transferUid) = ("g1", "Emergency fund", "t1")
+                    return leg
+                }(), currency: "GBP"),
+            SavingsHistory.RowLeg(
+                {
+                    var leg = TransferLeg(index: 1, status: .done, minorUnits: 129)
+                    (leg.goalUid, leg.goalName, leg.transferUid) = ("g2", "Round-ups", "t2")
+                    return leg
+                }(), currency: "GBP"),
+        ]
+        let booked = BookExport.book([row])
+        #expect(booked.transfers.map(\.minorUnits) == [100, 129])
+        #expect(booked.transfers.map(\.goalName) == ["Emergency fund", "Round-ups"])
+        #expect(booked.transfers.map(\.transferUid) == ["t1", "t2"])
+        let journal = BookExport.text(booked.transfers, format: .ledger, now: Instant(millisecondsSince1970: 0))
+        #expect(journal.contains("Assets:Starling:Personal:Emergency fund  1.00 GBP"), "\(journal)")
+        #expect(journal.contains("Assets:Starling:Personal:Round-ups  1.29 GBP"), "\(journal)")
+        #expect(booked.leftOut.isEmpty)
+    }
+
     @Test func ofxTextIsCutByCodePointsAndKeepsToXML() {
         #expect(BookExport.prefix(String(repeating: "🇬🇧", count: 40), scalars: 32).unicodeScalars.count == 32)
         #expect(BookExport.prefix("e\u{301}e\u{301}e", scalars: 4) == "e\u{301}e\u{301}")

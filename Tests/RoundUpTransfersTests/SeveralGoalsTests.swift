@@ -259,6 +259,36 @@ import Testing
         }
     }
 
+    /// `fill: app`: the goals with a target in the order the app shows them, then the first
+    /// without one; one request for the order, per account and run.
+    @Test func fillInTheAppsOrderAsksForTheOrderOnceAndNeedsItsScope() async throws {
+        var (bank, account) = Self.bank(emergencyRoom: 100)
+        // The app shows Holiday (room 0.50) first, then Emergency fund, then Round-ups.
+        bank.state.goals[account]![1].target = 300_50
+        bank.state.goals[account]![1].sortOrder = 0
+        bank.state.goals[account]![0].sortOrder = 1
+        bank.state.goals[account]![2].sortOrder = 2
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            let config = JobHarness.quickRetries + "saveInto:\n  fill: app\n"
+            let result = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(await Self.moved(server) == [Self.holiday: 50, Self.emergency: 100, Self.roundUps: 79])
+            let asked = await server.bank.requests.filter { $0.endpoint == .spaces }
+            #expect(asked.count == 1)
+        }
+        var unscoped = bank
+        unscoped.state.scopes.removeAll { $0 == "space:read" }
+        try await withEmulator(unscoped.state, behaviour: Self.noDedup) { server in
+            let other = try JobHarness(token: bank.state.token)
+            let result = await other.run(
+                server, endDate: Self.weekEnd, config: JobHarness.quickRetries + "saveInto:\n  fill: app\n")
+            #expect(result.status == .configuration)
+            #expect(result.report?.accounts.first?.detail?.contains("space:read") == true)
+            #expect(await server.bank.transfers.isEmpty)
+        }
+    }
+
     @Test func aChangeOfSaveIntoNeverDividesADecidedWeekAgain() async throws {
         let (bank, _) = Self.bank()
         let harness = try JobHarness(token: bank.state.token)
