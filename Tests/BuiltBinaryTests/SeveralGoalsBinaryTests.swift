@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import RoundUp
 import StarlingEmulator
@@ -148,6 +149,134 @@ import Testing
             }
             #expect(emergencySends.count == 1)
         }
+    }
+
+    /// Every goal at its target: the week's money stays in the account and the report says
+    /// so; with `whenAllFull: last` a dry run would send it to the last goal.
+    @Test func whenEveryGoalIsFullTheMoneyStays() async throws {
+        let home = try TemporaryDirectory()
+        var (state, account) = Self.bank()
+        state.goals[account]![0].totalSaved = 500_00
+        state.goals[account]![2].target = 12_00
+        let environment = binaryEnvironment(home, token: Self.token)
+        try await withEmulator(state) { server in
+            let run = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL]
+            let last = try await roundup(
+                run + ["--dry-run", "--config", try writeConfig(Self.fill + "  whenAllFull: last\n", in: home)],
+                environment: environment)
+            #expect(last.stdout.contains(#"a real run would move 2.29 GBP into "Round-ups""#), "\(last.stdout)")
+            let config = try writeConfig(Self.fill, in: home)
+            let result = try await roundup(run + ["--config", config], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(summaryRow(result.stdout, "Personal (GBP)")?.last == "held back", "\(result.stdout)")
+            #expect(
+                result.stdout.contains("held back 2.29 GBP: every goal is at its target, so it stays in the account"),
+                "\(result.stdout)")
+            #expect(await server.bank.transfers.isEmpty)
+        }
+    }
+
+    /// A goal fills up in the middle of a catch-up: the run's later week fills it only to its
+    /// target, and the rest goes on to the next goal.
+    @Test func aGoalReachingItsTargetInACatchUpTakesNoMore() async throws {
+        let home = try TemporaryDirectory()
+        var (state, account) = Self.bank()
+        // Room for 3.00: the first week's 2.29 fits, then 0.71 of the second's.
+        state.goals[account]![0].totalSaved = 497_00
+        var bank = TestBank(token: Self.token)
+        bank.state = state
+        let earlier = londonWeek("2026-11-08").start
+        for (hour, spent) in [(1, Int64(1)), (2, 1), (3, 69)] {
+            bank.spend(account, spent, settled: earlier.adding(milliseconds: Int64(hour) * 3_600_000))
+        }
+        let environment = binaryEnvironment(home, token: Self.token)
+        try await withEmulator(bank.state) { server in
+            let config = try writeConfig(Self.fill, in: home)
+            let base = ["run", "--api-base-url", server.baseURL, "--config", config]
+            _ = try await roundup(base + ["--end-date", "2026-11-01"], environment: environment)
+            let result = try await roundup(base + ["--end-date", Self.week, "--catch-up"], environment: environment)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(await Self.moved(server) == [Self.emergency: 300, Self.roundUps: 158])
+        }
+    }
+
+    /// The bank refuses Round-ups' transfer (its goal gone): the week is held with Emergency
+    /// fund's arrived, and `resolve --redirect` sends the held leg, and only it, elsewhere. A
+    /// change of `saveInto` afterwards never divides the week again.
+    @Test func aRedirectOfOneLegAndAChangeOfSaveIntoMoveNothingTwice() async throws {
+        let home = try TemporaryDirectory()
+        let (state, account) = Self.bank(holidayFull: false)
+        let environment = binaryEnvironment(home, token: Self.token)
+        try await withEmulator(state) { server in
+            await server.bank.injectFaults([
+                FaultRule(
+                    endpoints: [.addMoney], pathContains: Self.roundUps, when: .always, faults: [.serverError(404)])
+            ])
+            let config = try writeConfig("saveInto:\n  fill: [Emergency fund, Round-ups]\n", in: home)
+            let run = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
+            let first = try await roundup(run, environment: environment)
+            #expect(first.status == 78, "\(first.stdout)\(first.stderr)")
+            #expect(summaryRow(first.stdout, "Personal (GBP)")?.last == "held", "\(first.stdout)")
+            await server.bank.injectFaults([])
+            let redirect = try await roundup(
+                [
+                    "resolve", "--account", account, "--end-date", Self.week, "--redirect", "Holiday", "--api-base-url",
+                    server.baseURL, "--config", config,
+                ], environment: environment)
+            #expect(redirect.status == 0, "\(redirect.stdout)\(redirect.stderr)")
+            #expect(redirect.stdout.contains(#"Moved 1.29 GBP into "Holiday""#), "\(redirect.stdout)")
+            #expect(await Self.moved(server) == [Self.emergency: 100, Self.holiday: 129])
+            // Another division now changes nothing of the week already decided.
+            let changed = try writeConfig("saveInto:\n  shares: {Holiday: 50, Round-ups: 50}\n", in: home)
+            let again = try await roundup(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", changed],
+                environment: environment)
+            #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+            #expect(summaryRow(again.stdout, "Personal (GBP)")?.last == "already transferred", "\(again.stdout)")
+            #expect(await server.bank.transfers.count == 2)
+        }
+    }
+
+    /// The emulator a saver starts by hand, with `--fail-goal`: the first run leaves the week
+    /// partly transferred, and the next one finishes it, each goal taking its share once.
+    @Test func theEmulatorsFailGoalSwitchShowsAWeekPartlyTransferredThenFinished() async throws {
+        let home = try TemporaryDirectory()
+        let output = open(home.path + "/emulator.out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let emulator = try Child.spawn(
+            try #require(roundupBinary),
+            ["emulator", "--port", "0", "--end-date", Self.week, "--fail-goal", "holiday"],
+            environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"], stdout: output, stderr: output)
+        close(output)
+        defer {
+            kill(emulator.pid, SIGTERM)
+            emulator.waitUntilEnded()
+        }
+        var banner = ""
+        #expect(
+            await eventually {
+                banner = (try? String(contentsOfFile: home.path + "/emulator.out", encoding: .utf8)) ?? ""
+                return banner.contains("token: ")
+            }, "\(banner)")
+        #expect(banner.contains(#"add-money into "holiday" refused twice"#), "\(banner)")
+        let url = try #require(banner.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)/)?.output.1)
+        let token = try #require(banner.firstMatch(of: /token: (\S+)/)?.output.1)
+        let environment = binaryEnvironment(home, token: String(token))
+        let config = try writeConfig(
+            "feedSettleMinutes: 0\nsaveInto:\n  shares: {Spare: 50, Holiday: 50}\n", in: home)
+        let run = ["run", "--end-date", Self.week, "--api-base-url", String(url), "--config", config]
+        let first = try await roundup(run, environment: environment)
+        #expect([69, 75].contains(first.status), "\(first.stdout)\(first.stderr)")
+        #expect(summaryRow(first.stdout, "Personal (GBP)")?.last == "partly transferred", "\(first.stdout)")
+        let second = try await roundup(run, environment: environment)
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(summaryRow(second.stdout, "Personal (GBP)")?.last == "transferred", "\(second.stdout)")
+        let third = try await roundup(run + ["--json"], environment: environment)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as? [String: Any])
+        let personal = try #require(
+            (report["accounts"] as? [[String: Any]])?.first { $0["name"] as? String == "Personal" })
+        #expect(personal["status"] as? String == "already transferred")
+        let saved = (personal["legs"] as? [[String: Any]])?.map { ($0["goal"] as? [String: Any])?["name"] as? String }
+        #expect(saved == ["Spare", "Holiday"])
     }
 
     @Test func aGoalNamedTwiceOrBesideSavingsGoalIsRefusedBeforeAnythingMoves() async throws {
