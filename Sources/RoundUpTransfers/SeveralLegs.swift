@@ -17,7 +17,7 @@ extension TransferSender {
         let open = entry.legs.filter { $0.status == .pending }
         let openPart = entry.view(of: open)
         let (looked, other, goalTotals) = try await lookBeforeSending(
-            entry, legs: open, since: search.ownSearchStart, firstTime: false, payments: payments,
+            entry, legs: open, firstTime: false, payments: payments,
             amount: Money(minorUnits: openPart.minorUnits, currency: try currency(of: entry)), account: account,
             week: week, dryRun: dryRun)
         var arrived: [(leg: TransferLeg, found: FeedTransfer)] = []

@@ -168,7 +168,7 @@ package struct TransferSender: Sendable {
         var entry = entry
         let time = search.time
         let (checks, other, goalTotals) = try await lookBeforeSending(
-            entry, since: { _ in time.bank(week.end) }, firstTime: true, payments: intent.payments,
+            entry, firstTime: true, payments: intent.payments,
             amount: intent.amount, account: account, week: week, dryRun: dryRun)
         entry.otherWeekEnd = other?.otherWeekEnd
         entry.sharedMinorUnits = other?.shared
@@ -223,8 +223,9 @@ package struct TransferSender: Sendable {
     }
 
     /// What the feed says before `entry`'s week is sent, first or again, of each of its
-    /// `legs` (all of them unless given): `TransferCheck.decide` on the transfers since
-    /// `since` of the leg (the week's end, or the leg's first send, on the bank's clock); and
+    /// `legs` (all of them unless given): `TransferCheck.decide` on the transfers since the
+    /// week's end (the `firstTime` it is sent), or since the leg's own first send
+    /// (`FeedSearch.ownSearchStart`), on the bank's clock; and
     /// when that shows no sign of any of them, another ledger's transfer since the week
     /// began that names a week sharing its days (`otherLedgersHold`), which holds it, with
     /// that week and how much of this week's amount its days may account for.
@@ -232,7 +233,7 @@ package struct TransferSender: Sendable {
     /// measured against if its answer is lost (nil when it could not be read). The feed is
     /// read once for all the legs, and for a week of several, the goals once for all of them.
     func lookBeforeSending(
-        _ entry: AccountWeek, legs: [TransferLeg]? = nil, since: (AccountWeek) -> Instant, firstTime: Bool,
+        _ entry: AccountWeek, legs: [TransferLeg]? = nil, firstTime: Bool,
         payments: [CountedTransaction], amount: Money, account: Account, week: Week, dryRun: Bool
     ) async throws(AccountFailure) -> (
         checks: [(leg: TransferLeg, check: TransferCheck)], other: OtherLedgerHold?, goalTotals: [Int: Int64?]
@@ -246,7 +247,8 @@ package struct TransferSender: Sendable {
             return await self.goalTotals(of: entry, legs: legs)
         }
         let views = legs.map(entry.view(of:))
-        let readFrom = min(views.map(since).min() ?? search.time.bank(week.start), search.time.bank(week.start))
+        let starts = views.map { firstTime ? search.time.bank(week.end) : search.ownSearchStart($0) }
+        let readFrom = min(starts.min() ?? search.time.bank(week.start), search.time.bank(week.start))
         let read = await AccountFailure.result { () async throws(AccountFailure) in
             try await search.feed(of: account, from: readFrom)
         }
@@ -254,8 +256,8 @@ package struct TransferSender: Sendable {
         let feed = try read.get()
         let others = try search.entries(of: account)
         var checks: [(leg: TransferLeg, check: TransferCheck)] = []
-        for (leg, view) in zip(legs, views) {
-            let sought = try search.sought(view, since: since(view), firstTime: firstTime)
+        for (place, (leg, view)) in zip(legs, views).enumerated() {
+            let sought = try search.sought(view, since: starts[place], firstTime: firstTime)
             checks.append((leg, search.decide(sought, entry: view, feed: sought.recent(feed), ledger: others)))
         }
         guard checks.allSatisfy({ if case .absent = $0.check { true } else { false } }),
@@ -330,7 +332,7 @@ package struct TransferSender: Sendable {
         let goalName = leg.goalName ?? "the goal"
         // Another ledger's transfer may have come since the intent.
         let (checks, other, goalTotals) = try await lookBeforeSending(
-            entry, since: search.ownSearchStart, firstTime: false, payments: payments, amount: recorded,
+            entry, firstTime: false, payments: payments, amount: recorded,
             account: account, week: week, dryRun: dryRun)
         var check = checks[0].check
         let goalTotal = goalTotals[leg.index] ?? nil
