@@ -215,10 +215,16 @@ public enum Resolve {
                     .temporaryFailure, "could not record the decision in the ledger: \(plainDescription(error))")
             )
         }
+        let open = entry.view(of: entry.openLegs)
+        let stays =
+            entry.doneLegs.isEmpty
+            ? "\(entry.amountText) stays in the account"
+            : "\(open.amountText) (\(entry.words(of: entry.openLegs))) stays in the account, and "
+                + "\(entry.words(of: entry.doneLegs)), which arrived, stays in its goal"
         return CommandResult(
             status: .ok,
-            output: "Abandoned the week ending \(entry.weekEnd) of \(entry.label): \(entry.amountText) stays in the "
-                + "account, and no run will move it. Reason: \(printable(reason))\n"
+            output: "Abandoned the week ending \(entry.weekEnd) of \(entry.label): \(stays), and no run will move it. "
+                + "Reason: \(printable(reason))\n"
                 + (entry.unsavedDaysNote.map {
                     "Its payments are recorded as counted, so no later week counts them. "
                         + $0 + "\n"

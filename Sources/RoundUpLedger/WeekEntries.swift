@@ -102,9 +102,10 @@ extension Ledger {
     }
 
     /// Why `week`'s legs do not agree with it, or nil when they do. This roundup numbers a
-    /// week's legs from 0 with no gap, their amounts sum to the week's, and the week stands
-    /// where its legs do: done when each is done (or moved nothing), nothing when each moved
-    /// nothing, and otherwise in the state of its open legs, beside any that arrived.
+    /// week's legs from 0 with no gap, their amounts sum to the week's (a done week's: those
+    /// not given up), and the week stands where its legs do: done when each arrived, moved
+    /// nothing or was given up after another arrived; nothing when each moved nothing; and
+    /// otherwise in the state of its open legs, beside any that arrived.
     static func disagreement(_ week: AccountWeek) -> String? {
         guard !week.legs.isEmpty else { return "which has no leg" }
         guard week.legs.map(\.index) == Array(week.legs.indices) else {
@@ -112,7 +113,8 @@ extension Ledger {
                 "which has \(week.legs.count) leg(s), numbered \(week.legs.map { String($0.index) }.joined(separator: ", ")): "
                 + "this roundup numbers them from 0"
         }
-        let sum = week.legs.reduce(into: Int64(0)) { $0 &+= $1.minorUnits }
+        let counted = week.status == .done ? week.legs.filter { $0.status != .abandoned } : week.legs
+        let sum = counted.reduce(into: Int64(0)) { $0 &+= $1.minorUnits }
         guard sum == week.minorUnits else {
             let legs = week.legs.count == 1 ? "its leg moves" : "its legs move"
             return "which moves \(week.minorUnits) in minor units while \(legs) \(sum)"
@@ -120,7 +122,7 @@ extension Ledger {
         let states = Set(week.legs.map(\.status))
         let agrees =
             switch week.status {
-            case .done: states.isSubset(of: [.done, .nothing]) && states.contains(.done)
+            case .done: states.isSubset(of: [.done, .nothing, .abandoned]) && states.contains(.done)
             case .nothing: states == [.nothing]
             case .pending, .held, .abandoned:
                 states.subtracting([.done]) == [week.status]
@@ -431,15 +433,21 @@ extension Ledger {
     }
 
     /// A person's decision that a held or failed week's money is not to be moved: the week
-    /// and its open legs are abandoned.
+    /// and its open legs are abandoned. A leg that arrived stays as it is: the week then
+    /// moved that much, and is done, with the rest given up.
     public func recordAbandoned(accountUid: String, weekEnd: LocalDate, reason: String, at now: Instant) throws {
+        let arrived = try database.read { db in
+            try Ledger.legRows(accountUid, weekEnd).filter(LegColumns.status == WeekState.done.rawValue)
+                .select(sum(LegColumns.minorUnits), as: Int64.self).fetchOne(db)
+        }
+        var week = [
+            Columns.status.set(to: (arrived == nil ? WeekState.abandoned : .done).rawValue),
+            Columns.reason.set(to: Ledger.clip(reason)), Columns.resolution.set(to: "abandoned at \(now.iso8601)"),
+        ]
+        if let arrived { week.append(Columns.minorUnits.set(to: arrived)) }
         try change(
-            accountUid, weekEnd, leg: nil,
-            week: [
-                Columns.status.set(to: WeekState.abandoned.rawValue), Columns.reason.set(to: Ledger.clip(reason)),
-                Columns.resolution.set(to: "abandoned at \(now.iso8601)"),
-            ],
-            legs: [LegColumns.status.set(to: WeekState.abandoned.rawValue)], at: now)
+            accountUid, weekEnd, leg: nil, week: week, legs: [LegColumns.status.set(to: WeekState.abandoned.rawValue)],
+            at: now)
     }
 
     /// Makes `legChanges` to the week's leg `leg` (to each of its open legs, for nil) and

@@ -16,7 +16,7 @@ extension WeekReport {
                 [
                     account.label, String(account.transactions.count),
                     account.total.map { "\($0.formattedAmount) \(account.shownCurrency)" } ?? "—",
-                    account.goal?.name ?? "—",
+                    account.goalNames ?? "—",
                     account.status.word,
                 ]
             }

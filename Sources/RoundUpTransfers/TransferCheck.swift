@@ -116,6 +116,9 @@ public enum TransferCheck: Sendable, Equatable {
         /// Which of the week's legs is sought: the ledger's other legs, of this week or
         /// another, claim their own transfers as other weeks do.
         public var leg = 0
+        /// For a leg of a week into several goals, the week's whole amount: the first time
+        /// the week is seen, a transfer of it, or transfers adding up to it, hold the week.
+        public var weekAmount: Money?
 
         /// Whether `entry`, one leg of a week (`AccountWeek.view(of:)`), is the one sought.
         func isSought(_ entry: AccountWeek) -> Bool { entry.weekEnd == weekEnd && entry.firstLeg.index == leg }
@@ -191,19 +194,51 @@ public enum TransferCheck: Sendable, Equatable {
                     + "\(other.time?.iso8601 ?? "an unknown date"), since \(week.since.iso8601), and this week's "
                     + "transfer is \(week.amount): it may be this week's, changed, or one made by hand")
         }
-        if week.watchesOtherGoals,
-            let elsewhere = unclaimed.first(where: { transfer in
-                !week.goalUids.contains(transfer.goalUid) && (transfer.time.map { $0 >= week.since } ?? true)
-                    && transfer.mayBelong(to: week.weekEnd) && transfer.amount(in: week.amount.currency) == week.amount
-                    && unconfirmed(others, couldBe: transfer, time: time) == nil
-            })
-        {
+        guard week.watchesOtherGoals else { return .absent }
+        // Transfers since the week ended that another config or state directory may have
+        // made for it: named for no other week, and no week of this ledger's may have made them.
+        let loose = unclaimed.filter { transfer in
+            (transfer.time.map { $0 >= week.since } ?? true) && transfer.mayBelong(to: week.weekEnd)
+                && transfer.currency == week.amount.currency.code
+                && unconfirmed(others, couldBe: transfer, time: time) == nil
+        }
+        let whole = week.weekAmount ?? week.amount
+        if let elsewhere = loose.first(where: { transfer in
+            !week.goalUids.contains(transfer.goalUid)
+                && [week.amount, whole].contains(transfer.amount(in: week.amount.currency))
+        }) {
             return .unclear(
-                "the feed shows a transfer of \(week.amount) into another goal (\(TransferCheck.quoted(elsewhere.goalUid))) on "
+                "the feed shows a transfer of \(elsewhere.amountText) into another goal (\(TransferCheck.quoted(elsewhere.goalUid))) on "
                     + "\(elsewhere.time?.iso8601 ?? "an unknown date"), since the week ended: another config or state "
                     + "directory saving into that goal may have moved this week's money")
         }
+        if let parts = parts(of: whole.minorUnits, among: loose) {
+            let each = parts.map { "\($0.amountText) into \(TransferCheck.quoted($0.goalName ?? $0.goalUid))" }
+            return .unclear(
+                "the feed shows transfers of \(each.joined(separator: ", ")) since the week ended, which add up to this "
+                    + "week's \(whole): another config or state directory dividing it among goals may have moved this "
+                    + "week's money")
+        }
         return .absent
+    }
+
+    /// Two to four of `transfers` whose amounts add up to `total` minor units, or nil: a week
+    /// another ledger divided among goals. At most 24 transfers are looked at (the newest
+    /// matter least: a week's are made together, soon after it ends).
+    static func parts(of total: Int64, among transfers: [FeedTransfer]) -> [FeedTransfer]? {
+        let looked = Array(transfers.filter { $0.minorUnits > 0 && $0.minorUnits < total }.prefix(24))
+        var chosen: [Int] = []
+        func search(from start: Int, left: Int64) -> Bool {
+            if left == 0 { return chosen.count >= 2 }
+            guard chosen.count < 4 else { return false }
+            for index in start..<looked.count where looked[index].minorUnits <= left {
+                chosen.append(index)
+                if search(from: index + 1, left: left - looked[index].minorUnits) { return true }
+                chosen.removeLast()
+            }
+            return false
+        }
+        return search(from: 0, left: total) ? chosen.map { looked[$0] } : nil
     }
 
     /// Other ledgers' transfers that hold a week this ledger has not moved: transfers into

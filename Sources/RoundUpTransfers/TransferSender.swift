@@ -50,7 +50,24 @@ package struct TransferSender: Sendable {
         _ amount: Money, note: String?, plan: RoundUpPlan, account: Account, week: Week, dryRun: Bool,
         scopes: Set<String>, listedGoals: [SavingsGoal]? = nil, forecast: ForecastSummary? = nil
     ) async throws(AccountFailure) -> TransferIntent {
-        if let several = try await severalGoals(of: account, dryRun: dryRun, scopes: scopes, listed: listedGoals) {
+        let several: [GoalChoice]?
+        do {
+            several = try await severalGoals(of: account, dryRun: dryRun, scopes: scopes, listed: listedGoals)
+        } catch {
+            // A goal that did not become active holds the week, divided among its goals as it
+            // would have been and recorded so: a later run never divides it again.
+            if error.held, let goals = error.goals, !dryRun {
+                let held = try divided(
+                    amount, among: goals, note: note, plan: plan, account: account, week: week, forecast: forecast)
+                var entry = held.entry(status: .held)
+                entry.reason = error.reason
+                try AccountFailure.ledgerWrite("record the held week") {
+                    try ledger.recordDecision(entry, counting: held.payments, at: now())
+                }
+            }
+            throw error
+        }
+        if let several {
             return try divided(
                 amount, among: several, note: note, plan: plan, account: account, week: week, forecast: forecast)
         }
@@ -144,10 +161,17 @@ package struct TransferSender: Sendable {
             }
             return .heldBack(why)
         }
-        guard intent.allGoalsExist else {
-            let missing = intent.legs.filter { $0.goal.uid == nil }.map { "\"\(printable($0.goal.name))\"" }
-            let goals = missing.count == 1 ? "the goal \(missing[0])" : "the goals \(missing.joined(separator: ", "))"
-            let into = intent.hasSeveralLegs ? "move \(intent.intoWords)" : "move \(intent.amount) into it"
+        // A dry run says which goals a real run would create, those that take nothing too.
+        let missing = intent.goals.filter { $0.uid == nil }
+        guard missing.isEmpty else {
+            let named = missing.map { "\"\(printable($0.name))\"" }
+            let goals = named.count == 1 ? "the goal \(named[0])" : "the goals \(named.joined(separator: ", "))"
+            let into =
+                intent.hasSeveralLegs
+                ? "move \(intent.intoWords)"
+                : intent.goals.count == 1
+                    ? "move \(intent.amount) into it"
+                    : "move \(intent.amount) into \"\(printable(intent.goal.name))\""
             return .wouldDo("a real run would create \(goals) and \(into)" + intent.reduced)
         }
         return try await transferNew(
@@ -216,9 +240,11 @@ package struct TransferSender: Sendable {
             try await send(entry.view(of: leg), leg: leg, account: account, goalBefore: goalTotals[leg.index] ?? nil)
         }
         // A goal this run made is said where the dry run said it would make it.
+        let created = intent.goals.filter(\.created).map { "\"\(printable($0.name))\"" }
         let made =
-            intent.hasSeveralLegs
-            ? "" : intent.goal.created ? ", a goal this run created" : ""
+            intent.goals.count == 1
+            ? (intent.goal.created ? ", a goal this run created" : "")
+            : created.isEmpty ? "" : ", creating \(created.joined(separator: ", "))"
         return .transferred("moved \(into)\(made)\(intent.reduced)")
     }
 
@@ -257,7 +283,8 @@ package struct TransferSender: Sendable {
         let others = try search.entries(of: account)
         var checks: [(leg: TransferLeg, check: TransferCheck)] = []
         for (place, (leg, view)) in zip(legs, views).enumerated() {
-            let sought = try search.sought(view, since: starts[place], firstTime: firstTime)
+            var sought = try search.sought(view, since: starts[place], firstTime: firstTime)
+            if several { sought.weekAmount = amount }
             checks.append((leg, search.decide(sought, entry: view, feed: sought.recent(feed), ledger: others)))
         }
         guard checks.allSatisfy({ if case .absent = $0.check { true } else { false } }),

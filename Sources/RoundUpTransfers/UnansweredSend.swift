@@ -213,6 +213,11 @@ extension TransferSender {
                 + "UNKNOWN_SAVINGS_GOAL); send the week to another goal with --redirect, or abandon it"
         }
         let said = messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")
+        if messages.contains("SAVINGS_GOAL_NOT_ACTIVE") {
+            return
+                "the bank refused the transfer into \"\(goalName ?? "the goal")\" with HTTP \(status)\(said) (the goal "
+                + "takes no money: restore it in the app and --retry, or --redirect it)"
+        }
         return "the bank refused the transfer with HTTP \(status)\(said)"
     }
 }

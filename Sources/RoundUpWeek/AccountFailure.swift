@@ -16,6 +16,9 @@ package struct AccountFailure: Error {
     package var reason = ""
     /// For a week held because its goal did not become active: that goal.
     package var goal: GoalChoice?
+    /// For a week into several goals held because one did not become active: every goal of
+    /// the week, in order, so that the week is divided and recorded as held all the same.
+    package var goals: [GoalChoice]?
 
     package init(_ status: ExitStatus, _ message: String) {
         self.status = status

@@ -191,7 +191,8 @@ public struct GoalResolver: Sendable {
         }
         if dryRun {
             return GoalChoice(
-                uid: nil, name: name, target: configuredTarget(for: account), ownTarget: configuredTarget(for: account))
+                uid: nil, name: bank.redacted(name), target: configuredTarget(for: account),
+                ownTarget: configuredTarget(for: account))
         }
         return try await createActive(name, for: account, scopes: scopes)
     }
@@ -217,6 +218,7 @@ public struct GoalResolver: Sendable {
             !$0.isArchived && ($0.totalSaved?.currency ?? $0.target?.currency) == account.currencyCode
         }
         var chosen: [GoalChoice] = []
+        var waiting: [GoalChoice] = []
         for name in saveInto.named {
             let matches = live.filter { $0.isNamed(name) }
             if let goal = matches.first(where: \.isActive) ?? matches.first {
@@ -224,7 +226,10 @@ public struct GoalResolver: Sendable {
                     logger.warning(
                         "\(account.label): \(matches.count) goals are named \"\(name)\"; using \(goal.savingsGoalUid)")
                 }
-                chosen.append(try await usable(goal, of: account, dryRun: dryRun))
+                // Found now, waited for (when it is being created or restored) once all are found.
+                let found = try await usable(goal, of: account, dryRun: true)
+                chosen.append(found)
+                if !goal.isActive, !dryRun { waiting.append(found) }
                 continue
             }
             if let other = all.first(where: { $0.isNamed(name) }) {
@@ -243,11 +248,30 @@ public struct GoalResolver: Sendable {
                 let zero = Currency(code: account.currencyCode).map { Money(minorUnits: 0, currency: $0) }
                 chosen.append(
                     GoalChoice(
-                        uid: nil, name: name, saved: zero, target: configuredTarget(for: account),
+                        uid: nil, name: bank.redacted(name), saved: zero, target: configuredTarget(for: account),
                         ownTarget: configuredTarget(for: account)))
                 continue
             }
-            chosen.append(try await createActive(name, for: account, scopes: scopes))
+            guard scopes.contains(TokenScopes.createGoalScope) else {
+                throw AccountFailure(
+                    .permissionDenied,
+                    "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
+                        + "\(TokenScopes.createGoalScope) to create one")
+            }
+            // Every missing goal is created before any is waited for: a week held for one that
+            // is slow to become active has all of its goals, and no later run creates another.
+            let created = try await create(name, for: account)
+            chosen.append(created)
+            waiting.append(created)
+        }
+        for goal in waiting {
+            do throws(AccountFailure) {
+                _ = try await waitUntilActive(goal, of: account)
+            } catch {
+                var failure = error
+                if failure.held { failure.goals = chosen }
+                throw failure
+            }
         }
         return chosen
     }
@@ -345,8 +369,9 @@ public struct GoalResolver: Sendable {
         }
         logger.notice("\(account.label): created the goal \"\(name)\" (\(uid))")
         let zero = Currency(code: account.currencyCode).map { Money(minorUnits: 0, currency: $0) }
+        // The ledger keeps the name: never the token, even where the config's name holds it.
         return GoalChoice(
-            uid: uid, name: name, created: true, saved: zero, target: configuredTarget(for: account),
+            uid: uid, name: bank.redacted(name), created: true, saved: zero, target: configuredTarget(for: account),
             ownTarget: configuredTarget(for: account))
     }
 

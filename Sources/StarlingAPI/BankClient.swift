@@ -49,6 +49,10 @@ public struct BankClient: Sendable {
         self.logger = logger
     }
 
+    /// `text` without the access token: for a name from the config that the ledger will keep
+    /// (a goal's), as the bank's answers are read without it.
+    public func redacted(_ text: String) -> String { token.redacted(in: text) }
+
     /// `GET /api/v2/identity/token`: the token's scopes. Needs no scope itself.
     public func tokenIdentity() async throws(BankError) -> TokenIdentity {
         try await get("/api/v2/identity/token", as: TokenIdentity.self)

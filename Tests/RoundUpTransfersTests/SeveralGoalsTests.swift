@@ -289,6 +289,103 @@ import Testing
         }
     }
 
+    /// Two state directories, one saving the week into one goal and one dividing it: whichever
+    /// runs second sees the first's transfers (one of the week's amount, or parts adding up to
+    /// it) and holds the week, so it is never saved twice.
+    @Test(arguments: [(Self.fill, "savingsGoal: Holiday\n"), ("savingsGoal: Holiday\n", Self.fill)])
+    func aSecondStateDirectoryDividingDifferentlyHoldsTheWeek(first: String, second: String) async throws {
+        let (bank, _) = Self.bank()
+        let one = try JobHarness(token: bank.state.token)
+        let other = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            let moved = await one.run(server, endDate: Self.weekEnd, config: JobHarness.quickRetries + first)
+            #expect(moved.status == .ok, "\(moved.diagnostics)")
+            let before = await Self.moved(server)
+            let held = await other.run(server, endDate: Self.weekEnd, config: JobHarness.quickRetries + second)
+            #expect(held.status == .configuration, "\(held.report?.accounts.first?.detail ?? "")")
+            #expect(held.report?.accounts.first?.status == .held)
+            #expect(await Self.moved(server) == before, "nothing moved twice")
+        }
+    }
+
+    /// A person gives up the leg left open: what arrived stays counted as moved (the week
+    /// is transferred, of that much), and only the rest is abandoned.
+    @Test func abandoningAPartlyTransferredWeekKeepsWhatArrived() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            await server.bank.injectFaults([
+                FaultRule(
+                    endpoints: [.addMoney], pathContains: Self.roundUps, when: .always, faults: [.serverError(503)])
+            ])
+            let config = JobHarness.quickRetries + "retryAttempts: 1\n" + Self.fill
+            _ = await harness.run(server, endDate: Self.weekEnd, config: config)
+            let abandon = await harness.resolve(
+                server, .abandon(reason: "moved by hand"), account: account, endDate: Self.weekEnd, config: config)
+            #expect(abandon.status == .ok, "\(abandon.diagnostics)")
+            #expect(
+                abandon.output.contains(
+                    #"1.29 GBP (1.29 into "Round-ups") stays in the account, and 1.00 into "Emergency fund", which arrived, stays in its goal"#
+                ), "\(abandon.output)")
+            let week = try #require(
+                try harness.ledger().accountWeek(accountUid: account, weekEnd: LocalDate(iso: Self.weekEnd)!))
+            #expect(week.status == .done && week.minorUnits == 100 && week.legs.map(\.status) == [.done, .abandoned])
+            #expect(WeekFate(week) == .transferred)
+            await server.bank.injectFaults([])
+            let again = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(again.status == .ok)
+            #expect(await Self.moved(server) == [Self.emergency: 100])
+        }
+    }
+
+    /// A goal the run creates stays CREATING past the wait: the week is held, divided as it
+    /// would have been and recorded with every leg, and no later run divides it again or
+    /// creates another goal.
+    @Test func aWeekHeldForAGoalBeingCreatedIsRecordedDivided() async throws {
+        let (bank, account) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        let slow = EmulatorBehaviour(deduplicatesTransfers: false, goalActivationDelay: .seconds(600))
+        try await withEmulator(bank.state, behaviour: slow) { server in
+            let config = JobHarness.quickRetries + "goalWaitSeconds: 0\nsaveInto:\n  fill: [Emergency fund, Spare]\n"
+            let held = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(held.status == .configuration)
+            #expect(held.report?.accounts.first?.status == .held)
+            let week = try #require(
+                try harness.ledger().accountWeek(accountUid: account, weekEnd: LocalDate(iso: Self.weekEnd)!))
+            #expect(week.status == .held && week.legs.map(\.minorUnits) == [100, 129])
+            #expect(week.legs.map(\.goalName) == ["Emergency fund", "Spare"])
+            let changed = JobHarness.quickRetries + "goalWaitSeconds: 0\nsaveInto:\n  shares: {Spare: 50, Other: 50}\n"
+            let again = await harness.run(server, endDate: Self.weekEnd, config: changed)
+            #expect(again.report?.accounts.first?.status == .held)
+            let goals = await server.bank.state.goals[account]?.map(\.name) ?? []
+            #expect(goals.filter { $0 == "Spare" }.count == 1 && !goals.contains("Other"), "\(goals)")
+            #expect(await server.bank.transfers.isEmpty)
+        }
+    }
+
+    /// A goal named in the config with the access token in its name (pasted there by
+    /// mistake) is created, but the ledger never keeps the token.
+    @Test func aGoalNameHoldingTheTokenKeepsItOutOfTheLedger() async throws {
+        let (bank, _) = Self.bank()
+        let harness = try JobHarness(token: bank.state.token)
+        try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            let config =
+                JobHarness.quickRetries + "saveInto:\n  shares: {Round-ups: 50, \"Hol \(bank.state.token)\": 50}\n"
+            let result = await harness.run(server, endDate: Self.weekEnd, config: config)
+            #expect(result.status == .ok, "\(result.diagnostics)")
+            #expect(await server.bank.transfers.count == 2)
+            // No file the run wrote holds it: the ledger (and any journal beside it), the reports.
+            let files = FileManager.default.enumerator(atPath: harness.stateDirectory)?.allObjects as? [String] ?? []
+            #expect(files.contains("ledger.sqlite"))
+            for file in files {
+                let data = (try? Data(contentsOf: URL(fileURLWithPath: harness.stateDirectory + "/" + file))) ?? Data()
+                #expect(data.range(of: Data(bank.state.token.utf8)) == nil, "the token is in \(file)")
+            }
+            let names = try harness.ledger().accountWeeks().flatMap(\.legs).compactMap(\.goalName)
+            #expect(names.contains("Hol <redacted>"), "\(names)")
+        }
+    }
+
     @Test func aChangeOfSaveIntoNeverDividesADecidedWeekAgain() async throws {
         let (bank, _) = Self.bank()
         let harness = try JobHarness(token: bank.state.token)
