@@ -252,15 +252,9 @@ public struct GoalResolver: Sendable {
                         ownTarget: configuredTarget(for: account)))
                 continue
             }
-            guard scopes.contains(TokenScopes.createGoalScope) else {
-                throw AccountFailure(
-                    .permissionDenied,
-                    "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
-                        + "\(TokenScopes.createGoalScope) to create one")
-            }
             // Every missing goal is created before any is waited for: a week held for one that
             // is slow to become active has all of its goals, and no later run creates another.
-            let created = try await create(name, for: account)
+            let created = try await create(name, for: account, scopes: scopes)
             chosen.append(created)
             waiting.append(created)
         }
@@ -346,17 +340,20 @@ public struct GoalResolver: Sendable {
     private func createActive(_ name: String, for account: Account, scopes: Set<String>)
         async throws(AccountFailure) -> GoalChoice
     {
+        let created = try await create(name, for: account, scopes: scopes)
+        return try await waitUntilActive(created, of: account)
+    }
+
+    /// The goal `name`, created in `account`, when the token may create goals.
+    private func create(_ name: String, for account: Account, scopes: Set<String>) async throws(AccountFailure)
+        -> GoalChoice
+    {
         guard scopes.contains(TokenScopes.createGoalScope) else {
             throw AccountFailure(
                 .permissionDenied,
                 "there is no active \(account.currencyCode) goal named \"\(name)\" and the token lacks "
                     + "\(TokenScopes.createGoalScope) to create one")
         }
-        let created = try await create(name, for: account)
-        return try await waitUntilActive(created, of: account)
-    }
-
-    private func create(_ name: String, for account: Account) async throws(AccountFailure) -> GoalChoice {
         let target = configured.newGoalTargets[account.currencyCode].map {
             CurrencyAndAmount(currency: $0.currency.code, minorUnits: $0.minorUnits)
         }
