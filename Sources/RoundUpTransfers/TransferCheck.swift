@@ -222,15 +222,22 @@ public enum TransferCheck: Sendable, Equatable {
         return .absent
     }
 
-    /// Two to four of `transfers` whose amounts add up to `total` minor units, or nil: a week
-    /// another ledger divided among goals. At most 24 transfers are looked at (the newest
-    /// matter least: a week's are made together, soon after it ends).
+    /// Two or more of `transfers` whose amounts add up to `total` minor units, or nil: a week
+    /// another ledger divided among goals, into as many as it has. The first 32 transfers are
+    /// looked at (a week's are made together, soon after it ends), largest first, and the
+    /// search gives up after a million steps, which no real feed comes near.
     static func parts(of total: Int64, among transfers: [FeedTransfer]) -> [FeedTransfer]? {
-        let looked = Array(transfers.filter { $0.minorUnits > 0 && $0.minorUnits < total }.prefix(24))
+        let looked = Array(transfers.filter { $0.minorUnits > 0 && $0.minorUnits < total }.prefix(32))
+            .sorted { $0.minorUnits > $1.minorUnits }
+        // What the transfers from each place on add up to: a branch that cannot reach the total stops.
+        var after = [Int64](repeating: 0, count: looked.count + 1)
+        for index in looked.indices.reversed() { after[index] = after[index + 1] &+ looked[index].minorUnits }
         var chosen: [Int] = []
+        var steps = 0
         func search(from start: Int, left: Int64) -> Bool {
             if left == 0 { return chosen.count >= 2 }
-            guard chosen.count < 4 else { return false }
+            steps += 1
+            guard steps < 1_000_000, after[start] >= left else { return false }
             for index in start..<looked.count where looked[index].minorUnits <= left {
                 chosen.append(index)
                 if search(from: index + 1, left: left - looked[index].minorUnits) { return true }

@@ -292,7 +292,10 @@ import Testing
     /// Two state directories, one saving the week into one goal and one dividing it: whichever
     /// runs second sees the first's transfers (one of the week's amount, or parts adding up to
     /// it) and holds the week, so it is never saved twice.
-    @Test(arguments: [(Self.fill, "savingsGoal: Holiday\n"), ("savingsGoal: Holiday\n", Self.fill)])
+    @Test(arguments: [
+        (Self.fill, "savingsGoal: Holiday\n"), ("savingsGoal: Holiday\n", Self.fill),
+        ("saveInto:\n  shares: {A: 20, B: 20, C: 20, D: 20, E: 20}\n", "savingsGoal: Holiday\n"),
+    ])
     func aSecondStateDirectoryDividingDifferentlyHoldsTheWeek(first: String, second: String) async throws {
         let (bank, _) = Self.bank()
         let one = try JobHarness(token: bank.state.token)

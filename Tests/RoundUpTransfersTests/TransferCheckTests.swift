@@ -1,11 +1,11 @@
 import Foundation
 import RoundUp
-import RoundUpTransfers
 import RoundUpVocabulary
 import RoundUpWeek
 import TestSupport
 import Testing
 
+@testable import RoundUpTransfers
 @testable import StarlingAPI
 
 /// What the feed says of a week's transfer whose outcome is unknown, decided without a server.
@@ -380,5 +380,30 @@ import Testing
         let other = Self.item("f2", 704, at: "2026-11-16T06:00:01Z", goal: Self.otherGoal)
         let before = Self.item("f3", 703, at: "2026-11-16T05:00:00Z", goal: Self.otherGoal)
         #expect(TransferCheck.decide(week, feed: [other, before], ledger: [], time: Self.time) == .absent)
+    }
+}
+
+/// The transfers another ledger may have divided a week into: found however many goals it
+/// used, and not found when no set of them adds up to the week.
+@Suite struct WeekPartsTests {
+    static func transfers(_ amounts: [Int64]) -> [FeedTransfer] {
+        amounts.enumerated().map { index, amount in
+            FeedTransfer(
+                feedItemUid: "f\(index)", goalUid: "g\(index)", currency: "GBP", minorUnits: amount, time: nil)
+        }
+    }
+
+    @Test func aWeekInAnyNumberOfPartsIsFound() {
+        #expect(TransferCheck.parts(of: 298, among: Self.transfers([60, 60, 60, 59, 59]))?.count == 5)
+        let tenths = Self.transfers(Array(repeating: 30, count: 9) + [28])
+        #expect(TransferCheck.parts(of: 298, among: tenths)?.count == 10)
+        #expect(
+            TransferCheck.parts(of: 298, among: Self.transfers([500, 179, 7, 119]))?.map(\.minorUnits) == [179, 119])
+    }
+
+    @Test func noSetAddingUpToTheWeekIsNoParts() {
+        #expect(TransferCheck.parts(of: 298, among: Self.transfers([298])) == nil, "one transfer is not parts")
+        #expect(TransferCheck.parts(of: 298, among: Self.transfers([100, 100, 97])) == nil)
+        #expect(TransferCheck.parts(of: 298, among: Self.transfers(Array(repeating: 7, count: 32))) == nil)
     }
 }
