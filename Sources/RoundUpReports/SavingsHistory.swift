@@ -195,7 +195,9 @@ public enum SavingsHistory {
                 CSV.line([
                     row.weekEnd, row.accountName ?? row.accountUid, row.currency, row.amount, row.goalName ?? "",
                     row.status.word, row.movedOn ?? "", row.reference ?? "",
-                    row.transferUid ?? row.legs?.compactMap(\.transferUid).joined(separator: " ") ?? "",
+                    row.transferUid
+                        ?? row.legs?.filter { $0.status != WeekState.abandoned.transferWord }.compactMap(\.transferUid)
+                        .joined(separator: " ") ?? "",
                     row.legs.map(legWords) ?? "",
                 ])
             }.joined()

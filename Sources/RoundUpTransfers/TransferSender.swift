@@ -321,8 +321,12 @@ package struct TransferSender: Sendable {
         let goalName = entry.firstLeg.goalName ?? "the goal"
         switch entry.status {
         case .done where entry.hasSeveralLegs:
+            // What arrived, then what a person gave up or the balance held back.
+            let given = entry.legs.filter { $0.status == .abandoned }
+            let up = given.isEmpty ? "" : "; \(entry.words(of: given)) given up by a person"
             let held = entry.note.map { "; \($0)" } ?? ""
-            return .alreadyTransferred("an earlier run moved \(recorded): \(entry.legWords)\(held)\(differs)")
+            return .alreadyTransferred(
+                "an earlier run moved \(recorded): \(entry.words(of: entry.doneLegs))\(up)\(held)\(differs)")
         case .done:
             let how = entry.firstLeg.confirmation == .feed ? ", found in the feed" : ""
             return .alreadyTransferred("an earlier run moved \(recorded) into \"\(goalName)\"\(how)\(differs)")

@@ -34,9 +34,6 @@ package struct GoalChoice {
         return max(0, ownTarget.minorUnits - saved.minorUnits)
     }
 
-    /// Whether the goal is at its target (or past it).
-    package var isFull: Bool { ((try? room()) ?? nil) == 0 }
-
     package var report: GoalReport {
         GoalReport(uid: uid, name: name, created: created, wouldCreate: uid == nil, saved: saved, target: target)
     }

@@ -86,6 +86,14 @@ import Testing
         let (bank, account) = Self.bank(emergencyRoom: 0, roundUpsTarget: 12_00)
         let harness = try JobHarness(token: bank.state.token)
         try await withEmulator(bank.state, behaviour: Self.noDedup) { server in
+            // With whenAllFull: last, the money would go to the last goal (a dry run records nothing).
+            let last = await harness.run(
+                server, endDate: Self.weekEnd, dryRun: true,
+                config: JobHarness.quickRetries + Self.fill + "  whenAllFull: last\n")
+            #expect(last.status == .ok)
+            #expect(
+                last.report?.accounts.first?.detail == #"a real run would move 2.29 GBP into "Round-ups""#,
+                "\(last.report?.accounts.first?.detail ?? "")")
             let result = await harness.run(server, endDate: Self.weekEnd, config: JobHarness.quickRetries + Self.fill)
             #expect(result.status == .ok, "\(result.diagnostics)")
             #expect(await server.bank.transfers.isEmpty)
@@ -94,11 +102,6 @@ import Testing
             let week = try #require(
                 try harness.ledger().accountWeek(accountUid: account, weekEnd: LocalDate(iso: Self.weekEnd)!))
             #expect(week.status == .nothing && week.note?.contains("whenAllFull: stay") == true)
-            // With whenAllFull: last, the next week's money would go to the last goal.
-            let last = await harness.run(
-                server, endDate: Self.weekEnd, dryRun: true,
-                config: JobHarness.quickRetries + Self.fill + "  whenAllFull: last\n")
-            #expect(last.status == .ok)
         }
     }
 
@@ -337,6 +340,12 @@ import Testing
             await server.bank.injectFaults([])
             let again = await harness.run(server, endDate: Self.weekEnd, config: config)
             #expect(again.status == .ok)
+            #expect(
+                again.report?.accounts.first?.detail?.hasPrefix(
+                    #"an earlier run moved 1.00 GBP: 1.00 into "Emergency fund"; 1.29 into "Round-ups" given up by a person"#
+                )
+                    == true,
+                "\(again.report?.accounts.first?.detail ?? "")")
             #expect(await Self.moved(server) == [Self.emergency: 100])
         }
     }
