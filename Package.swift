@@ -64,12 +64,21 @@ let package = Package(
             dependencies: ["RoundUp", "RoundUpVocabulary", "RoundUpOutput"],
             swiftSettings: strict
         ),
+        // Telling the saver: the places notify.to names, in Apprise's URL syntax, and what each is sent.
+        .target(
+            name: "RoundUpNotify",
+            dependencies: [
+                "RoundUp", "RoundUpVocabulary", "CurlHTTP", "ChildProcess",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Where roundup runs: its configuration and token, its locks, what schedules it, the watch over its runs.
         .target(
             name: "RoundUpHost",
             dependencies: [
                 "RoundUp", "RoundUpVocabulary", "RoundUpOutput", "RoundUpLedger", "RoundUpReports", "StarlingAPI",
-                "CurlHTTP", "ChildProcess",
+                "CurlHTTP", "ChildProcess", "RoundUpNotify",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -180,7 +189,10 @@ package.targets += [
     ),
     .testTarget(
         name: "RoundUpHostTests",
-        dependencies: ["RoundUpHost", "TestSupport", .product(name: "Yams", package: "Yams")],
+        dependencies: [
+            "RoundUpHost", "RoundUpNotify", "TestSupport", .product(name: "Yams", package: "Yams"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
         swiftSettings: strict
     ),
     .testTarget(

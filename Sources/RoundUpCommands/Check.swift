@@ -4,6 +4,7 @@ public import Logging
 public import RoundUp
 public import RoundUpHost
 import RoundUpLedger
+import RoundUpNotify
 import RoundUpOutput
 public import RoundUpReports
 import RoundUpVocabulary
@@ -24,6 +25,8 @@ public enum Check {
         public var environment: [String: String]
         /// `check --system`: the service's files, as `SystemService` names them.
         public var system: Bool
+        /// `check --notify-test`: one test message to each place `notify.to` names.
+        public var notifyTest = false
         /// Where the schedules that run roundup are looked for, and how a crontab line's
         /// words are read: the user running `check`, even for `--system` (root's crontab).
         public var scheduling: Scheduling.Lookup
@@ -78,6 +81,7 @@ public enum Check {
         let cronStateDirectory = checkFiles(
             settings, configPath: configPath, lookup: lookup, locations: locations,
             now: clock(), in: &list)
+        await checkNotify(settings.watch, test: lookup.notifyTest, logger: logger, in: &list)
 
         let token: AccessToken
         switch tokens.load(tokenFile: settings.bank.tokenFile) {
@@ -116,6 +120,30 @@ public enum Check {
             resolver: GoalResolver(bank: bank, goals: settings.goals, logger: logger),
             in: &list)
         return list.result
+    }
+
+    /// The places `notify.to` names, each as output may show it, and who tells them of a
+    /// failure; with `test`, one test message to each, and a problem (69) for each that
+    /// does not take it. Nothing is sent without `test`.
+    static func checkNotify(_ watch: WatchSettings, test: Bool, logger: Logger, in list: inout Checklist) async {
+        guard let notifier = Notifier(watch, logger: logger) else {
+            if test { list.problem(.configuration, "notify: --notify-test, and notify.to names no place to tell") }
+            return
+        }
+        let failures =
+            watch.failures == .eachRun
+            ? "each failed run tells them itself"
+            : "failures are told by roundup-tell@.service, once systemd has given up (notify.failures: on-failure-unit)"
+        let places = notifier.targets.map(\.shown).joined(separator: ", ")
+        list.ok("notify: \(places); \(failures)")
+        guard test else { return }
+        for target in notifier.targets {
+            if let problem = await notifier.send(.test(to: target), to: target) {
+                list.problem(.unavailable, "notify: \(problem)")
+            } else {
+                list.ok("notify: \(target.shown) took the test message")
+            }
+        }
     }
 
     /// What a run today measures each week against: the horizon before payday, or why it

@@ -32,6 +32,16 @@ public enum Manual {
         ("ROUNDUP_MAX_REQUESTS_PER_SECOND", "Requests per second to the bank at most."),
         ("ROUNDUP_RUN_TIMEOUT_SECONDS", "The whole run's time limit (runTimeoutSeconds)."),
         ("ROUNDUP_PING_URL", "The dead man's switch to ping (notify.pingURL): a secret, best kept out of the config."),
+        (
+            "ROUNDUP_NOTIFY_URLS",
+            "Where the saver is told (notify.to, in Apprise's URL syntax, separated by spaces): secrets, best kept out "
+                + "of the config; it replaces notify.to and notify.toFile."
+        ),
+        (
+            "ROUNDUP_NOTIFY_FAILURES",
+            "Who tells notify.to of a failed run (notify.failures): each-run, or on-failure-unit under roundup.service, "
+                + "whose OnFailure= starts roundup tell."
+        ),
         ("ROUNDUP_LOG_LEVEL", "The level of log lines on stderr, when --log-level is not given."),
         (
             "ROUNDUP_SCHEDULER",

@@ -120,6 +120,11 @@ extension Ledger {
                     """)
         }
         migrator.registerMigration("v17: a week's transfers as legs", migrate: splitWeeksIntoLegs)
+        // When the saver was told, through notify.to, that a week is held: told once, and
+        // again only if a person sends it again and it is held anew.
+        migrator.registerMigration("v18: held weeks told") { db in
+            try db.execute(sql: "ALTER TABLE week ADD COLUMN heldToldAt TEXT")
+        }
         return migrator
     }
 

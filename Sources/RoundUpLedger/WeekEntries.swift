@@ -428,6 +428,8 @@ extension Ledger {
                     [
                         Columns.status.set(to: WeekState.pending.rawValue), Columns.reason.set(to: nil),
                         Columns.resolution.set(to: Ledger.clip(resolution)), Columns.updatedAt.set(to: now.iso8601),
+                        // Held again later, it is told again.
+                        Column("heldToldAt").set(to: nil),
                     ]), "\(accountUid) \(weekEnd)")
         }
     }

@@ -24,6 +24,7 @@ extension Roundup {
                   roundup check
                   roundup check --config ~/.config/roundup/config.yaml
                   sudo roundup check --system
+                  roundup check --notify-test   # a test message to each place of notify.to
                   (crontab -l 2>/dev/null; roundup check --crontab) | crontab -
                 """
         )
@@ -35,6 +36,9 @@ extension Roundup {
 
         @Flag(help: "Print the crontab lines that run roundup weekly with your config and state directory.")
         var crontab = false
+
+        @Flag(help: "Send one test message to each place notify.to names (check sends nothing without it).")
+        var notifyTest = false
 
         func validate() throws {
             if system, settings.config != nil || settings.stateDir != nil {
@@ -51,7 +55,7 @@ extension Roundup {
         func run() async throws {
             if crontab { try finish(Composition.live.crontab(settings.flags())) }
             let result = await Composition.live.check(
-                settings.flags(), system: system, logger: logging.logger, style: colour.style)
+                settings.flags(), system: system, notifyTest: notifyTest, logger: logging.logger, style: colour.style)
             try finish(result)
         }
     }

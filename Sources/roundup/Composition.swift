@@ -66,14 +66,17 @@ struct Composition {
 
     /// `roundup check`, or with `system` the system service's files as `roundup.service`
     /// reads them (`check --system`).
-    func check(_ flags: SettingFlags, system: Bool, logger: Logger, style: TextStyle) async -> CommandResult {
+    func check(_ flags: SettingFlags, system: Bool, notifyTest: Bool, logger: Logger, style: TextStyle) async
+        -> CommandResult
+    {
         let view = system ? Composition.systemService(from: self) : self
         let loaded = view.settings(flags)
         if case .success(let value) = loaded { surroundings.forgetKeyLog(value.settings) }
-        let lookup = Check.Lookup(
+        var lookup = Check.Lookup(
             config: Settings.configSearch(flags: flags, environment: view.environment, locations: view.locations),
             flags: flags, environment: view.environment, system: system,
             scheduling: schedulingLookup)
+        lookup.notifyTest = notifyTest
         return await Check.run(
             loaded: loaded, lookup: lookup, tokens: TokenLoader(environment: view.environment),
             locations: view.locations, clock: clock, logger: logger, style: style)

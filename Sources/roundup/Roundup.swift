@@ -38,7 +38,8 @@ struct Roundup: AsyncParsableCommand {
             """,
         version: roundupVersion,
         subcommands: [
-            Run.self, Check.self, Status.self, History.self, Export.self, Resolve.self, Demo.self, Emulator.self,
+            Run.self, Check.self, Status.self, History.self, Export.self, Resolve.self, Tell.self, Demo.self,
+            Emulator.self,
             ManualSections.self,
         ]
     )

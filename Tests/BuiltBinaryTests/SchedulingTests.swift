@@ -156,10 +156,21 @@ import Testing
     /// systemd starts the notification when the run has failed for good, and only then.
     @Test func aRunThatFailedForGoodTellsTheSaverOnce() throws {
         let unit = try Self.text("roundup.service")
-        #expect(unit.contains("\nOnFailure=roundup-notify@%n.service\n"))
+        #expect(unit.contains("\nOnFailure=roundup-notify@%n.service roundup-tell@%n.service\n"))
         let notify = try Self.text("roundup-notify@.service")
         #expect(notify.contains("\nExecCondition=/usr/bin/systemctl is-failed --quiet %i\n"), "not between restarts")
         #expect(notify.contains("\nConditionFileIsExecutable=/etc/roundup/notify\n"), "nothing without a command")
+        // notify.to hears of a failure from roundup tell, then, and not from each run.
+        #expect(unit.contains("\nEnvironment=ROUNDUP_NOTIFY_FAILURES=on-failure-unit\n"))
+        let tell = try Self.text("roundup-tell@.service")
+        #expect(tell.contains("\nExecCondition=/usr/bin/systemctl is-failed --quiet %i\n"), "not between restarts")
+        #expect(tell.contains("\nExecStart=/usr/local/bin/roundup tell\n"))
+        for line in [
+            "User=roundup", "DynamicUser=yes", "StateDirectory=roundup", "EnvironmentFile=-/etc/roundup/environment",
+        ] {
+            #expect(tell.contains("\n\(line)\n"), "the service's own user, ledger and secrets: \(line)")
+        }
+        #expect(!tell.contains("LoadCredential"), "no token")
     }
 
     @Test func theTimerRunsOnMondayMorningsInLondonAndCatchesUp() throws {
@@ -185,11 +196,15 @@ import Testing
             atPath: notify, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o700])
         try Self.text("roundup-notify@.service").replacingOccurrences(of: "/etc/roundup/notify", with: notify)
             .write(toFile: directory.path + "/roundup-notify@.service", atomically: true, encoding: .utf8)
+        try Self.text("roundup-tell@.service")
+            .replacingOccurrences(of: "/usr/local/bin/roundup", with: try #require(roundupBinary))
+            .write(toFile: directory.path + "/roundup-tell@.service", atomically: true, encoding: .utf8)
         let result = try await run(
             "/usr/bin/systemd-analyze",
             [
                 "verify", "--man=no", directory.path + "/roundup.service", directory.path + "/roundup.timer",
                 directory.path + "/roundup-notify@roundup.service.service",
+                directory.path + "/roundup-tell@roundup.service.service",
             ],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status == 0)

@@ -53,6 +53,9 @@ package struct ConfigFile: Decodable {
     package struct Notify: Decodable {
         var pingURL: String?
         var weekly: Bool?
+        var to: [String]?
+        var toFile: String?
+        var failures: String?
 
         /// Its keys, read off its properties.
         package static let keys = propertyNames(of: Notify())

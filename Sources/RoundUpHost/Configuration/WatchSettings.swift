@@ -1,3 +1,8 @@
+import Foundation
+public import Logging
+public import RoundUpNotify
+import RoundUpOutput
+
 /// Who hears of each real run: a dead man's switch and node_exporter's textfile collector.
 public struct WatchSettings: Sendable {
     /// A dead man's switch to tell of every real run (`notify.pingURL`, `ROUNDUP_PING_URL`):
@@ -14,6 +19,31 @@ public struct WatchSettings: Sendable {
     public var weekly = false
     /// What runs the job on a schedule (`scheduler`, `ROUNDUP_SCHEDULER`).
     public var scheduler = Scheduler.auto
+    /// Where the saver is told of the week's news, of failures and of held weeks
+    /// (`notify.to` and `notify.toFile`, or `ROUNDUP_NOTIFY_URLS`): secrets, shown only as
+    /// `NotifyTarget.shown`.
+    public var notifyTo: [NotifyTarget] = []
+    /// The `apprise` command, when a URL of `notifyTo` is for it.
+    public var apprise: String?
+    /// Who tells `notifyTo` that a run failed (`notify.failures`, `ROUNDUP_NOTIFY_FAILURES`).
+    public var failures = FailureTelling.eachRun
+}
+
+extension Notifier {
+    /// The places `watch` names; nil when it names none.
+    public init?(_ watch: WatchSettings, logger: Logger) {
+        self.init(targets: watch.notifyTo, caFile: watch.caFile, apprise: watch.apprise, logger: logger)
+    }
+}
+
+/// Who tells `notify.to` that a run failed.
+public enum FailureTelling: String, Sendable, CaseIterable {
+    /// The run itself, each time it fails (cron, a container's own schedule).
+    case eachRun = "each-run"
+    /// `roundup tell`, which systemd's `OnFailure=` starts once the service has failed for
+    /// good (its restarts spent, or a failure that needs a person): the run itself tells
+    /// no failure, so that a saver hears once, not at each restart.
+    case onFailureUnit = "on-failure-unit"
 }
 
 /// What runs the job on a schedule, as `check` and `status` look for it.
@@ -35,7 +65,110 @@ extension WatchSettings {
             caFile: caFile,
             metricsFile: sources.first(flag: sources.flags.metricsFile, file: sources.file.metricsFile).map {
                 sources.locations.expand($0.value)
-            }, weekly: sources.file.notify?.weekly ?? false, scheduler: try scheduler(sources))
+            }, weekly: sources.file.notify?.weekly ?? false, scheduler: try scheduler(sources),
+            notifyTo: try notifyTo(sources), apprise: appriseCommand(sources.variables),
+            failures: try failures(sources))
+    }
+
+    /// `ROUNDUP_NOTIFY_FAILURES`, else the config file's `notify.failures`, else `each-run`.
+    static func failures(_ sources: SettingSources) throws(SettingsError) -> FailureTelling {
+        guard let variable = sources.environment("ROUNDUP_NOTIFY_FAILURES") else {
+            return try sources.file.choice(sources.file.notify?.failures, "notify.failures", default: .eachRun)
+        }
+        guard let value = FailureTelling(rawValue: variable) else {
+            throw SettingsError(
+                origin: .environment,
+                message: "ROUNDUP_NOTIFY_FAILURES must be 'each-run' or 'on-failure-unit', not '\(variable)'")
+        }
+        return value
+    }
+
+    /// The places to tell: `ROUNDUP_NOTIFY_URLS` (separated by spaces or new lines) when it
+    /// is set, else `notify.to` and the lines of the file `notify.toFile` names; each
+    /// parsed, and refused (78) by what is wrong with it, never by its text.
+    static func notifyTo(_ sources: SettingSources) throws(SettingsError) -> [NotifyTarget] {
+        let urls: [String]
+        let origin: SettingsError.Origin
+        if let variable = sources.environment("ROUNDUP_NOTIFY_URLS") {
+            urls = variable.split(whereSeparator: \.isWhitespace).map(String.init)
+            origin = .environment
+        } else {
+            var listed = sources.file.notify?.to ?? []
+            if let file = sources.file.notify?.toFile {
+                listed += try urlLines(in: sources.locations.expand(file))
+            }
+            urls = listed
+            origin = .file
+        }
+        let apprise = appriseCommand(sources.variables) != nil
+        var targets: [NotifyTarget] = []
+        for url in urls {
+            do throws(NotifyTarget.Problem) {
+                var target = try NotifyTarget.parse(
+                    url,
+                    readSecret: { (path) throws(NotifyTarget.Problem) in
+                        do throws(SettingsError) {
+                            return try secret(in: sources.locations.expand(path), what: "a notify.to tokenFile")
+                        } catch {
+                            throw NotifyTarget.Problem(error.message)
+                        }
+                    }, appriseFound: apprise)
+                if case .ntfy(let server, _, _, _, _) = target.service {
+                    target.proxy = BankAddress.proxy(for: server, environment: sources.environment)
+                } else if case .gotify(let endpoint, _, _) = target.service {
+                    target.proxy = BankAddress.proxy(for: endpoint, environment: sources.environment)
+                } else if case .json(let endpoint, _, _) = target.service {
+                    target.proxy = BankAddress.proxy(for: endpoint, environment: sources.environment)
+                }
+                targets.append(target)
+            } catch {
+                let prefix = origin == .environment ? "ROUNDUP_NOTIFY_URLS: " : ""
+                throw SettingsError(origin: origin, message: prefix + error.message)
+            }
+        }
+        return targets
+    }
+
+    /// The URLs of `notify.toFile`: one a line, blank lines and lines starting `#` skipped.
+    static func urlLines(in path: String) throws(SettingsError) -> [String] {
+        try secret(in: path, what: "the notify.toFile file").split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The text of a file of secrets roundup reads beside the config (`notify.toFile`, a
+    /// `tokenFile=` parameter): this user's alone, as the token file must be.
+    static func secret(in path: String, what: String) throws(SettingsError) -> String {
+        let read = TrustedFile.read(what, at: path, limit: 64 * 1024) { _, file in
+            if file.st_uid != geteuid() {
+                return "\(what) \(path) belongs to user \(file.st_uid), not to this user (\(geteuid()))"
+            }
+            return file.st_mode & 0o077 != 0
+                ? "\(what) \(path) is readable by group or others; run: chmod 600 \(path)" : nil
+        }
+        switch read {
+        case .success(let bytes):
+            guard let text = String(bytes: bytes, encoding: .utf8) else {
+                throw SettingsError(origin: .file, message: "\(what) \(path) is not UTF-8 text")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        case .failure(.unopenable):
+            throw SettingsError(
+                origin: .file, message: "cannot read \(what) \(path): it does not exist or is not accessible")
+        case .failure(.notPlain):
+            throw SettingsError(origin: .file, message: "\(what) \(path) is not a plain file")
+        case .failure(.refused(let why)):
+            throw SettingsError(origin: .file, message: why)
+        case .failure(.tooLarge(let size)):
+            throw SettingsError(origin: .file, message: "\(what) \(path) holds \(size) bytes, more than 64 KiB")
+        case .failure(.unreadable(let why)):
+            throw SettingsError(origin: .file, message: "cannot read \(what) \(path): \(why)")
+        }
+    }
+
+    /// The `apprise` command on the `PATH`, if there is one.
+    static func appriseCommand(_ environment: [String: String]) -> String? {
+        let path = environment.nonEmpty("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/apprise" }.first(where: FileManager.default.isExecutableFile)
     }
 
     /// `ROUNDUP_SCHEDULER`, else the config file's `scheduler`, else `auto`.

@@ -92,6 +92,8 @@ public struct RunTally: Sendable, Equatable {
     /// Transfers this run made, and what they moved by currency code, in minor units.
     public var transfers = 0
     public var moved: [String: Int64] = [:]
+    /// The goals those transfers went into, by name, each once, in the order first moved into.
+    public var savedInto: [String] = []
     /// Requests sent to the bank.
     public var requests = 0
     /// Weeks that stopped before any account was worked on (a refused token, no bank).
@@ -114,6 +116,11 @@ public struct RunTally: Sendable, Equatable {
                 done += 1
                 transfers += 1
                 moved[account.currency, default: 0] += account.totalMinorUnits ?? 0
+                let goals =
+                    account.legs.isEmpty
+                    ? [account.goal?.name].compactMap { $0 }
+                    : account.legs.filter { $0.amount.minorUnits > 0 }.map(\.goal.name)
+                savedInto += goals.filter { !savedInto.contains($0) }
             case .alreadyTransferred, .nothingToMove, .heldBack, .skipped, .abandoned: done += 1
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 public import Logging
 public import RoundUp
 public import RoundUpLedger
+public import RoundUpNotify
 import RoundUpOutput
 public import RoundUpVocabulary
 import Synchronization
@@ -18,6 +19,20 @@ import Synchronization
 public final class RunWatch: Sendable {
     let stateDirectory: String
     let ping: Ping?
+    /// The places `notify.to` names, and what they are told.
+    let notifier: Notifier?
+    let weekly: Bool
+    let failures: FailureTelling
+    /// The held weeks this run claimed as told when it finished (`finish`), told once it
+    /// has let go of the state directory (`tell`), with the ledger to give back those it
+    /// could not tell.
+    private let heldToTell = Mutex<HeldToTell?>(nil)
+
+    private struct HeldToTell: Sendable {
+        var weeks: [AccountWeek]
+        var claimedAt: Instant
+        var ledger: Ledger
+    }
     /// Nil when none is configured, or when the one configured is refused.
     private let configuredMetricsFile: String?
     /// Set when the metrics file is refused once the state directory exists (`checkMetricsAgain`).
@@ -77,6 +92,9 @@ public final class RunWatch: Sendable {
         let jobFiles = ownFiles + [Ledger.path(in: settings.state.directory)]
         self.jobFiles = jobFiles
         ping = Ping(settings.watch, logger: logger)
+        notifier = Notifier(settings.watch, logger: logger)
+        weekly = settings.watch.weekly
+        failures = settings.watch.failures
         let refusal = settings.watch.metricsFile.flatMap {
             Metrics.refusal(
                 of: $0, stateDirectory: settings.state.directory, reportDirectory: settings.state.reportDirectory,
@@ -99,7 +117,7 @@ public final class RunWatch: Sendable {
         RunWatch(settings: settings, ownFiles: ownFiles, clock: clock, logger: logger)
     }
 
-    /// Pings `<url>/start`.
+    /// Pings `<url>/start` (not Uptime Kuma, which has no start).
     public func announce() async { await ping?.send(.start) }
 
     /// The metrics file checked again once the run holds its state directory, which a
@@ -157,15 +175,28 @@ public final class RunWatch: Sendable {
             id: runId, startedAt: startedAt, endedAt: clock(), exitCode: result.status.rawValue, weeks: weeks,
             accountsDone: tally.done, accountsHeld: tally.held, accountsFailed: tally.failed + tally.unconfirmed,
             summary: RunWatch.summary(of: result))
-        record.onlyHeld =
-            result.status == .configuration && tally.failed + tally.unconfirmed == 0 && tally.weekErrors == 0
-            && !tally.weeks.isEmpty
+        record.onlyHeld = RunWatch.onlyHeld(result)
         do {
             try ledger.finishRun(record)
         } catch {
             notes.append("could not record the run in the ledger: \(plainDescription(error))")
         }
+        if notifier != nil {
+            // Claimed while the run still holds the state directory: no other run tells them.
+            let now = clock()
+            if let weeks = try? ledger.claimHeldUntold(at: now), !weeks.isEmpty {
+                heldToTell.withLock { $0 = HeldToTell(weeks: weeks, claimedAt: now, ledger: ledger) }
+            }
+        }
         return notes
+    }
+
+    /// Whether the run failed only because weeks wait for a person (78): `status` does not
+    /// raise it, and the saver is told of each held week once, not of such a run.
+    static func onlyHeld(_ result: CommandResult) -> Bool {
+        let tally = result.tally
+        return result.status == .configuration && tally.failed + tally.unconfirmed == 0 && tally.weekErrors == 0
+            && !tally.weeks.isEmpty
     }
 
     /// Pings success or failure with the run's one-line summary, and writes the metrics;
@@ -174,7 +205,10 @@ public final class RunWatch: Sendable {
     public func tell(_ result: CommandResult) async -> [String] {
         guard !wasStopped else { return [] }
         var notes: [String] = []
-        await ping?.send(result.status == .ok ? .success : .failure, body: RunWatch.summary(of: result))
+        await ping?.send(
+            result.status == .ok ? .success : .failure, body: RunWatch.summary(of: result),
+            milliseconds: clock().millisecondsSince1970 - startedAt.millisecondsSince1970)
+        if let notifier { notes += await tellSaver(result, notifier) }
         if let metricsFile {
             do {
                 try Metrics(
@@ -185,6 +219,44 @@ public final class RunWatch: Sendable {
             }
         }
         return notes
+    }
+
+    /// What `notify.to` hears of `result`: the week's news when it moved money and
+    /// `notify.weekly` asks for it; that it failed, unless systemd's `OnFailure=` tells that
+    /// (`notify.failures`) or it failed only for the held weeks; and each week held and not
+    /// yet told, once. Returns a warning for each place that could not be told.
+    private func tellSaver(_ result: CommandResult, _ notifier: Notifier) async -> [String] {
+        var notices: [Notice] = []
+        if weekly, let news = result.savingsNews, result.tally.moved.values.contains(where: { $0 > 0 }) {
+            notices.append(.weekly(news: news, goals: result.tally.savedInto, weeks: result.tally.weeks))
+        }
+        if result.status != .ok, failures == .eachRun, !RunWatch.onlyHeld(result) {
+            notices.append(
+                .failure(
+                    code: result.status.rawValue, summary: RunWatch.summary(of: result),
+                    heldWeeks: result.tally.held > 0 || !result.held.isEmpty))
+        }
+        var warnings: [String] = []
+        for notice in notices { warnings += await notifier.send(notice).warnings }
+        guard
+            let held = heldToTell.withLock({ claimed in
+                defer { claimed = nil }
+                return claimed
+            })
+        else {
+            return warnings
+        }
+        var untold: [AccountWeekKey] = []
+        for week in held.weeks {
+            let sent = await notifier.send(
+                .held(
+                    account: Account.label(name: week.accountName, uid: week.accountUid, currencyCode: week.currency),
+                    weekEnd: week.weekEnd, reason: week.reason))
+            warnings += sent.warnings
+            if sent.delivered == 0 { untold.append(week.key) }
+        }
+        if !untold.isEmpty { try? held.ledger.unclaimHeldTold(untold, claimedAt: held.claimedAt) }
+        return warnings
     }
 
     /// A real run whose settings could not be had (a config mistake, a bad environment
@@ -206,6 +278,9 @@ public final class RunWatch: Sendable {
                     accountsDone: 0, accountsHeld: 0, accountsFailed: 0, summary: summary))
         }
         await Ping(watch, logger: logger)?.send(.failure, body: summary)
+        if watch.failures == .eachRun, let notifier = Notifier(watch, logger: logger) {
+            _ = await notifier.send(.failure(code: failure.status.rawValue, summary: summary, heldWeeks: false))
+        }
     }
 
     /// The run was stopped by `signal` and the process ends with `status`: the ledger and
@@ -232,13 +307,21 @@ public final class RunWatch: Sendable {
             try? Metrics(exitCode: status, tally: RunTally(), at: clock(), ledger: recording.ledger)
                 .write(to: metricsFile, jobDirectories: jobDirectories, ownFiles: jobFiles)
         }
-        guard let ping else { return true }
+        guard ping != nil || notifier != nil else { return true }
         let done = DispatchSemaphore(value: 0)
+        let (ping, notifier, failures) = (ping, notifier, failures)
+        let milliseconds = clock().millisecondsSince1970 - startedAt.millisecondsSince1970
         Task.detached {
-            await ping.send(.failure, body: summary)
+            async let pinged: Void? = ping?.send(.failure, body: summary, milliseconds: milliseconds)
+            if failures == .eachRun, let notifier {
+                _ = await notifier.send(
+                    .failure(code: status, summary: summary, heldWeeks: false))
+            }
+            _ = await pinged
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 12)
+        // The ping's 10 seconds, and a notice's two tries.
+        _ = done.wait(timeout: .now() + 23)
         return true
     }
 
@@ -275,17 +358,16 @@ public final class RunWatch: Sendable {
     }
 
     /// `text` with anything shaped like a uid left out.
-    static func withoutUids(_ text: String) -> String {
-        text.replacingOccurrences(
-            of: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", with: "…",
-            options: .regularExpression)
-    }
+    static func withoutUids(_ text: String) -> String { Notice.withoutUids(text) }
 }
 
-/// A healthchecks-style dead man's switch: `GET <url>/start`, then `POST <url>` or
-/// `POST <url>/fail` with a one-line body. Its own libcurl client with a 10-second limit,
-/// never the bank's, so it never carries the bank's headers. Its failures are logged and
-/// change nothing; the URL, a secret, is only ever shown as its scheme and host.
+/// A dead man's switch. Healthchecks-style: `GET <url>/start`, then `POST <url>` or
+/// `POST <url>/fail` with a one-line body. Uptime Kuma's push monitor (a URL whose path ends
+/// `/api/push/<token>`): no start, then `GET <url>?status=up&msg=…&ping=<ms>` or
+/// `?status=down&msg=…`, `ping` being how long the run took in milliseconds, the unit Kuma
+/// charts it in. Its own libcurl client with a 10-second limit, never the bank's, so it
+/// never carries the bank's headers. Its failures are logged and change nothing; the URL, a
+/// secret, is only ever shown as its scheme and host.
 struct Ping: Sendable {
     enum Signal: String, Sendable {
         case start = "/start"
@@ -313,17 +395,44 @@ struct Ping: Sendable {
         return "\(components?.scheme ?? "https")://\(components?.host ?? "")/…"
     }
 
-    func send(_ signal: Signal, body: String? = nil) async {
-        let target = url + signal.rawValue
+    /// Whether the URL is an Uptime Kuma push monitor's: its path ends `/api/push/<token>`.
+    var isUptimeKuma: Bool {
+        let parts = (URLComponents(string: url)?.path ?? "").split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count >= 4 && parts[parts.count - 3] == "api" && parts[parts.count - 2] == "push"
+            && !parts[parts.count - 1].isEmpty
+    }
+
+    /// The request that tells the monitor of `signal`; nil when it has no such signal
+    /// (Uptime Kuma has no start).
+    func request(_ signal: Signal, body: String?, milliseconds: Int64?) -> HTTPRequest? {
+        guard isUptimeKuma else {
+            return HTTPRequest(
+                method: body == nil ? .get : .post, url: url + signal.rawValue,
+                headers: body == nil ? [] : [("Content-Type", "text/plain; charset=utf-8")],
+                body: body.map { Array($0.utf8) }, repeatable: true)
+        }
+        guard signal != .start, var components = URLComponents(string: url) else { return nil }
+        var items = [
+            URLQueryItem(name: "status", value: signal == .success ? "up" : "down"),
+            URLQueryItem(name: "msg", value: body ?? ""),
+        ]
+        if signal == .success, let milliseconds {
+            items.append(URLQueryItem(name: "ping", value: "\(max(0, milliseconds))"))
+        }
+        components.queryItems = items
+        // `+` is a space to Kuma's query parser: sent as %2B, as it is in the message.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let target = components.string else { return nil }
+        return HTTPRequest(method: .get, url: target, headers: [], body: nil, repeatable: true)
+    }
+
+    func send(_ signal: Signal, body: String? = nil, milliseconds: Int64? = nil) async {
+        guard let request = request(signal, body: body, milliseconds: milliseconds) else { return }
         do {
             let client = try CurlHTTPClient(
                 configuration: CurlHTTPConfiguration(
                     connectTimeout: .seconds(10), requestTimeout: .seconds(10), lanes: 1,
                     userAgent: "roundup/\(roundupVersion)", caFile: caFile, proxy: proxy))
-            let request = HTTPRequest(
-                method: body == nil ? .get : .post, url: target,
-                headers: body == nil ? [] : [("Content-Type", "text/plain; charset=utf-8")],
-                body: body.map { Array($0.utf8) }, repeatable: true)
             let response = try await client.send(request)
             guard (200..<300).contains(response.status) else {
                 logger.warning("the monitor at \(shown) answered \(response.status) to the \(signal) ping")
