@@ -114,6 +114,17 @@ public enum Manual {
                     + "bank transfer, ...)."),
             ".Pp",
             escaped(
+                "notify.to lists where the saver is told, in Apprise's URL syntax: ntfy:// and ntfys:// (a topic), "
+                    + "gotify:// and gotifys:// (an application), json:// and jsons:// (a small JSON object), built in; "
+                    + "any other scheme through the apprise command, when it is installed. Each is told the week's news "
+                    + "after a real run that moved money (with notify.weekly: true), a failed run (under systemd, by "
+                    + "roundup tell once the service has failed for good), and each held week once. notify.toFile names "
+                    + "a file of more URLs (mode 600); ROUNDUP_NOTIFY_URLS replaces both. The URLs are secrets, shown "
+                    + "only as scheme://host/***. A notify.pingURL whose path ends /api/push/<token> is an Uptime Kuma "
+                    + "push monitor, told ?status=up&msg=...&ping=<ms> or ?status=down&msg=...; roundup check "
+                    + "--notify-test sends one test message to each place."),
+            ".Pp",
+            escaped(
                 "payday says when pay arrives: a day of the month (25; a shorter month's last day stands in), a "
                     + "weekday (friday), or every 2 weeks from 2026-11-27 (1 to 8 weeks). Under overdraft: avoid or a "
                     + "minimumBalance, and upcomingPayments: count (the default), each week is measured against the "

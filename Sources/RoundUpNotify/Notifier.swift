@@ -11,7 +11,7 @@ import RoundUpVocabulary
 /// first fails. A notice that cannot be sent is a warning, said in what `send` returns; it
 /// never changes a run's outcome. URLs are shown only as `NotifyTarget.shown`.
 public struct Notifier: Sendable {
-    public let targets: [NotifyTarget]
+    public private(set) var targets: [NotifyTarget]
     let caFile: String?
     /// Where the `apprise` command is, when `notify.to` needs it.
     let apprise: String?
@@ -31,18 +31,43 @@ public struct Notifier: Sendable {
 
     /// Sends `notice` to every place at once; returns how many took it, and a warning for each
     /// that did not.
-    public func send(_ notice: Notice) async -> (delivered: Int, warnings: [String]) {
-        await withTaskGroup(of: String?.self) { group in
-            for target in targets {
-                group.addTask { await send(notice, to: target) }
+    public func send(_ notice: Notice) async -> Sent {
+        await withTaskGroup(of: (Int, String?).self) { group in
+            for (index, target) in targets.enumerated() {
+                group.addTask { (index, await send(notice, to: target)) }
             }
-            var warnings: [String] = []
-            var delivered = 0
-            for await warning in group {
-                if let warning { warnings.append(warning) } else { delivered += 1 }
+            var sent = Sent()
+            var failed: [Int] = []
+            for await (index, warning) in group {
+                if let warning {
+                    sent.warnings.append(warning)
+                    failed.append(index)
+                } else {
+                    sent.delivered += 1
+                }
             }
-            return (delivered, warnings.sorted())
+            sent.warnings.sort()
+            sent.failed = failed.sorted().map { targets[$0] }
+            return sent
         }
+    }
+
+    /// What became of one notice.
+    public struct Sent: Sendable {
+        /// How many places took it.
+        public var delivered = 0
+        /// Why each of the others did not.
+        public var warnings: [String] = []
+        /// The others.
+        public var failed: [NotifyTarget] = []
+    }
+
+    /// These places without `failed`: a place that did not answer is not tried again in the
+    /// same run, so that a dead server costs a run its 21 seconds once. Nil when none is left.
+    public func without(_ failed: [NotifyTarget]) -> Notifier? {
+        var rest = self
+        rest.targets = targets.filter { !failed.contains($0) }
+        return rest.targets.isEmpty ? nil : rest
     }
 
     /// Sends `notice` to `target`, tried twice; nil when it was taken, else why not.

@@ -205,6 +205,24 @@ import Testing
         await hook.stop()
     }
 
+    /// A run whose config cannot be read is told through ROUNDUP_NOTIFY_URLS, as the monitor
+    /// is through ROUNDUP_PING_URL; a dry run tells nothing.
+    @Test func aConfigThatCannotBeReadIsToldThroughTheEnvironment() async throws {
+        let hook = try await ServiceStandIn.start(.anyPost)
+        let config = try writeConfig("notify:\n  weekly: yes please\n", in: home)
+        let urls = ["ROUNDUP_NOTIFY_URLS": "json://\(hook.base)/in"]
+        let dry = try await run(["run", "--end-date", Self.week, "--dry-run"], config: config, extra: urls)
+        #expect(dry.status == 78)
+        #expect(await hook.requests.isEmpty, "a dry run tells nothing")
+        let broken = try await run(["run", "--end-date", Self.week], config: config, extra: urls)
+        #expect(broken.status == 78, "\(broken.stderr)")
+        let told = try #require(await hook.taken.first?.json)
+        #expect(told["title"] as? String == "roundup needs you (exit 78)")
+        #expect((told["message"] as? String)?.contains("notify.weekly") == true, "\(told)")
+        #expect((told["message"] as? String)?.contains("`roundup check` says what to fix.") == true, "\(told)")
+        await hook.stop()
+    }
+
     /// Another scheme goes through the apprise command, the URL in its environment, never
     /// on its command line: Apprise's `form://` posts the title and body to a local hook.
     @Test func anotherSchemeGoesThroughApprise() async throws {

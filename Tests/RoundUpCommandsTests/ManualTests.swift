@@ -50,7 +50,9 @@ import Testing
         }
         #expect(text.contains(".It Pa \(SystemService.tokenFile)\n"))
         #expect(text.contains(".It Pa ~/.config/roundup/config.yaml\n"))
-        for key in ["apiBaseURL", "timeZone", "weekEndsOn", "goals", "notify (", "pingURL", "weekly"] {
+        for key in [
+            "apiBaseURL", "timeZone", "weekEndsOn", "goals", "notify (", "pingURL", "weekly", "notify.to lists",
+        ] {
             #expect(text.contains(key), "\(key)")
         }
         // Each text line is mdoc text: none starts with a dot that is not a macro.

@@ -187,10 +187,16 @@ extension WatchSettings {
     /// is a usable URL, with the system's certificate authorities and no metrics file.
     public static func fromEnvironment(_ environment: [String: String]) -> WatchSettings {
         let pingURL = try? pingURL(environment: environment)
+        // The places ROUNDUP_NOTIFY_URLS names, when they can all be used.
+        let sources = SettingSources(
+            flags: SettingFlags(), file: ConfigFile(), variables: environment,
+            locations: Locations(environment: environment))
         return WatchSettings(
             pingURL: pingURL,
             pingProxy: pingURL.map { BankAddress.proxy(for: $0, environment: environment.nonEmpty) } ?? "",
-            caFile: nil, metricsFile: nil)
+            caFile: nil, metricsFile: nil, notifyTo: (try? notifyTo(sources)) ?? [],
+            apprise: appriseCommand(environment),
+            failures: (try? failures(sources)) ?? .eachRun)
     }
 
     /// The ping URL `ROUNDUP_PING_URL` or the config file's `notify.pingURL` names, checked.

@@ -3,7 +3,7 @@ import Foundation
 public import Logging
 public import RoundUp
 public import RoundUpLedger
-public import RoundUpNotify
+import RoundUpNotify
 import RoundUpOutput
 public import RoundUpVocabulary
 import Synchronization
@@ -237,7 +237,14 @@ public final class RunWatch: Sendable {
                     heldWeeks: result.tally.held > 0 || !result.held.isEmpty))
         }
         var warnings: [String] = []
-        for notice in notices { warnings += await notifier.send(notice).warnings }
+        // A place that failed once is not tried again by this run.
+        var places: Notifier? = notifier
+        for notice in notices {
+            guard let reachable = places else { break }
+            let sent = await reachable.send(notice)
+            warnings += sent.warnings
+            places = reachable.without(sent.failed)
+        }
         guard
             let held = heldToTell.withLock({ claimed in
                 defer { claimed = nil }
@@ -248,13 +255,19 @@ public final class RunWatch: Sendable {
         }
         var untold: [AccountWeekKey] = []
         for week in held.weeks {
-            let sent = await notifier.send(
+            guard let reachable = places else {
+                untold.append(week.key)
+                continue
+            }
+            let sent = await reachable.send(
                 .held(
                     account: Account.label(name: week.accountName, uid: week.accountUid, currencyCode: week.currency),
                     weekEnd: week.weekEnd, reason: week.reason))
             warnings += sent.warnings
+            places = reachable.without(sent.failed)
             if sent.delivered == 0 { untold.append(week.key) }
         }
+        // Told to no place: a later run tells them.
         if !untold.isEmpty { try? held.ledger.unclaimHeldTold(untold, claimedAt: held.claimedAt) }
         return warnings
     }
