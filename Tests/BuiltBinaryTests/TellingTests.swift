@@ -106,7 +106,15 @@ import Testing
     /// held (78) tell nothing more, and such a run is not told as a failure.
     @Test func aHeldWeekIsToldOnce() async throws {
         let hook = try await ServiceStandIn.start(.anyPost)
-        let config = try writeConfig("notify:\n  to: ['json://\(hook.base)/roundup']\n", in: home)
+        let gotify = try await ServiceStandIn.start(.gotify(token: "HeldApp"))
+        let ntfy = try await NtfyServer.start(in: home)
+        defer { ntfy?.stop() }
+        let tokenFile = home.path + "/ntfy-token"
+        _ = FileManager.default.createFile(
+            atPath: tokenFile, contents: Data((ntfy?.accessToken ?? "").utf8), attributes: [.posixPermissions: 0o600])
+        let ntfyURL = ntfy.map { "'ntfy://\($0.address)/roundup-held?tokenFile=\(tokenFile)', " } ?? ""
+        let config = try writeConfig(
+            "notify:\n  to: [\(ntfyURL)'json://\(hook.base)/roundup', 'gotify://\(gotify.base)/HeldApp']\n", in: home)
         try await withEmulator(state()) { server in
             let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL]
             // Another state directory moves the week first: this one finds the transfer and holds.
@@ -123,7 +131,19 @@ import Testing
             #expect(again.status == 78)
             #expect(await hook.requests.count == before + 2, "told once")
         }
-        await hook.stop()
+        let gotified = await gotify.taken.compactMap(\.json)
+        #expect(
+            gotified.count == 2 && gotified.allSatisfy { $0["title"] as? String == "roundup: a week waits for you" })
+        #expect(gotified.allSatisfy { $0["priority"] as? Int == 8 })
+        if let ntfy {
+            let published = try await ntfy.messages(topic: "roundup-held")
+            #expect(published.count == 2, "\(published)")
+            #expect(published.allSatisfy { $0["tags"] as? [String] == ["hourglass"] && $0["priority"] as? Int == 4 })
+        }
+        for standIn in [hook, gotify] {
+            for request in await standIn.requests { #expect(!request.everything.contains(token)) }
+            await standIn.stop()
+        }
     }
 
     /// A place that cannot be reached is tried twice and said as a warning; the run moves its
