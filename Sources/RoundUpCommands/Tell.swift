@@ -12,11 +12,29 @@ import RoundUpVocabulary
 /// a saver hears once, not at each restart; under it the run itself tells no failure
 /// (`notify.failures: on-failure-unit`). It reads the ledger only, and needs no token.
 public enum Tell {
-    public static func run(loaded: Result<LoadedSettings, SettingsError>, logger: Logger) async -> CommandResult {
+    /// Tells of the newest run in `loaded`'s state directory. When the settings cannot be
+    /// had, the service's run could not have had them either: `fallback` (the places
+    /// `ROUNDUP_NOTIFY_URLS` names) is told why, as that run ended.
+    public static func run(
+        loaded: Result<LoadedSettings, SettingsError>, fallback: WatchSettings, logger: Logger
+    ) async -> CommandResult {
         let settings: Settings
         switch loaded {
         case .success(let value): settings = value.settings
-        case .failure(let error): return .failure(error.failure)
+        case .failure(let error):
+            var result = CommandResult.failure(error.failure)
+            guard let notifier = Notifier(fallback, logger: logger) else { return result }
+            let failure = error.failure
+            let sent = await notifier.send(
+                .failure(
+                    code: failure.status.rawValue,
+                    summary: Notice.withoutUids(
+                        String("exit \(failure.status.rawValue): \(failure.message)".prefix(400))),
+                    heldWeeks: false))
+            result.output =
+                "the settings cannot be read; told \(sent.delivered) of \(notifier.targets.count) place(s) why\n"
+            result.said += sent.warnings.map { Diagnostic(.failure, $0) }
+            return result
         }
         guard let notifier = Notifier(settings.watch, logger: logger) else {
             return CommandResult(status: .ok, output: "notify.to names no place to tell: nothing sent\n")

@@ -81,7 +81,10 @@ public struct NotifyTarget: Sendable, Equatable {
         let base = "\(secure ? "https" : "http")://\(bracketed(host))\(url.port.map { ":\($0)" } ?? "")"
         let shown = "\(scheme)://\(bracketed(host))\(url.port.map { ":\($0)" } ?? "")/***"
         var query = Query(url.queryItems ?? [], scheme: scheme)
-        let path = url.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Split as written, so that an escaped slash stays inside its part.
+        let path = url.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true).map {
+            $0.removingPercentEncoding ?? String($0)
+        }
         let service: Service
         var shownAs = shown
         switch scheme {
@@ -143,7 +146,7 @@ public struct NotifyTarget: Sendable, Equatable {
                     + "\(scheme)://host/?tokenFile=PATH")
         }
         let priority = try query.take("priority").map { (value) throws(Problem) in try gotifyPriority(value) }
-        let prefix = path.map { "/" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? $0) }
+        let prefix = path.map { "/" + ($0.addingPercentEncoding(withAllowedCharacters: unreserved) ?? $0) }
         return .gotify(endpoint: base + prefix.joined() + "/message", token: token, priority: priority)
     }
 
@@ -174,7 +177,14 @@ public struct NotifyTarget: Sendable, Equatable {
             "a Gotify priority is 0 to 10, or low, moderate, normal, high or emergency, not \(printableScheme(value))")
     }
 
-    private static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    /// The characters a path's part may hold as they are (RFC 3986's unreserved).
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// An IPv6 host in brackets, as a URL writes it (Foundation gives it with them, or not).
+    private static func bracketed(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
 
     /// A short piece of a URL that is no secret, as output may show it.
     private static func printableScheme(_ text: some StringProtocol) -> String {

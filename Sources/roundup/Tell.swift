@@ -1,5 +1,6 @@
 import ArgumentParser
 import RoundUpCommands
+import RoundUpHost
 
 extension Roundup {
     struct Tell: AsyncParsableCommand {
@@ -25,7 +26,10 @@ extension Roundup {
 
         func run() async throws {
             let live = Composition.live
-            try finish(await RoundUpCommands.Tell.run(loaded: live.settings(locations.flags), logger: logging.logger))
+            try finish(
+                await RoundUpCommands.Tell.run(
+                    loaded: live.settings(locations.flags), fallback: .fromEnvironment(live.environment),
+                    logger: logging.logger))
         }
     }
 }

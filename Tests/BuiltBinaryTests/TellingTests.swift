@@ -222,6 +222,16 @@ import Testing
         #expect(told.count == 1)
         #expect(told.first?["exitCode"] as? Int == 69)
         #expect((told.first?["message"] as? String)?.contains("could not reach the bank") == true, "\(told)")
+        // A config the service could not read, roundup tell cannot either: it tells why,
+        // through ROUNDUP_NOTIFY_URLS, as the service's run ended.
+        let broken = try writeConfig("notify:\n  to: ['json://\(hook.base)/in']\nweeklyCap: lots\n", in: home)
+        let tellBroken = try await run(
+            ["tell"], config: broken, extra: systemd.merging(["ROUNDUP_NOTIFY_URLS": "json://\(hook.base)/in"]) { $1 })
+        #expect(tellBroken.status == 78, "\(tellBroken.stdout)\(tellBroken.stderr)")
+        let last = await hook.taken.compactMap(\.json).last
+        #expect(
+            last?["exitCode"] as? Int == 78 && (last?["message"] as? String)?.contains("weeklyCap") == true,
+            "\(last ?? [:])")
         await hook.stop()
     }
 

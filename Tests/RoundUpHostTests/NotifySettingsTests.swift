@@ -122,6 +122,15 @@ import Testing
         #expect(named["priority"] as? Int == 8)
     }
 
+    @Test func anIPv6HostAndEscapedPartsAreKeptAsWritten() throws {
+        let (request, _) = try Self.request("ntfy://[::1]:8080/alerts", Self.failure)
+        #expect(request.url == "http://[::1]:8080/")
+        #expect(try Self.target("ntfy://[::1]:8080/alerts").shown == "ntfy://[::1]:8080/***")
+        let (gotify, _) = try Self.request("gotify://g.example/sub%2Fpath/To%20k", Self.failure)
+        #expect(gotify.url == "http://g.example/sub%2Fpath/message")
+        #expect(gotify.header("X-Gotify-Key") == "To k")
+    }
+
     @Test func jsonPostsTheDocumentedObjectWithHeaders() throws {
         let (request, body) = try Self.request(
             "jsons://user:pw@hooks.example.com/roundup/in?+X-Secret=s3cret",
