@@ -42,15 +42,21 @@ public struct Child: Sendable {
         public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
     }
 
-    /// Starts `executable` with `arguments` and exactly `environment`, stdin from
-    /// /dev/null, and stdout and stderr on the given descriptors.
+    /// Starts `executable` with `arguments` and exactly `environment`, stdin from `stdin`
+    /// (else /dev/null), and stdout and stderr on the given descriptors; with
+    /// `ownProcessGroup`, in a process group of its own, which `killGroup` ends whole.
     public static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String], stdout: Int32, stderr: Int32
+        _ executable: String, _ arguments: [String], environment: [String: String], stdin: Int32? = nil,
+        stdout: Int32, stderr: Int32, ownProcessGroup: Bool = false
     ) throws(SpawnError) -> Child {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         // Nothing else of this process goes with the child: a file another thread has open
@@ -68,7 +74,10 @@ public struct Child: Sendable {
         sigfillset(&allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+        if ownProcessGroup { posix_spawnattr_setpgroup(&attributes, 0) }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -80,6 +89,9 @@ public struct Child: Sendable {
         guard result == 0 else { throw SpawnError(call: "posix_spawn \(executable)", code: result) }
         return Child(pid: pid)
     }
+
+    /// Sends SIGKILL to the child's process group (`ownProcessGroup`): what it started too.
+    public func killGroup() { kill(-pid, SIGKILL) }
 
     /// Blocks until the child has ended, without reaping it: its pid stays its own.
     public func waitUntilEnded() {

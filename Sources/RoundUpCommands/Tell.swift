@@ -53,8 +53,14 @@ public enum Tell {
                     .configuration, "cannot read the ledger in \(settings.state.directory): \(plainDescription(error))")
             )
         }
-        guard let run = newest, let code = run.exitCode else {
-            return CommandResult(status: .ok, output: "no finished run in the ledger: nothing sent\n")
+        guard let run = newest else {
+            return CommandResult(status: .ok, output: "no run in the ledger: nothing sent\n")
+        }
+        // A run that never recorded its end was killed or crashed: systemd's OnFailure= is
+        // how anyone hears of it.
+        guard let code = run.exitCode else {
+            return await told(
+                .unfinished(startedAt: run.startedAt.iso8601), notifier, what: "the newest run did not finish")
         }
         guard code != 0 else {
             return CommandResult(status: .ok, output: "the newest run ended well (exit 0): nothing sent\n")
@@ -67,12 +73,15 @@ public enum Tell {
         }
         let notice = Notice.failure(
             code: code, summary: run.summary ?? "exit \(code)", heldWeeks: run.accountsHeld > 0)
+        return await told(notice, notifier, what: "the newest run failed (exit \(code))")
+    }
+
+    /// `notice` sent; 69 when no place took it.
+    private static func told(_ notice: Notice, _ notifier: Notifier, what: String) async -> CommandResult {
         let sent = await notifier.send(notice)
         var result = CommandResult(
             status: sent.delivered > 0 ? .ok : .unavailable,
-            output:
-                "told \(sent.delivered) of \(notifier.targets.count) place(s) that the newest run failed (exit \(code))\n"
-        )
+            output: "told \(sent.delivered) of \(notifier.targets.count) place(s) that \(what)\n")
         result.said = sent.warnings.map { Diagnostic(.failure, $0) }
         return result
     }

@@ -84,13 +84,37 @@ extension Notice {
         return Notice(kind: .failure, title: title, message: summary + "\n" + help, exitCode: code)
     }
 
-    /// A week held for a person, told the first time it is held.
-    public static func held(account: String, weekEnd: LocalDate, reason: String?) -> Notice {
-        let why = reason.map { ": " + Notice.withoutUids(printable($0)) } ?? ""
-        return Notice(
-            kind: .held, title: "roundup: a week waits for you",
-            message: "\(Notice.withoutUids(printable(account))), week ending \(weekEnd), is held\(why).\n"
-                + "`roundup resolve` shows it and settles it; nothing moves for it until then.")
+    /// The weeks held for a person since the saver was last told, each told once: its
+    /// account, its end and why, without uids, and the command that settles them.
+    public static func held(_ weeks: [(account: String, weekEnd: LocalDate, reason: String?)]) -> Notice {
+        let lines = weeks.map { week in
+            let why = week.reason.map { ": " + reasonWithoutCommands(Notice.withoutUids(printable($0))) } ?? ""
+            return "\(Notice.withoutUids(printable(week.account))), week ending \(week.weekEnd), is held\(why)"
+        }
+        let title = weeks.count == 1 ? "roundup: a week waits for you" : "roundup: \(weeks.count) weeks wait for you"
+        let settle =
+            weeks.count == 1
+            ? "`roundup resolve` shows it and settles it; nothing moves for it until then."
+            : "`roundup resolve` shows them and settles them; nothing moves for them until then."
+        return Notice(kind: .held, title: title, message: (lines + [settle]).joined(separator: "\n"))
+    }
+
+    /// A held week's reason up to the sentence that gives a command to type: with its uids
+    /// left out, the command could not be typed as it stands.
+    static func reasonWithoutCommands(_ reason: String) -> String {
+        guard let command = reason.range(of: "`roundup ") else { return reason }
+        let before = reason[..<command.lowerBound]
+        guard let end = before.range(of: ". ", options: .backwards) else { return reason }
+        return String(before[..<end.lowerBound]) + "."
+    }
+
+    /// A run that never recorded its end: killed (the OOM killer, SIGKILL) or crashed.
+    public static func unfinished(startedAt: String) -> Notice {
+        Notice(
+            kind: .failure, title: "roundup failed (did not finish)",
+            message: "The run started \(startedAt) did not finish: it was killed or crashed. The next run finishes "
+                + "the rest, looking in the feed before it sends anything again; `roundup status` shows where it stands."
+        )
     }
 
     /// `roundup check --notify-test`'s message to `target`.

@@ -96,8 +96,7 @@ public struct Notifier: Sendable {
                 let client = try CurlHTTPClient(
                     configuration: CurlHTTPConfiguration(
                         connectTimeout: timeout, requestTimeout: timeout, lanes: 1,
-                        userAgent: "roundup/\(roundupVersion)", caFile: caFile, proxy: target.proxy,
-                        maxBodyBytes: 64 * 1024))
+                        userAgent: "roundup/\(roundupVersion)", caFile: caFile, proxy: target.proxy))
                 let response = try await client.send(request)
                 guard (200..<300).contains(response.status) else { return "it answered \(response.status)" }
                 return nil
@@ -107,38 +106,55 @@ public struct Notifier: Sendable {
         }
     }
 
-    /// The `apprise` command, given the URL through its environment (`APPRISE_URLS`), never
-    /// on its command line, where other users could read it; killed after `timeout`.
+    /// The `apprise` command, given the URL through its environment (`APPRISE_URLS`) and
+    /// the message on its standard input, never on its command line, where other users
+    /// could read them; it and whatever it started are killed after `timeout`.
     private func runApprise(_ notice: Notice, url: String) async -> String? {
         guard let apprise else { return "the apprise command is not installed" }
         let environment = ProcessInfo.processInfo.environment.filter {
             ["PATH", "HOME", "LANG", "LC_ALL", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy"]
                 .contains($0.key)
         }.merging(["APPRISE_URLS": url]) { $1 }
+        // The message goes through a pipe: a notice is a few hundred bytes, far below what
+        // a pipe holds, so it is written whole before apprise starts.
+        guard let (readEnd, writeEnd) = try? closeOnExecPipe() else { return "could not make a pipe for apprise" }
+        _ = Array(notice.message.utf8).withUnsafeBytes { write(writeEnd, $0.baseAddress, min($0.count, 16 * 1024)) }
+        close(writeEnd)
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        defer { close(null) }
+        defer {
+            close(null)
+            close(readEnd)
+        }
         let child: Child
         do {
             child = try Child.spawn(
-                apprise, ["--title", notice.title, "--body", notice.message], environment: environment, stdout: null,
-                stderr: null)
+                apprise, ["--title", notice.title], environment: environment, stdin: readEnd, stdout: null,
+                stderr: null,
+                ownProcessGroup: true)
         } catch {
             return "could not start apprise: \(error.description)"
         }
         let seconds = Double(timeout.components.seconds)
         let deadline = Date().addingTimeInterval(seconds)
-        var status: Int32 = 0
+        // Waited for without reaping it, so that its process group is still its own when
+        // whatever it left behind is killed with it.
         while true {
-            let reaped = waitpid(child.pid, &status, WNOHANG)
-            if reaped == child.pid { break }
-            if reaped == -1, errno != EINTR { return "apprise could not be waited for" }
+            var info = siginfo_t()
+            if waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0,
+                info._sifields._sigchld.si_pid == child.pid
+            {
+                break
+            }
             guard Date() < deadline else {
-                kill(child.pid, SIGKILL)
+                child.killGroup()
                 _ = child.wait()
                 return "apprise did not finish within \(Int(seconds)) seconds"
             }
             try? await Task.sleep(for: .milliseconds(20))
         }
+        child.killGroup()
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) == -1, errno == EINTR {}
         let exited = status & 0x7f == 0
         let code = (status >> 8) & 0xff
         guard exited else { return "apprise was ended by signal \(status & 0x7f)" }

@@ -52,7 +52,7 @@ public struct NotifyTarget: Sendable, Equatable {
     /// as the token file), and `appriseFound` says whether another scheme can be handed to
     /// the `apprise` command.
     public static func parse(
-        _ text: String, readSecret: (String) throws(Problem) -> String, appriseFound: Bool
+        _ text: String, readSecret: (String) throws(Problem) -> String, appriseFound: () -> Bool
     ) throws(Problem) -> NotifyTarget {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let colon = trimmed.range(of: "://"), !trimmed[..<colon.lowerBound].isEmpty else {
@@ -60,13 +60,13 @@ public struct NotifyTarget: Sendable, Equatable {
         }
         let scheme = trimmed[..<colon.lowerBound].lowercased()
         guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
-            throw Problem("a notify.to entry has a scheme that is not one (\(printableScheme(scheme)))")
+            throw Problem("a notify.to entry does not start with a scheme (letters, digits, + - or . before ://)")
         }
         guard trimmed.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
             throw Problem("the notify.to URL for \(scheme):// has a space or a control character in it")
         }
         guard builtIn.contains(scheme) else {
-            guard appriseFound else {
+            guard appriseFound() else {
                 throw Problem(
                     "notify.to has a \(scheme):// URL, which roundup sends through the apprise command, and apprise "
                         + "is not installed (pip install apprise, or apt install apprise); roundup itself sends "
@@ -101,6 +101,7 @@ public struct NotifyTarget: Sendable, Equatable {
                 headers: query.headers())
         }
         try query.refuseTheRest()
+        try refuseControlCharacters(in: service, scheme: scheme)
         return NotifyTarget(service: service, shown: shownAs)
     }
 
@@ -165,7 +166,7 @@ public struct NotifyTarget: Sendable, Equatable {
         let names = ["min": 1, "low": 2, "moderate": 2, "default": 3, "normal": 3, "high": 4, "max": 5, "emergency": 5]
         if let number = Int(value), (1...5).contains(number) { return number }
         if let named = names[value.lowercased()] { return named }
-        throw Problem("an ntfy priority is 1 to 5, or min, low, default, high or max, not \(printableScheme(value))")
+        throw Problem("an ntfy priority is 1 to 5, or min, low, default, high or max")
     }
 
     /// Gotify's priorities, 0 to 10, by number or by Apprise's names.
@@ -173,8 +174,34 @@ public struct NotifyTarget: Sendable, Equatable {
         let names = ["low": 1, "moderate": 3, "normal": 5, "high": 8, "emergency": 10]
         if let number = Int(value), (0...10).contains(number) { return number }
         if let named = names[value.lowercased()] { return named }
-        throw Problem(
-            "a Gotify priority is 0 to 10, or low, moderate, normal, high or emergency, not \(printableScheme(value))")
+        throw Problem("a Gotify priority is 0 to 10, or low, moderate, normal, high or emergency")
+    }
+
+    /// A token, password, topic or header that would carry a control character (a CR or LF
+    /// decoded from `%0D%0A`, or read from a token file) into a request's headers is refused:
+    /// it would write headers of its own.
+    private static func refuseControlCharacters(in service: Service, scheme: String) throws(Problem) {
+        var values: [String] = []
+        switch service {
+        case .ntfy(_, let topic, let auth, _, let tags): values = [topic] + tags + authorizationValues(auth)
+        case .gotify(let endpoint, let token, _): values = [endpoint, token]
+        case .json(let endpoint, let auth, let headers):
+            values = [endpoint] + authorizationValues(auth) + headers.flatMap { [$0.name, $0.value] }
+        case .apprise: return
+        }
+        for value in values where value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw Problem(
+                "the notify.to URL for \(scheme):// has a control character (such as a new line) in a token, a "
+                    + "password, a topic or a header, as written or from its tokenFile")
+        }
+    }
+
+    private static func authorizationValues(_ auth: Authorization?) -> [String] {
+        switch auth {
+        case .none: []
+        case .bearer(let token): [token]
+        case .basic(let user, let password): [user, password]
+        }
     }
 
     /// The characters a path's part may hold as they are (RFC 3986's unreserved).

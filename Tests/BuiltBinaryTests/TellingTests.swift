@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import RoundUp
+import RoundUpLedger
 import StarlingEmulator
 import TestSupport
 import Testing
@@ -123,21 +124,24 @@ import Testing
             let held = try await run(arguments, config: config)
             #expect(held.status == 78, "\(held.stderr)")
             let told = await hook.requests.dropFirst(before).compactMap(\.json)
-            #expect(told.count == 2, "one notice for each held account: \(told)")
+            #expect(told.count == 1, "one notice for the weeks held by the run: \(told)")
             #expect(told.allSatisfy { $0["event"] as? String == "held" && $0["type"] as? String == "warning" })
-            #expect(told.allSatisfy { ($0["message"] as? String)?.contains("`roundup resolve`") == true })
-            #expect(told.allSatisfy { !(($0["message"] as? String) ?? "").contains("7f4e2a10") }, "no account uid")
+            let message = told.first?["message"] as? String ?? ""
+            #expect(message.contains("Personal (GBP), week ending \(Self.week), is held"), "\(message)")
+            #expect(message.contains("Euro (EUR), week ending \(Self.week), is held"), "\(message)")
+            #expect(message.contains("`roundup resolve` shows them"))
+            #expect(!message.contains("7f4e2a10"), "no account uid")
             let again = try await run(arguments, config: config)
             #expect(again.status == 78)
-            #expect(await hook.requests.count == before + 2, "told once")
+            #expect(await hook.requests.count == before + 1, "told once")
         }
         let gotified = await gotify.taken.compactMap(\.json)
         #expect(
-            gotified.count == 2 && gotified.allSatisfy { $0["title"] as? String == "roundup: a week waits for you" })
+            gotified.count == 1 && gotified.allSatisfy { $0["title"] as? String == "roundup: 2 weeks wait for you" })
         #expect(gotified.allSatisfy { $0["priority"] as? Int == 8 })
         if let ntfy {
             let published = try await ntfy.messages(topic: "roundup-held")
-            #expect(published.count == 2, "\(published)")
+            #expect(published.count == 1, "\(published)")
             #expect(published.allSatisfy { $0["tags"] as? [String] == ["hourglass"] && $0["priority"] as? Int == 4 })
         }
         for standIn in [hook, gotify] {
@@ -232,6 +236,24 @@ import Testing
         #expect(
             last?["exitCode"] as? Int == 78 && (last?["message"] as? String)?.contains("weeklyCap") == true,
             "\(last ?? [:])")
+        await hook.stop()
+    }
+
+    /// A run that never recorded its end (killed by the OOM killer, SIGKILL, a crash) is told
+    /// by `roundup tell` too: systemd's OnFailure= is how anyone hears of it.
+    @Test func aRunThatDidNotFinishIsToldByRoundupTell() async throws {
+        let hook = try await ServiceStandIn.start(.anyPost)
+        let config = try writeConfig("notify:\n  to: ['json://\(hook.base)/in']\n", in: home)
+        let stateDirectory = home.path + "/state"
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let ledger = try Ledger(path: Ledger.path(in: stateDirectory))
+        _ = try ledger.startRun(at: Instant(millisecondsSince1970: 1_795_000_000_000))
+        let tell = try await run(["tell"], config: config)
+        #expect(tell.status == 0, "\(tell.stdout)\(tell.stderr)")
+        let told = try #require(await hook.taken.first?.json)
+        #expect(told["title"] as? String == "roundup failed (did not finish)")
+        #expect((told["message"] as? String)?.contains("killed or crashed") == true)
         await hook.stop()
     }
 

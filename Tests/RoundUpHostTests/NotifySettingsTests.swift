@@ -231,14 +231,51 @@ import Testing
         #expect(healthchecks.request(.failure, body: "x", milliseconds: 5)?.url == "https://hc-ping.com/5f1b0c1e/fail")
     }
 
-    @Test func aHeldWeekIsToldWithoutUidsAndWithWhatToDo() {
-        let notice = Notice.held(
-            account: "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0a01 (GBP)", weekEnd: LocalDate(iso: "2026-11-15")!,
-            reason: "the feed shows feed item e0000001-0000-4000-8000-00000000000e\u{1b}[2J")
+    @Test func heldWeeksAreToldInOneNoticeWithoutUidsAndWithWhatToDo() {
+        let notice = Notice.held([
+            (
+                "7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0a01 (GBP)", LocalDate(iso: "2026-11-15")!,
+                "the feed shows feed item e0000001-0000-4000-8000-00000000000e\u{1b}[2J that this ledger did not "
+                    + "send. If it is this week's, `roundup resolve --account 7f4e2a10-5c1d-4b8e-9f3a-2d6c8e1b0a01 "
+                    + "--check` records it"
+            ),
+            ("Euro (EUR)", LocalDate(iso: "2026-11-15")!, nil),
+        ])
+        #expect(notice.title == "roundup: 2 weeks wait for you")
         #expect(!notice.message.contains("7f4e2a10"))
         #expect(!notice.message.contains("e0000001"))
         #expect(!notice.message.contains("\u{1b}"))
-        #expect(notice.message.contains("`roundup resolve`"))
-        #expect(notice.kind == .held)
+        #expect(!notice.message.contains("--check"), "a command whose uids are gone is left out")
+        #expect(notice.message.contains("that this ledger did not send.\n"), "\(notice.message)")
+        #expect(notice.message.contains("Euro (EUR), week ending 2026-11-15, is held\n"))
+        #expect(
+            notice.message.hasSuffix(
+                "`roundup resolve` shows them and settles them; nothing moves for them until then."))
+        #expect(
+            Notice.held([("Personal (GBP)", LocalDate(iso: "2026-11-15")!, "why")]).title
+                == "roundup: a week waits for you")
+    }
+
+    @Test func aControlCharacterThatWouldWriteAHeaderIsRefused() throws {
+        for url in [
+            "json://h.example/in?+X-A=abc%0D%0AInjected:%20yes", "gotify://h.example/TOK%0D%0AX-Evil:%201",
+            "ntfys://tk_a%0Ab@h.example/topic",
+        ] {
+            let refusal = Self.refusal("notify:\n  to: ['\(url)']\n")
+            #expect(refusal?.contains("has a control character") == true, "\(url): \(refusal ?? "accepted")")
+        }
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/token"
+        try "tk_abc\r\nX-Injected: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        #expect(
+            Self.refusal("notify:\n  to: ['ntfys://h.example/t?tokenFile=\(file)']\n")?.contains("control character")
+                == true)
+    }
+
+    @Test func aVariableOfSpacesIsTakenAsUnset() throws {
+        let watch = try Self.watch(
+            "notify:\n  to: ['ntfys://from.config/t']\n", environment: ["ROUNDUP_NOTIFY_URLS": "  "])
+        #expect(watch.notifyTo.map(\.shown) == ["ntfys://from.config/***"])
     }
 }

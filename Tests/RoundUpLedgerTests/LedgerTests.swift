@@ -40,6 +40,39 @@ import Testing
         #expect(!Ledger.isWriteAheadLog(directory.path + "/none"))
     }
 
+    /// A held week is told once: claimed by one run, told or given back; a claim a run
+    /// never settled (killed between claiming and telling) lapses after 15 minutes; a week a
+    /// person sends again is told again if it is held anew.
+    @Test func aHeldWeekIsClaimedToldOnceAndAnUnsettledClaimLapses() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger(path: directory.path + "/ledger.sqlite")
+        let end = try #require(LocalDate(iso: "2026-11-15"))
+        let start = Instant(millisecondsSince1970: 1_795_000_000_000)
+        func at(minutes: Int64) -> Instant {
+            Instant(millisecondsSince1970: start.millisecondsSince1970 + minutes * 60_000)
+        }
+        try ledger.recordDecision(
+            AccountWeek(accountUid: "a", weekEnd: end, status: .pending, currency: "GBP", minorUnits: 5), at: start)
+        #expect(try ledger.claimHeldUntold(at: start).isEmpty, "a pending week is not held")
+        try ledger.recordHeld(accountUid: "a", weekEnd: end, reason: "why", at: start)
+        #expect(try ledger.claimHeldUntold(at: start).map(\.key) == [AccountWeekKey(accountUid: "a", weekEnd: end)])
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 1)).isEmpty, "claimed: another run does not tell it")
+        // Given back: a later run tells it.
+        try ledger.settleHeldTold([AccountWeekKey(accountUid: "a", weekEnd: end)], claimedAt: start, toldAt: nil)
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 2)).count == 1)
+        // Never settled (the run was killed): the claim lapses.
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 16)).isEmpty, "14 minutes: still claimed")
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 18)).count == 1, "16 minutes: lapsed")
+        try ledger.settleHeldTold(
+            [AccountWeekKey(accountUid: "a", weekEnd: end)], claimedAt: at(minutes: 18), toldAt: at(minutes: 18))
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 60 * 24)).isEmpty, "told: never again")
+        // Sent again by a person, then held anew: told again.
+        try ledger.recordRetry(accountUid: "a", weekEnd: end, leg: 0, resolution: "retry", at: at(minutes: 61))
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 62)).isEmpty)
+        try ledger.recordHeld(accountUid: "a", weekEnd: end, reason: "again", at: at(minutes: 63))
+        #expect(try ledger.claimHeldUntold(at: at(minutes: 64)).map(\.reason) == ["again"])
+    }
+
     @Test func aCorruptRowIsDescribedWithoutRecursing() {
         #expect(
             LedgerError.corrupt("row for week 'x'").description == "the ledger holds an unreadable row for week 'x'")

@@ -59,6 +59,7 @@ public enum Scheduler: String, Sendable, CaseIterable {
 extension WatchSettings {
     package static func resolve(_ sources: SettingSources, caFile: String?) throws(SettingsError) -> WatchSettings {
         let pingURL = try pingURL(environment: sources.variables, file: sources.file.notify?.pingURL)
+        let notifyTo = try notifyTo(sources)
         return WatchSettings(
             pingURL: pingURL,
             pingProxy: pingURL.map { BankAddress.proxy(for: $0, environment: sources.environment) } ?? "",
@@ -66,7 +67,7 @@ extension WatchSettings {
             metricsFile: sources.first(flag: sources.flags.metricsFile, file: sources.file.metricsFile).map {
                 sources.locations.expand($0.value)
             }, weekly: sources.file.notify?.weekly ?? false, scheduler: try scheduler(sources),
-            notifyTo: try notifyTo(sources), apprise: appriseCommand(sources.variables),
+            notifyTo: notifyTo, apprise: needsApprise(notifyTo) ? appriseCommand(sources.variables) : nil,
             failures: try failures(sources))
     }
 
@@ -89,7 +90,8 @@ extension WatchSettings {
     static func notifyTo(_ sources: SettingSources) throws(SettingsError) -> [NotifyTarget] {
         let urls: [String]
         let origin: SettingsError.Origin
-        if let variable = sources.environment("ROUNDUP_NOTIFY_URLS") {
+        // A variable of spaces alone names no place: it is taken as unset, as an empty one is.
+        if let variable = sources.environment("ROUNDUP_NOTIFY_URLS"), variable.contains(where: { !$0.isWhitespace }) {
             urls = variable.split(whereSeparator: \.isWhitespace).map(String.init)
             origin = .environment
         } else {
@@ -100,7 +102,8 @@ extension WatchSettings {
             urls = listed
             origin = .file
         }
-        let apprise = appriseCommand(sources.variables) != nil
+        // Looked for only when a URL needs it.
+        let apprise = { appriseCommand(sources.variables) != nil }
         var targets: [NotifyTarget] = []
         for url in urls {
             do throws(NotifyTarget.Problem) {
@@ -165,10 +168,18 @@ extension WatchSettings {
         }
     }
 
-    /// The `apprise` command on the `PATH`, if there is one.
+    /// Whether a URL of `targets` is for the `apprise` command.
+    static func needsApprise(_ targets: [NotifyTarget]) -> Bool {
+        targets.contains { if case .apprise = $0.service { true } else { false } }
+    }
+
+    /// The `apprise` command: on the `PATH`, else where pip and apt put it (`/usr/local/bin`,
+    /// `/usr/bin`, `~/.local/bin`), so that cron's short `PATH` finds the one a shell does.
     static func appriseCommand(_ environment: [String: String]) -> String? {
-        let path = environment.nonEmpty("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/apprise" }.first(where: FileManager.default.isExecutableFile)
+        let path = (environment.nonEmpty("PATH") ?? "").split(separator: ":").map(String.init)
+        let home = environment.nonEmpty("HOME").map { ["\($0)/.local/bin"] } ?? []
+        return (path + ["/usr/local/bin", "/usr/bin"] + home).map { "\($0)/apprise" }
+            .first(where: FileManager.default.isExecutableFile)
     }
 
     /// `ROUNDUP_SCHEDULER`, else the config file's `scheduler`, else `auto`.
@@ -191,11 +202,12 @@ extension WatchSettings {
         let sources = SettingSources(
             flags: SettingFlags(), file: ConfigFile(), variables: environment,
             locations: Locations(environment: environment))
+        let notifyTo = (try? notifyTo(sources)) ?? []
         return WatchSettings(
             pingURL: pingURL,
             pingProxy: pingURL.map { BankAddress.proxy(for: $0, environment: environment.nonEmpty) } ?? "",
-            caFile: nil, metricsFile: nil, notifyTo: (try? notifyTo(sources)) ?? [],
-            apprise: appriseCommand(environment),
+            caFile: nil, metricsFile: nil, notifyTo: notifyTo,
+            apprise: needsApprise(notifyTo) ? appriseCommand(environment) : nil,
             failures: (try? failures(sources)) ?? .eachRun)
     }
 

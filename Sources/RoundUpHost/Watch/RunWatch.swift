@@ -223,8 +223,11 @@ public final class RunWatch: Sendable {
 
     /// What `notify.to` hears of `result`: the week's news when it moved money and
     /// `notify.weekly` asks for it; that it failed, unless systemd's `OnFailure=` tells that
-    /// (`notify.failures`) or it failed only for the held weeks; and each week held and not
-    /// yet told, once. Returns a warning for each place that could not be told.
+    /// (`notify.failures`) or it failed only for the held weeks; and the weeks held and not
+    /// yet told, in one notice, once. A place that failed is not tried again, and nothing
+    /// more is sent once `tellingLimit` has passed, so that telling keeps a run (and a
+    /// signal that would end it) waiting a bounded time. Returns a warning for each place
+    /// that could not be told.
     private func tellSaver(_ result: CommandResult, _ notifier: Notifier) async -> [String] {
         var notices: [Notice] = []
         if weekly, let news = result.savingsNews, result.tally.moved.values.contains(where: { $0 > 0 }) {
@@ -236,41 +239,46 @@ public final class RunWatch: Sendable {
                     code: result.status.rawValue, summary: RunWatch.summary(of: result),
                     heldWeeks: result.tally.held > 0 || !result.held.isEmpty))
         }
+        let held = heldToTell.withLock { claimed in
+            defer { claimed = nil }
+            return claimed
+        }
+        if let held {
+            notices.append(
+                .held(
+                    held.weeks.map { week in
+                        (
+                            Account.label(name: week.accountName, uid: week.accountUid, currencyCode: week.currency),
+                            week.weekEnd, week.reason
+                        )
+                    }))
+        }
         var warnings: [String] = []
+        var heldTold = false
+        let began = clock().millisecondsSince1970
         // A place that failed once is not tried again by this run.
         var places: Notifier? = notifier
         for notice in notices {
-            guard let reachable = places else { break }
+            guard let reachable = places, clock().millisecondsSince1970 - began < RunWatch.tellingLimit else {
+                warnings.append("stopped telling notify.to after \(RunWatch.tellingLimit / 1000) seconds")
+                break
+            }
             let sent = await reachable.send(notice)
             warnings += sent.warnings
             places = reachable.without(sent.failed)
+            if notice.kind == .held { heldTold = sent.delivered > 0 }
         }
-        guard
-            let held = heldToTell.withLock({ claimed in
-                defer { claimed = nil }
-                return claimed
-            })
-        else {
-            return warnings
+        // Told to no place: the claim is given back, and a later run tells them.
+        if let held {
+            try? held.ledger.settleHeldTold(
+                held.weeks.map(\.key), claimedAt: held.claimedAt, toldAt: heldTold ? clock() : nil)
         }
-        var untold: [AccountWeekKey] = []
-        for week in held.weeks {
-            guard let reachable = places else {
-                untold.append(week.key)
-                continue
-            }
-            let sent = await reachable.send(
-                .held(
-                    account: Account.label(name: week.accountName, uid: week.accountUid, currencyCode: week.currency),
-                    weekEnd: week.weekEnd, reason: week.reason))
-            warnings += sent.warnings
-            places = reachable.without(sent.failed)
-            if sent.delivered == 0 { untold.append(week.key) }
-        }
-        // Told to no place: a later run tells them.
-        if !untold.isEmpty { try? held.ledger.unclaimHeldTold(untold, claimedAt: held.claimedAt) }
         return warnings
     }
+
+    /// How long, in milliseconds, a run goes on starting notices to `notify.to`: each takes
+    /// at most two tries of 10 seconds.
+    static let tellingLimit: Int64 = 30_000
 
     /// A real run whose settings could not be had (a config mistake, a bad environment
     /// variable): recorded in `stateDirectory` when it already holds a ledger, and told to
