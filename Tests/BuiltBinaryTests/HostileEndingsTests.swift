@@ -50,7 +50,12 @@ import Testing
 
     @Test func sighupDuringATransferEndsTheRunAsSigtermDoes() async throws {
         let monitor = try await PingReceiver.start()
-        let config = try config(pingURL: monitor.url)
+        // notify.to hears of it too, as a failure.
+        let hook = try await PingReceiver.start()
+        let hookURL = "json://" + hook.url.dropFirst("http://".count).prefix { $0 != "/" } + "/notify"
+        _ = try config(pingURL: monitor.url)
+        let config = try writeConfig(
+            "notify:\n  pingURL: \(monitor.url)\n  to: ['\(hookURL)']\nmetricsFile: \(metricsPath)\n", in: home)
         try await withEmulator(state(), behaviour: EmulatorBehaviour(deduplicatesTransfers: false)) { server in
             try await stallEuroTransfer(server, seconds: 6)
             let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL, "--config", config]
@@ -78,6 +83,11 @@ import Testing
             let pings = await monitor.pings
             #expect(pings.last?.path.hasSuffix("/fail") == true, "\(pings)")
             #expect(pings.last?.body.hasPrefix("exit 129: stopped by SIGHUP") == true, "\(pings)")
+            let told = await hook.pings.compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.body.utf8))) as? [String: Any]
+            }
+            #expect(told.count == 1 && told.first?["title"] as? String == "roundup failed (exit 129)", "\(told)")
+            #expect((told.first?["message"] as? String)?.hasPrefix("exit 129: stopped by SIGHUP") == true, "\(told)")
             #expect(try metricsExit() == "roundup_run_exit_code 129")
             #expect(try await lastRecordedExit() == 129)
             for _ in 0..<400 where await server.bank.transfers.count < 2 {
@@ -93,6 +103,7 @@ import Testing
                 moneyExactlyOnce: moved == [126, 298])
         }
         await monitor.stop()
+        await hook.stop()
     }
 
     /// A signal while the feeds are slow to come, with a monitor slow to answer: nothing is
