@@ -78,7 +78,7 @@ extension Notice {
         case 78 where heldWeeks: help = "`roundup resolve` lists the weeks that wait and settles them."
         case 69, 75:
             help =
-                "It may pass by itself, and is tried again; `roundup check` tests the bank, the token and the goals now."
+                "It may pass by itself; `roundup check` tests the bank, the token and the goals now."
         default: help = "`roundup check` says what to fix."
         }
         return Notice(kind: .failure, title: title, message: summary + "\n" + help, exitCode: code)
@@ -87,10 +87,13 @@ extension Notice {
     /// The weeks held for a person since the saver was last told, each told once: its
     /// account, its end and why, without uids, and the command that settles them.
     public static func held(_ weeks: [(account: String, weekEnd: LocalDate, reason: String?)]) -> Notice {
-        let lines = weeks.map { week in
-            let why = week.reason.map { ": " + reasonWithoutCommands(Notice.withoutUids(printable($0))) } ?? ""
-            return "\(Notice.withoutUids(printable(week.account))), week ending \(week.weekEnd), is held\(why)"
+        // A phone shows a few lines, and ntfy takes 4,096 bytes: the first weeks, each reason
+        // clipped, and how many more.
+        var lines = weeks.prefix(heldShown).map { week in
+            let why = week.reason.map { ": " + clipped(reasonWithoutCommands(Notice.withoutUids(printable($0)))) } ?? ""
+            return "\(clipped(Notice.withoutUids(printable(week.account)))), week ending \(week.weekEnd), is held\(why)"
         }
+        if weeks.count > heldShown { lines.append("… and \(weeks.count - heldShown) more.") }
         let title = weeks.count == 1 ? "roundup: a week waits for you" : "roundup: \(weeks.count) weeks wait for you"
         let settle =
             weeks.count == 1
@@ -98,6 +101,12 @@ extension Notice {
             : "`roundup resolve` shows them and settles them; nothing moves for them until then."
         return Notice(kind: .held, title: title, message: (lines + [settle]).joined(separator: "\n"))
     }
+
+    /// The held weeks one notice names at most.
+    static let heldShown = 6
+
+    /// `text` cut to 300 characters.
+    static func clipped(_ text: String) -> String { text.count <= 300 ? text : String(text.prefix(299)) + "…" }
 
     /// A held week's reason up to the sentence that gives a command to type: with its uids
     /// left out, the command could not be typed as it stands.

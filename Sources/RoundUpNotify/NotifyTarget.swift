@@ -213,11 +213,6 @@ public struct NotifyTarget: Sendable, Equatable {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
-    /// A short piece of a URL that is no secret, as output may show it.
-    private static func printableScheme(_ text: some StringProtocol) -> String {
-        String(text.prefix(20).map { $0.isASCII && !$0.isWhitespace && $0.asciiValue! >= 0x20 ? $0 : "?" })
-    }
-
     /// A URL's parameters, taken one by one: any left over is refused, by name.
     private struct Query {
         var items: [URLQueryItem]
@@ -242,17 +237,39 @@ public struct NotifyTarget: Sendable, Equatable {
             return headers.map { Header(name: String($0.name.dropFirst()), value: $0.value ?? "") }
         }
 
+        /// Apprise's parameters for every service that change nothing roundup sends: taken and
+        /// left aside, so that a URL copied from another tool works.
+        static let ignored: Set<String> = ["format", "overflow", "emojis", "rto", "cto", "store", "tz", "method"]
+
         func refuseTheRest() throws(Problem) {
-            guard let unknown = items.first else { return }
+            if let verify = items.first(where: { $0.name.lowercased() == "verify" }),
+                ["no", "false", "0"].contains((verify.value ?? "").lowercased())
+            {
+                throw Problem(
+                    "the notify.to URL for \(scheme):// asks not to verify the server's certificate (verify=no): roundup "
+                        + "always does; give caFile the authority that signed it instead")
+            }
+            if let method = items.first(where: { $0.name.lowercased() == "method" }),
+                (method.value ?? "").uppercased() != "POST"
+            {
+                throw Problem(
+                    "the notify.to URL for \(scheme):// asks for another method than POST, which roundup sends")
+            }
+            let rest = items.filter {
+                !Query.ignored.contains($0.name.lowercased()) && !($0.name.lowercased() == "verify")
+            }
+            guard !rest.isEmpty else { return }
             let known: String
             switch scheme {
             case "ntfy", "ntfys": known = "priority, tags, token and tokenFile"
             case "gotify", "gotifys": known = "priority and tokenFile"
             default: known = "+Header=value"
             }
+            // Not named: a parameter's name may be a secret pasted in the wrong place.
             throw Problem(
-                "the notify.to URL for \(scheme):// has a parameter roundup does not know, "
-                    + "\(NotifyTarget.printableScheme(unknown.name)): it takes \(known)")
+                "the notify.to URL for \(scheme):// has \(rest.count == 1 ? "a parameter" : "parameters") roundup does "
+                    + "not know: it takes \(known) (and Apprise's format, overflow, emojis, rto, cto, store, tz and "
+                    + "verify=yes, which change nothing it sends)")
         }
     }
 }

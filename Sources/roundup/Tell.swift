@@ -12,7 +12,10 @@ extension Roundup {
                 failure that needs a person. The service sets ROUNDUP_NOTIFY_FAILURES=on-failure-unit, so that its \
                 runs tell no failure themselves and you hear once, not at each restart. It reads the ledger's newest \
                 run (no token, no request to the bank) and sends nothing when that run ended well, or waits only for \
-                held weeks, which the run that held them told once. Exit 69 when no place took the message.
+                held weeks, which the run that held them told once. A run that never recorded its end (killed, \
+                crashed) is told as such, unless it is still running. Started by systemd, it reads what systemd says \
+                of the failure (MONITOR_SERVICE_RESULT, MONITOR_EXIT_STATUS) and tells a failure that came before \
+                any run was recorded. Exit 69 when no place took the message.
 
                 Examples:
                   roundup tell
@@ -29,7 +32,7 @@ extension Roundup {
             try finish(
                 await RoundUpCommands.Tell.run(
                     loaded: live.settings(locations.flags), fallback: .fromEnvironment(live.environment),
-                    logger: logging.logger))
+                    unit: RoundUpCommands.Tell.UnitFailure(environment: live.environment), logger: logging.logger))
         }
     }
 }

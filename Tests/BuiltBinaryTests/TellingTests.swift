@@ -257,6 +257,36 @@ import Testing
         await hook.stop()
     }
 
+    /// Started by systemd for a failure the ledger does not have (a credential that could not
+    /// be loaded: the run never started), `roundup tell` tells what systemd says; a run still
+    /// going, holding the state directory, is not told as one that did not finish.
+    @Test func roundupTellTellsWhatSystemdSawAndNotARunStillGoing() async throws {
+        let hook = try await ServiceStandIn.start(.anyPost)
+        let config = try writeConfig("notify:\n  to: ['json://\(hook.base)/in']\n", in: home)
+        try await withEmulator(state()) { server in
+            let good = try await run(
+                ["run", "--end-date", Self.week, "--api-base-url", server.baseURL], config: config)
+            #expect(good.status == 0)
+        }
+        let systemd = [
+            "MONITOR_SERVICE_RESULT": "exit-code", "MONITOR_EXIT_CODE": "exited", "MONITOR_EXIT_STATUS": "243",
+        ]
+        let tell = try await run(["tell"], config: config, extra: systemd)
+        #expect(tell.status == 0, "\(tell.stdout)\(tell.stderr)")
+        let told = try #require(await hook.taken.last?.json)
+        #expect(told["title"] as? String == "roundup failed (before it could record a run)")
+        #expect((told["message"] as? String)?.contains("status 243") == true, "\(told)")
+
+        let stateDirectory = home.path + "/state"
+        let lock = try #require(try await RunLock.acquire(in: stateDirectory, wait: .zero))
+        _ = try Ledger(path: Ledger.path(in: stateDirectory)).startRun(at: Instant.now)
+        let during = try await run(["tell"], config: config)
+        #expect(during.stdout.contains("still running: nothing sent"), "\(during.stdout)\(during.stderr)")
+        withExtendedLifetime(lock) {}
+        #expect(await hook.taken.count == 1)
+        await hook.stop()
+    }
+
     /// A run whose config cannot be read is told through ROUNDUP_NOTIFY_URLS, as the monitor
     /// is through ROUNDUP_PING_URL; a dry run tells nothing.
     @Test func aConfigThatCannotBeReadIsToldThroughTheEnvironment() async throws {

@@ -153,7 +153,9 @@ import Testing
             ("notify:\n  to: ['ntfys://h.example/a/b']\n", "more than one topic"),
             ("notify:\n  to: ['ntfys://h.example/bad.topic!']\n", "topic ntfy does not take"),
             ("notify:\n  to: ['ntfys://h.example/t?priority=urgent']\n", "an ntfy priority is 1 to 5"),
-            ("notify:\n  to: ['ntfys://h.example/t?secretive=1']\n", "a parameter roundup does not know, secretive"),
+            ("notify:\n  to: ['ntfys://h.example/t?secretive=1']\n", "has a parameter roundup does not know: it takes"),
+            ("notify:\n  to: ['gotifys://h.example/T?verify=no']\n", "asks not to verify the server's certificate"),
+            ("notify:\n  to: ['json://h.example/in?method=GET']\n", "another method than POST"),
             ("notify:\n  to: ['gotifys://h.example/']\n", "has no application token"),
             ("notify:\n  to: ['gotifys://h.example/T?priority=99']\n", "a Gotify priority is 0 to 10"),
             ("notify:\n  to: ['tgram://123456:ABCDEF/987']\n", "tgram:// URL, which roundup sends through the apprise"),
@@ -163,7 +165,7 @@ import Testing
         for (config, expected) in cases {
             let refusal = Self.refusal(config)
             #expect(refusal?.contains(expected) == true, "\(config): \(refusal ?? "accepted")")
-            for secret in ["ABCDEF", "bad.topic", "/a/b", "h.example/t"] where !expected.contains(secret) {
+            for secret in ["ABCDEF", "bad.topic", "/a/b", "h.example/t", "secretive"] where !expected.contains(secret) {
                 #expect(refusal?.contains(secret) != true, "\(config) quoted back: \(refusal ?? "")")
             }
         }
@@ -271,6 +273,39 @@ import Testing
         #expect(
             Self.refusal("notify:\n  to: ['ntfys://h.example/t?tokenFile=\(file)']\n")?.contains("control character")
                 == true)
+    }
+
+    @Test func apprisesOwnParametersThatChangeNothingAreTaken() throws {
+        #expect(
+            try Self.target("ntfys://h.example/t?format=markdown&overflow=split&verify=yes").shown
+                == "ntfys://h.example/***")
+        #expect(try Self.target("json://h.example/in?method=post&rto=4").shown == "json://h.example/***")
+    }
+
+    @Test func kumasPushURLIsTakenAsKumaShowsIt() throws {
+        let watch = try Self.watch(
+            "notify:\n  pingURL: 'https://kuma.example.com/api/push/AbC123?status=up&msg=OK&ping='\n")
+        #expect(watch.pingURL == "https://kuma.example.com/api/push/AbC123")
+        #expect(
+            Self.refusal("notify:\n  pingURL: 'https://hc-ping.com/uuid?x=1'\n")?.contains("without a query") == true)
+    }
+
+    @Test func aRunWhoseSettingsCannotBeHadTellsTheUsablePlaces() {
+        let watch = WatchSettings.fromEnvironment([
+            "ROUNDUP_NOTIFY_URLS": "ntfys://h.example/ok ntfys://h.example/bad.topic!"
+        ])
+        #expect(watch.notifyTo.map(\.shown) == ["ntfys://h.example/***"])
+    }
+
+    @Test func manyHeldWeeksAreToldInAFewLines() {
+        let weeks = (1...8).map {
+            ("Account \($0) (GBP)", LocalDate(iso: "2026-11-15")!, String?(String(repeating: "why ", count: 200)))
+        }
+        let notice = Notice.held(weeks)
+        #expect(notice.title == "roundup: 8 weeks wait for you")
+        #expect(notice.message.contains("… and 2 more."))
+        #expect(!notice.message.contains("Account 7 (GBP)"))
+        #expect(notice.message.utf8.count < 4096, "ntfy's limit")
     }
 
     @Test func aVariableOfSpacesIsTakenAsUnset() throws {

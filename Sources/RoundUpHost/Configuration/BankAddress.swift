@@ -85,8 +85,18 @@ public enum BankAddress {
         return path
     }
 
-    /// A ping URL must be http or https with a host; it is never echoed whole.
+    /// A ping URL must be http or https with a host; it is never echoed whole. Uptime
+    /// Kuma's push URL is taken as Kuma shows it, `?status=up&msg=OK&ping=` and all: the
+    /// query is roundup's to write, and goes.
     static func checkedPingURL(_ text: String) throws(SettingsError) -> String {
+        var text = text
+        if var kuma = URLComponents(string: text),
+            kuma.path.range(of: "/api/push/[^/]+/?$", options: .regularExpression) != nil,
+            kuma.fragment == nil, (kuma.queryItems ?? []).allSatisfy({ ["status", "msg", "ping"].contains($0.name) })
+        {
+            kuma.query = nil
+            text = kuma.string ?? text
+        }
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "https" || scheme == "http", url.host?.isEmpty == false, url.query == nil, url.fragment == nil
         else {

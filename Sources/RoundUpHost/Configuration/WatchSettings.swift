@@ -87,7 +87,9 @@ extension WatchSettings {
     /// The places to tell: `ROUNDUP_NOTIFY_URLS` (separated by spaces or new lines) when it
     /// is set, else `notify.to` and the lines of the file `notify.toFile` names; each
     /// parsed, and refused (78) by what is wrong with it, never by its text.
-    static func notifyTo(_ sources: SettingSources) throws(SettingsError) -> [NotifyTarget] {
+    /// `leniently`, for a run whose settings cannot be had: a URL that cannot be used is
+    /// left out, and the others are told.
+    static func notifyTo(_ sources: SettingSources, leniently: Bool = false) throws(SettingsError) -> [NotifyTarget] {
         let urls: [String]
         let origin: SettingsError.Origin
         // A variable of spaces alone names no place: it is taken as unset, as an empty one is.
@@ -125,6 +127,7 @@ extension WatchSettings {
                 }
                 targets.append(target)
             } catch {
+                if leniently { continue }
                 let prefix = origin == .environment ? "ROUNDUP_NOTIFY_URLS: " : ""
                 throw SettingsError(origin: origin, message: prefix + error.message)
             }
@@ -198,11 +201,11 @@ extension WatchSettings {
     /// is a usable URL, with the system's certificate authorities and no metrics file.
     public static func fromEnvironment(_ environment: [String: String]) -> WatchSettings {
         let pingURL = try? pingURL(environment: environment)
-        // The places ROUNDUP_NOTIFY_URLS names, when they can all be used.
+        // The places ROUNDUP_NOTIFY_URLS names that can be used.
         let sources = SettingSources(
             flags: SettingFlags(), file: ConfigFile(), variables: environment,
             locations: Locations(environment: environment))
-        let notifyTo = (try? notifyTo(sources)) ?? []
+        let notifyTo = (try? notifyTo(sources, leniently: true)) ?? []
         return WatchSettings(
             pingURL: pingURL,
             pingProxy: pingURL.map { BankAddress.proxy(for: $0, environment: environment.nonEmpty) } ?? "",
