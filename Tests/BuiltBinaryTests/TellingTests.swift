@@ -167,7 +167,10 @@ import Testing
             #expect(result.stderr.contains("could not tell ntfy://127.0.0.1:\(port)/*** (weekly), tried twice"))
             #expect(!(result.stdout + result.stderr).contains(secret))
             let history = try await run(["history", "--json"], config: config)
-            #expect(history.stdout.contains("\"transferred\"") || history.stdout.contains("done"), "it moved")
+            let document = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any]
+            #expect(
+                document?["totals"] as? [String: String] == ["GBP": "2.98", "EUR": "1.26"],
+                "it moved: \(history.stdout)")
         }
         let check = try await roundup(
             ["check", "--notify-test", "--config", config, "--api-base-url", "http://127.0.0.1:9"],
@@ -179,6 +182,7 @@ import Testing
         #expect(
             check.stdout.contains("FIX   notify: could not tell gotify://127.0.0.1:\(port)/*** (test)"),
             "\(check.stdout)")
+        #expect(check.status == 69, "a place that did not take the test: \(check.stdout)")
     }
 
     /// `check` sends nothing; `check --notify-test` sends one test message to each place.
