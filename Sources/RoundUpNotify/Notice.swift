@@ -117,13 +117,17 @@ extension Notice {
         return String(before[..<end.lowerBound]) + "."
     }
 
-    /// A run that never recorded its end: killed (the OOM killer, SIGKILL) or crashed.
-    public static func unfinished(startedAt: String) -> Notice {
-        Notice(
+    /// A run that never recorded its end: killed (the OOM killer, SIGKILL) or crashed; told
+    /// by `roundup tell`, or `byTheNextRun`, which took up what it left.
+    public static func unfinished(startedAt: String, byTheNextRun: Bool = false) -> Notice {
+        let next =
+            byTheNextRun
+            ? "This run took up what it left, looking in the feed before it sent anything again"
+            : "The next run finishes the rest, looking in the feed before it sends anything again"
+        return Notice(
             kind: .failure, title: "roundup failed (did not finish)",
-            message: "The run started \(startedAt) did not finish: it was killed or crashed. The next run finishes "
-                + "the rest, looking in the feed before it sends anything again; `roundup status` shows where it stands."
-        )
+            message: "The run started \(startedAt) did not finish: it was killed or crashed. \(next); "
+                + "`roundup status` shows where it stands.")
     }
 
     /// `roundup check --notify-test`'s message to `target`.

@@ -261,6 +261,28 @@ import Testing
         await hook.stop()
     }
 
+    /// Under cron, the run after one that was killed tells that it did not finish, once.
+    @Test func theRunAfterAKilledOneTellsThatItDidNotFinish() async throws {
+        let hook = try await ServiceStandIn.start(.anyPost)
+        let config = try writeConfig("notify:\n  to: ['json://\(hook.base)/in']\n", in: home)
+        let stateDirectory = home.path + "/state"
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        _ = try Ledger(path: Ledger.path(in: stateDirectory)).startRun(
+            at: Instant(millisecondsSince1970: 1_795_000_000_000))
+        try await withEmulator(state()) { server in
+            let arguments = ["run", "--end-date", Self.week, "--api-base-url", server.baseURL]
+            let first = try await run(arguments, config: config)
+            let second = try await run(arguments, config: config)
+            #expect(first.status == 0 && second.status == 0, "\(first.stderr)\(second.stderr)")
+        }
+        let told = await hook.taken.compactMap(\.json)
+        #expect(told.count == 1, "once: \(told)")
+        #expect(told.first?["title"] as? String == "roundup failed (did not finish)")
+        #expect((told.first?["message"] as? String)?.contains("This run took up what it left") == true, "\(told)")
+        await hook.stop()
+    }
+
     /// Started by systemd for a failure the ledger does not have (a credential that could not
     /// be loaded: the run never started), `roundup tell` tells what systemd says; a run still
     /// going, holding the state directory, is not told as one that did not finish.

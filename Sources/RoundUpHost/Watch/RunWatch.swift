@@ -27,6 +27,8 @@ public final class RunWatch: Sendable {
     /// has let go of the state directory (`tell`), with the ledger to give back those it
     /// could not tell.
     private let heldToTell = Mutex<HeldToTell?>(nil)
+    /// When the run before this one started, if it never recorded its end.
+    private let unfinishedBefore = Mutex<Instant?>(nil)
 
     private struct HeldToTell: Sendable {
         var weeks: [AccountWeek]
@@ -135,6 +137,11 @@ public final class RunWatch: Sendable {
     /// Begins the run's row in the ledger of `state`, which the run holds locked until the
     /// row is finished (`end`).
     public func record(in state: StateDirectory) {
+        // The run before, if it never recorded its end, was killed or crashed: this run
+        // holds the state directory, so it is not running. Told once, by the run after it.
+        if notifier != nil, let before = try? state.ledger.runs(limit: 1).first, before.exitCode == nil {
+            unfinishedBefore.withLock { $0 = before.startedAt }
+        }
         recording.withLock { $0 = Recording(beginningIn: state.ledger, at: startedAt) }
     }
 
@@ -232,6 +239,10 @@ public final class RunWatch: Sendable {
         var notices: [Notice] = []
         if weekly, let news = result.savingsNews, result.tally.moved.values.contains(where: { $0 > 0 }) {
             notices.append(.weekly(news: news, goals: result.tally.savedInto, weeks: result.tally.weeks))
+        }
+        // Under systemd, roundup tell says it, once the unit has failed.
+        if failures == .eachRun, let before = unfinishedBefore.withLock({ $0 }) {
+            notices.append(.unfinished(startedAt: before.iso8601, byTheNextRun: true))
         }
         if result.status != .ok, failures == .eachRun, !RunWatch.onlyHeld(result) {
             notices.append(
