@@ -94,9 +94,7 @@ public enum Tell {
         }
         // A run that never recorded its end was killed or crashed, unless it is running now.
         guard let code = run.exitCode else {
-            if (try? await RunLock.acquire(in: directory, wait: .zero)) == nil,
-                FileManager.default.fileExists(atPath: directory + "/roundup.lock")
-            {
+            if RunLock.isHeld(in: directory) {
                 return CommandResult(status: .ok, output: "the newest run is still running: nothing sent\n")
             }
             return await told(

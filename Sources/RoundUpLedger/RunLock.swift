@@ -32,6 +32,18 @@ public final class RunLock: Sendable {
     }
 }
 
+extension RunLock {
+    /// Whether a run holds the lock in `directory` now. Only looks: no lock file is made
+    /// (one root made there would be one the system service's user could not open), and
+    /// one that is not there, or cannot be opened, is held by no run.
+    public static func isHeld(in directory: String) -> Bool {
+        let descriptor = open(directory + "/roundup.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+}
+
 /// The lock file could not be opened.
 package struct RunLockError: Error, CustomStringConvertible {
     package let path: String

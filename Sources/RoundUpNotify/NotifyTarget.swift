@@ -36,6 +36,15 @@ public struct NotifyTarget: Sendable, Equatable {
     /// The proxy its requests go through ("" for none), by the same rules as the bank's.
     public var proxy = ""
 
+    /// The URL its requests go to; nil for the `apprise` command, which makes its own.
+    public var endpoint: String? {
+        switch service {
+        case .ntfy(let server, _, _, _, _): server
+        case .gotify(let endpoint, _, _), .json(let endpoint, _, _): endpoint
+        case .apprise: nil
+        }
+    }
+
     /// The schemes handled here, without any other program.
     public static let builtIn: Set<String> = ["ntfy", "ntfys", "gotify", "gotifys", "json", "jsons"]
 

@@ -308,6 +308,28 @@ import Testing
         #expect(notice.message.utf8.count < 4096, "ntfy's limit")
     }
 
+    @Test func anotherSpellingOfTheSchemeIsTheSame() throws {
+        let (request, _) = try Self.request("NTFYS://h.example/alerts", Self.failure)
+        #expect(request.url == "https://h.example/")
+        #expect(try Self.target("Gotify://g.example/T").shown == "gotify://g.example/***")
+    }
+
+    /// A file of secrets reached through a link, or with other names, is not chmod-advised:
+    /// the saver is told to point the setting at a file of their own, as for the token file.
+    @Test func aSecretFileThroughALinkIsNotToldToChangeItsMode() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/shared-urls"
+        try "ntfys://h.example/t\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o644)
+        let link = directory.path + "/notify-urls"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let refusal = Self.refusal("notify:\n  toFile: \(link)\n")
+        #expect(
+            refusal?.contains("point notify.toFile at a file of your own with mode 600") == true, "\(refusal ?? "")")
+        #expect(refusal?.contains("chmod") != true)
+        #expect(refusal?.contains("ROUNDUP_NOTIFY_URLS in /etc/roundup/environment") == true, "\(refusal ?? "")")
+    }
+
     @Test func aVariableOfSpacesIsTakenAsUnset() throws {
         let watch = try Self.watch(
             "notify:\n  to: ['ntfys://from.config/t']\n", environment: ["ROUNDUP_NOTIFY_URLS": "  "])

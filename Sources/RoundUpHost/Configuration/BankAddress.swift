@@ -91,7 +91,7 @@ public enum BankAddress {
     static func checkedPingURL(_ text: String) throws(SettingsError) -> String {
         var text = text
         if var kuma = URLComponents(string: text),
-            kuma.path.range(of: "/api/push/[^/]+/?$", options: .regularExpression) != nil,
+            Ping.isUptimeKuma(path: kuma.path),
             kuma.fragment == nil, (kuma.queryItems ?? []).allSatisfy({ ["status", "msg", "ping"].contains($0.name) })
         {
             kuma.query = nil

@@ -68,31 +68,13 @@ public struct TokenLoader: Sendable {
         "in a container, pass the token in STARLING_ACCESS_TOKEN (a Kubernetes secretKeyRef, Docker's "
         + "--env-file), or mount a Podman secret with uid= and mode=0400"
 
-    /// Why the token file open as `descriptor` (`path`, whose file is `file`) is refused:
-    /// one another user owns, or one group or others can read. The advice to `chmod` is
-    /// given only for a plain path to a file with one name: through a link, or with another
-    /// name (a hard link), it would change the file for its other names too (`/etc/shadow`).
-    /// The file is named as opened (`/proc/self/fd`), so a link changed meanwhile is not
-    /// misnamed.
+    /// Why the token file open as `descriptor` (`path`, whose file is `file`) is refused
+    /// (`OwnSecretFile.refusal`).
     private static func refusal(_ path: String, descriptor: Int32, file: stat) -> TokenError? {
-        let opened = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        let throughLink = opened.map { $0 != absolute } ?? true
-        let named = throughLink ? "\(path) leads to \(opened ?? "another file"), which" : "\(path) is a file that"
-        if file.st_uid != geteuid() {
-            return TokenError(
-                message: "the token file \(named) user \(file.st_uid) owns, not this user (\(geteuid())): roundup "
-                    + "reads a token only from a file of its own user; \(containerAdvice)")
-        }
-        guard file.st_mode & 0o077 != 0 else { return nil }
-        if throughLink || file.st_nlink != 1 {
-            let other = throughLink ? "" : " (it has \(file.st_nlink) names)"
-            return TokenError(
-                message: "the token file \(named) group or others can read\(other): point "
-                    + "tokenFile at a file of your own with mode 600 (roundup does not advise changing the mode of a file "
-                    + "with other names, which would change it for them too); \(containerAdvice)")
-        }
-        return TokenError(message: "the token file \(path) is readable by group or others; run: chmod 600 \(path)")
+        OwnSecretFile.refusal(
+            "the token file", holding: "a token", setting: "tokenFile", at: path, descriptor: descriptor, file: file,
+            advice: containerAdvice
+        ).map { TokenError(message: $0) }
     }
 
     private static func readFile(_ path: String) -> Result<AccessToken, TokenError> {
@@ -126,5 +108,38 @@ public struct TokenLoader: Sendable {
             }
             return .success(token)
         }
+    }
+}
+
+/// A file of secrets roundup reads beside its config: the token file, `notify.toFile`, a
+/// `notify.to` URL's `tokenFile=`. It must be this user's, and readable by no one else.
+enum OwnSecretFile {
+    /// Why `what` (`path`, open as `descriptor`, whose file is `file`) is refused, holding
+    /// `holding`; nil when it is this user's alone. The advice to `chmod` is given only for
+    /// a plain path to a file with one name: through a link, or with another name (a hard
+    /// link), it would change the file for its other names too (`/etc/shadow`), and the
+    /// saver is told to point `setting` at a file of their own instead. The file is named as
+    /// opened (`/proc/self/fd`), so a link changed meanwhile is not misnamed. `advice` says
+    /// what works where the file cannot be this user's.
+    static func refusal(
+        _ what: String, holding: String, setting: String, at path: String, descriptor: Int32, file: stat,
+        advice: String
+    ) -> String? {
+        let opened = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let throughLink = opened.map { $0 != absolute } ?? true
+        let named = throughLink ? "\(path) leads to \(opened ?? "another file"), which" : "\(path) is a file that"
+        if file.st_uid != geteuid() {
+            return "\(what) \(named) user \(file.st_uid) owns, not this user (\(geteuid())): roundup reads "
+                + "\(holding) only from a file of its own user; \(advice)"
+        }
+        guard file.st_mode & 0o077 != 0 else { return nil }
+        if throughLink || file.st_nlink != 1 {
+            let other = throughLink ? "" : " (it has \(file.st_nlink) names)"
+            return "\(what) \(named) group or others can read\(other): point \(setting) at a file of your own with "
+                + "mode 600 (roundup does not advise changing the mode of a file with other names, which would change "
+                + "it for them too); \(advice)"
+        }
+        return "\(what) \(path) is readable by group or others; run: chmod 600 \(path)"
     }
 }

@@ -113,16 +113,14 @@ extension WatchSettings {
                     url,
                     readSecret: { (path) throws(NotifyTarget.Problem) in
                         do throws(SettingsError) {
-                            return try secret(in: sources.locations.expand(path), what: "a notify.to tokenFile")
+                            return try secret(
+                                in: sources.locations.expand(path), what: "a notify.to tokenFile",
+                                setting: "tokenFile=")
                         } catch {
                             throw NotifyTarget.Problem(error.message)
                         }
                     }, appriseFound: apprise)
-                if case .ntfy(let server, _, _, _, _) = target.service {
-                    target.proxy = BankAddress.proxy(for: server, environment: sources.environment)
-                } else if case .gotify(let endpoint, _, _) = target.service {
-                    target.proxy = BankAddress.proxy(for: endpoint, environment: sources.environment)
-                } else if case .json(let endpoint, _, _) = target.service {
+                if let endpoint = target.endpoint {
                     target.proxy = BankAddress.proxy(for: endpoint, environment: sources.environment)
                 }
                 targets.append(target)
@@ -137,19 +135,21 @@ extension WatchSettings {
 
     /// The URLs of `notify.toFile`: one a line, blank lines and lines starting `#` skipped.
     static func urlLines(in path: String) throws(SettingsError) -> [String] {
-        try secret(in: path, what: "the notify.toFile file").split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        try secret(in: path, what: "the notify.toFile file", setting: "notify.toFile").split(
+            whereSeparator: \.isNewline
+        )
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
     /// The text of a file of secrets roundup reads beside the config (`notify.toFile`, a
-    /// `tokenFile=` parameter): this user's alone, as the token file must be.
-    static func secret(in path: String, what: String) throws(SettingsError) -> String {
-        let read = TrustedFile.read(what, at: path, limit: 64 * 1024) { _, file in
-            if file.st_uid != geteuid() {
-                return "\(what) \(path) belongs to user \(file.st_uid), not to this user (\(geteuid()))"
-            }
-            return file.st_mode & 0o077 != 0
-                ? "\(what) \(path) is readable by group or others; run: chmod 600 \(path)" : nil
+    /// `tokenFile=` parameter): this user's alone, as the token file must be
+    /// (`OwnSecretFile`); `setting` is what names it.
+    static func secret(in path: String, what: String, setting: String) throws(SettingsError) -> String {
+        let read = TrustedFile.read(what, at: path, limit: 64 * 1024) { descriptor, file in
+            OwnSecretFile.refusal(
+                what, holding: "notify.to's secrets", setting: setting, at: path, descriptor: descriptor, file: file,
+                advice: "for the system service, whose user is made anew each run, put the URLs in "
+                    + "ROUNDUP_NOTIFY_URLS in \(SystemService.environmentFile)")
         }
         switch read {
         case .success(let bytes):

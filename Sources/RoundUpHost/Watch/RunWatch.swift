@@ -299,7 +299,7 @@ public final class RunWatch: Sendable {
         _ failure: CommandFailure, stateDirectory: String?, watch: WatchSettings, clock: @Sendable () -> Instant,
         logger: Logger
     ) async {
-        let summary = withoutUids(String("exit \(failure.status.rawValue): \(failure.message)".prefix(400)))
+        let summary = Notice.withoutUids(String("exit \(failure.status.rawValue): \(failure.message)".prefix(400)))
         if let stateDirectory, FileManager.default.fileExists(atPath: Ledger.path(in: stateDirectory)),
             let ledger = try? Ledger(path: Ledger.path(in: stateDirectory)),
             let id = try? ledger.startRun(at: clock())
@@ -386,11 +386,9 @@ public final class RunWatch: Sendable {
         if let reason = result.reason {
             line += (parts.isEmpty ? "" : "; ") + reason.replacingOccurrences(of: "roundup: ", with: "")
         }
-        return RunWatch.withoutUids(String(line.prefix(400)))
+        return Notice.withoutUids(String(line.prefix(400)))
     }
 
-    /// `text` with anything shaped like a uid left out.
-    static func withoutUids(_ text: String) -> String { Notice.withoutUids(text) }
 }
 
 /// A dead man's switch. Healthchecks-style: `GET <url>/start`, then `POST <url>` or
@@ -427,11 +425,13 @@ struct Ping: Sendable {
         return "\(components?.scheme ?? "https")://\(components?.host ?? "")/…"
     }
 
-    /// Whether the URL is an Uptime Kuma push monitor's: its path ends `/api/push/<token>`.
-    var isUptimeKuma: Bool {
-        let parts = (URLComponents(string: url)?.path ?? "").split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count >= 4 && parts[parts.count - 3] == "api" && parts[parts.count - 2] == "push"
-            && !parts[parts.count - 1].isEmpty
+    /// Whether the URL is an Uptime Kuma push monitor's.
+    var isUptimeKuma: Bool { Ping.isUptimeKuma(path: URLComponents(string: url)?.path ?? "") }
+
+    /// Whether `path` is an Uptime Kuma push monitor's: it ends `/api/push/<token>`, with or
+    /// without a slash after it.
+    static func isUptimeKuma(path: String) -> Bool {
+        path.range(of: "/api/push/[^/]+/?$", options: .regularExpression) != nil
     }
 
     /// The request that tells the monitor of `signal`; nil when it has no such signal
